@@ -1,0 +1,58 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings every target shares: strict module visibility, and the Swift 6
+/// language mode set below for the whole package.
+let sharedSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "gestured",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "gestured", targets: ["gestured"]),
+        .library(name: "GestureCore", targets: ["GestureCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // libinput + libudev for the daemon (Debian: libinput-dev, libudev-dev).
+        .systemLibrary(
+            name: "CInput",
+            pkgConfig: "libinput",
+            providers: [.apt(["libinput-dev", "libudev-dev"])]
+        ),
+        // The engine: touch model, thresholds, recognizers, pipeline, events,
+        // trace readers. No I/O and no C of its own.
+        .target(
+            name: "GestureCore",
+            dependencies: [
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
+        .executableTarget(
+            name: "gestured",
+            dependencies: [
+                "GestureCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Generates the human-like traces in Recordings/ and the unseen hands
+        // the tests draw at random.
+        .target(name: "TraceSynth", dependencies: ["GestureCore"]),
+        .executableTarget(name: "synth-recordings", dependencies: ["TraceSynth"], path: "Sources/synth-recordings"),
+        .testTarget(name: "GestureCoreTests", dependencies: ["GestureCore", "TraceSynth"]),
+        .testTarget(name: "CInputTests", dependencies: ["CInput"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + sharedSettings
+}

@@ -1,0 +1,94 @@
+/// gestured's configuration: thresholds for every device, and per-device
+/// sections (size, rotation, threshold overrides) matched by name or
+/// vendor:product. Read from TOML by `ConfigurationReader`.
+public struct Configuration: Sendable {
+    public var thresholds = GestureThresholds.defaults
+    public var devices: [DeviceSection] = []
+    /// Files read, in order (for messages and `check-config`).
+    public var sources: [String] = []
+
+    public init() {}
+
+    /// One `[[device]]` section.
+    public struct DeviceSection: Sendable {
+        /// The device's name exactly, or "vvvv:pppp" (hex vendor and product ids).
+        public var match: String
+        public var size: (width: Double, height: Double)?
+        /// Clockwise rotation of touch coordinates: 0, 90, 180 or 270.
+        public var rotation = 0
+        public var flipX = false
+        public var flipY = false
+        /// Thresholds set in this section, applied over the global ones.
+        public var overrides: [(key: String, value: Double)] = []
+        /// Where the section starts, "file:line".
+        public var origin: String
+
+        public init(match: String, origin: String) {
+            self.match = match
+            self.origin = origin
+        }
+
+        public func matches(name: String, vendorProduct: String) -> Bool {
+            match == name || match.lowercased() == vendorProduct
+        }
+    }
+
+    /// The sections matching a device, in file order (later ones win).
+    public func sections(forName name: String, vendorProduct: String) -> [DeviceSection] {
+        devices.filter { $0.matches(name: name, vendorProduct: vendorProduct) }
+    }
+
+    /// The thresholds for a device: the global ones, then each matching section's overrides.
+    public func thresholds(forName name: String, vendorProduct: String) -> GestureThresholds {
+        var t = thresholds
+        for section in sections(forName: name, vendorProduct: vendorProduct) {
+            for (key, value) in section.overrides {
+                if let k = GestureThresholds.keys.first(where: { $0.name == key }) { t[keyPath: k.keyPath] = value }
+            }
+        }
+        return t
+    }
+
+    /// Applies the matching sections' size and calibration to a geometry.
+    /// A size from the command line (`source == .commandLine`) is kept.
+    public func apply(to geometry: inout PanelGeometry, name: String, vendorProduct: String) {
+        for section in sections(forName: name, vendorProduct: vendorProduct) {
+            if let size = section.size, geometry.source != .commandLine {
+                geometry.width = size.width
+                geometry.height = size.height
+                geometry.source = .configuration
+            }
+            geometry.rotation = section.rotation
+            geometry.flipX = section.flipX
+            geometry.flipY = section.flipY
+        }
+    }
+
+    /// The effective configuration as TOML (what `check-config` prints).
+    public var rendered: String {
+        var s = "[thresholds]\n"
+        for k in GestureThresholds.keys {
+            s += "\(k.name) = \(JSONNumber.text(thresholds[keyPath: k.keyPath]))  # \(k.unit): \(k.summary)\n"
+        }
+        for d in devices {
+            s += "\n[[device]]  # \(d.origin)\nmatch = \"\(d.match)\"\n"
+            if let size = d.size { s += "size = \"\(JSONNumber.text(size.width))x\(JSONNumber.text(size.height))\"\n" }
+            s += "rotation = \(d.rotation)\n"
+            if d.flipX { s += "flip-x = true\n" }
+            if d.flipY { s += "flip-y = true\n" }
+            if !d.overrides.isEmpty {
+                s += "[device.thresholds]\n"
+                for (k, v) in d.overrides { s += "\(k) = \(JSONNumber.text(v))\n" }
+            }
+        }
+        return s
+    }
+}
+
+enum JSONNumber {
+    /// A number without a trailing ".0" when it is whole.
+    static func text(_ v: Double) -> String {
+        if v == v.rounded() && abs(v) < 1e15 { return String(Int64(v)) }
+        return v.description
+    }
+}

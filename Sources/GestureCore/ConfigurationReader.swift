@@ -1,0 +1,212 @@
+internal import TOMLKit
+
+/// A configuration file that cannot be used: file, line, key and what to do.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var message: String
+    public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
+}
+
+/// Reads gestured's TOML configuration (TOMLKit, which wraps toml++).
+///
+/// ```toml
+/// [thresholds]
+/// slop = 2.5
+/// tap.maxDuration = 450
+///
+/// [[device]]
+/// match = "Wacom ISDv4 E6 Finger"   # or "056a:00e6"
+/// size = "277x156"                   # mm
+/// rotation = 90
+/// [device.thresholds]
+/// slop = 3
+/// ```
+///
+/// Reading applies the file over an existing configuration, so drop-ins can
+/// be read one after another. Unknown keys are errors: a typo must not pass
+/// silently as a default.
+public enum ConfigurationReader {
+    static let topLevel = ["thresholds", "device"]
+    static let deviceKeys = ["match", "size", "rotation", "flip-x", "flip-y", "thresholds"]
+
+    public static func read(_ text: String, file: String, into config: inout Configuration) throws(ConfigurationError) {
+        let root: TOMLTable
+        do {
+            root = try TOMLTable(string: text)
+        } catch let e as TOMLParseError {
+            throw ConfigurationError(file: file, line: e.source.begin.line, message: "not valid TOML: \(e.description)")
+        } catch {
+            throw ConfigurationError(file: file, line: 0, message: "not valid TOML: \(error)")
+        }
+        let locator = KeyLocator(text: text)
+        var result = config
+        for key in root.keys {
+            guard topLevel.contains(key) else {
+                throw ConfigurationError(
+                    file: file, line: locator.line(table: "", key: key),
+                    message: "unknown section or key '\(key)'; known: \(topLevel.joined(separator: ", "))")
+            }
+        }
+        if let value = root["thresholds"] {
+            guard let table = value.table else {
+                throw ConfigurationError(file: file, line: locator.line(table: "", key: "thresholds"), message: "'thresholds' must be a table: [thresholds]")
+            }
+            for (name, v) in try thresholdValues(table, file: file, table: "thresholds", locator: locator) {
+                let k = GestureThresholds.keys.first { $0.name == name }!
+                result.thresholds[keyPath: k.keyPath] = v
+            }
+            let problems = result.thresholds.problems()
+            if let p = problems.first {
+                throw ConfigurationError(file: file, line: locator.line(table: "thresholds", key: p.split(separator: " ").first.map(String.init) ?? ""), message: p)
+            }
+        }
+        if let value = root["device"] {
+            guard let array = value.array else {
+                throw ConfigurationError(
+                    file: file, line: locator.line(table: "", key: "device"), message: "'device' must be an array of tables: [[device]]")
+            }
+            for (index, item) in array.enumerated() {
+                let headerLine = locator.headerLine("[[device]]", occurrence: index)
+                guard let table = item.table else {
+                    throw ConfigurationError(file: file, line: headerLine, message: "each [[device]] must be a table")
+                }
+                result.devices.append(try deviceSection(table, index: index, file: file, headerLine: headerLine, locator: locator))
+            }
+        }
+        result.sources.append(file)
+        config = result
+    }
+
+    private static func deviceSection(_ table: TOMLTable, index: Int, file: String, headerLine: Int, locator: KeyLocator)
+        throws(ConfigurationError) -> Configuration.DeviceSection
+    {
+        func line(_ key: String) -> Int { locator.line(table: "[[device]]", key: key, occurrence: index) }
+        for key in table.keys where !deviceKeys.contains(key) {
+            throw ConfigurationError(
+                file: file, line: line(key), message: "unknown key '\(key)' in [[device]]; known: \(deviceKeys.joined(separator: ", "))")
+        }
+        guard let match = table["match"]?.string, !match.isEmpty else {
+            throw ConfigurationError(
+                file: file, line: headerLine,
+                message: "[[device]] needs match = \"DEVICE NAME\" or match = \"vvvv:pppp\" (see `gestured devices` or the trace's N: line)")
+        }
+        var section = Configuration.DeviceSection(match: match, origin: "\(file):\(headerLine)")
+        if let v = table["size"] {
+            guard let text = v.string, let size = parseSize(text) else {
+                throw ConfigurationError(file: file, line: line("size"), message: "size must be \"WIDTHxHEIGHT\" in mm, e.g. \"277x156\"")
+            }
+            section.size = size
+        }
+        if let v = table["rotation"] {
+            guard let r = v.int, [0, 90, 180, 270].contains(r) else {
+                throw ConfigurationError(file: file, line: line("rotation"), message: "rotation must be 0, 90, 180 or 270 (degrees clockwise)")
+            }
+            section.rotation = r
+        }
+        for (key, path) in [("flip-x", \Configuration.DeviceSection.flipX), ("flip-y", \Configuration.DeviceSection.flipY)] {
+            if let v = table[key] {
+                guard let b = v.bool else {
+                    throw ConfigurationError(file: file, line: line(key), message: "\(key) must be true or false")
+                }
+                section[keyPath: path] = b
+            }
+        }
+        if let v = table["thresholds"] {
+            guard let t = v.table else {
+                throw ConfigurationError(file: file, line: line("thresholds"), message: "thresholds must be a table: [device.thresholds]")
+            }
+            section.overrides = try thresholdValues(t, file: file, table: "device.thresholds", locator: locator, occurrence: index)
+            var check = GestureThresholds.defaults
+            for (k, v) in section.overrides { check[keyPath: GestureThresholds.keys.first { $0.name == k }!.keyPath] = v }
+            for p in check.problems() where section.overrides.contains(where: { p.hasPrefix($0.key) }) {
+                throw ConfigurationError(file: file, line: headerLine, message: p)
+            }
+        }
+        return section
+    }
+
+    /// Flattens `tap.maxDuration = 500` and `[thresholds.tap] maxDuration = 500` alike into ("tap.maxDuration", 500).
+    private static func thresholdValues(
+        _ table: TOMLTable, file: String, table tableName: String, locator: KeyLocator, occurrence: Int = 0
+    ) throws(ConfigurationError) -> [(key: String, value: Double)] {
+        var out: [(String, Double)] = []
+        func walk(_ t: TOMLTable, prefix: String) throws(ConfigurationError) {
+            for key in t.keys {
+                let name = prefix.isEmpty ? key : prefix + "." + key
+                let value = t[key]!
+                if let sub = value.table {
+                    try walk(sub, prefix: name)
+                    continue
+                }
+                let line = locator.line(table: tableName, key: key, occurrence: occurrence)
+                guard let k = GestureThresholds.keys.first(where: { $0.name == name }) else {
+                    let known = GestureThresholds.keys.map(\.name).joined(separator: ", ")
+                    throw ConfigurationError(file: file, line: line, message: "unknown threshold '\(name)'; known: \(known)")
+                }
+                let number: Double
+                if let d = value.double {
+                    number = d
+                } else if let i = value.int {
+                    number = Double(i)
+                } else {
+                    throw ConfigurationError(
+                        file: file, line: line, message: "threshold '\(name)' must be a number (\(k.unit)), not \(value.type)")
+                }
+                out.append((name, number))
+            }
+        }
+        try walk(table, prefix: "")
+        return out
+    }
+}
+
+/// Finds the line of a key in TOML text, for messages (TOMLKit reports lines
+/// for syntax errors only).
+struct KeyLocator {
+    let lines: [Substring]
+    init(text: String) { lines = text.split(separator: "\n", omittingEmptySubsequences: false) }
+
+    /// 1-based line of `[[name]]` number `occurrence` (0-based), or 0.
+    func headerLine(_ header: String, occurrence: Int) -> Int {
+        var seen = -1
+        for (i, l) in lines.enumerated() where l.trimmingPrefixSpaces().hasPrefix(header) {
+            seen += 1
+            if seen == occurrence { return i + 1 }
+        }
+        return 0
+    }
+
+    /// 1-based line where `key` (or a dotted key ending in it) is set, looking
+    /// after the header of `table` ("" for the top, "[[device]]" for an array
+    /// entry, "thresholds" for `[thresholds]` and its sub-tables); 0 if not found.
+    func line(table: String, key: String, occurrence: Int = 0) -> Int {
+        var start = 0
+        if table.hasPrefix("[[") {
+            start = max(0, headerLine(table, occurrence: occurrence) - 1)
+        } else if !table.isEmpty {
+            let parts = table.split(separator: ".")
+            if parts.first == "device" {
+                start = max(0, headerLine("[[device]]", occurrence: occurrence) - 1)
+            }
+        }
+        for i in start..<lines.count {
+            let l = lines[i].trimmingPrefixSpaces()
+            if l.hasPrefix("#") || l.hasPrefix("[") { continue }
+            guard let eq = l.firstIndex(of: "=") else { continue }
+            let k = l[..<eq].trimmingSuffixSpaces()
+            if k == key || k.hasSuffix("." + key) || k.hasSuffix("\"" + key + "\"") { return i + 1 }
+        }
+        for i in start..<lines.count where lines[i].contains("[" + (table.isEmpty ? key : table)) { return i + 1 }
+        return 0
+    }
+}
+
+extension Substring {
+    func trimmingPrefixSpaces() -> Substring { drop(while: { $0 == " " || $0 == "\t" }) }
+    func trimmingSuffixSpaces() -> Substring {
+        var s = self
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+        return s
+    }
+}

@@ -1,0 +1,135 @@
+/// The evdev event types and codes the trace readers and the assembler use,
+/// with the kernel's names for messages (linux/input-event-codes.h).
+public enum Evdev {
+    public static let EV_SYN: UInt16 = 0x00
+    public static let EV_KEY: UInt16 = 0x01
+    public static let EV_ABS: UInt16 = 0x03
+
+    public static let SYN_REPORT: UInt16 = 0
+    public static let SYN_MT_REPORT: UInt16 = 2
+    public static let SYN_DROPPED: UInt16 = 3
+
+    public static let BTN_TOUCH: UInt16 = 0x14a
+
+    public static let ABS_X: UInt16 = 0x00
+    public static let ABS_Y: UInt16 = 0x01
+    public static let ABS_MT_SLOT: UInt16 = 0x2f
+    public static let ABS_MT_POSITION_X: UInt16 = 0x35
+    public static let ABS_MT_POSITION_Y: UInt16 = 0x36
+    public static let ABS_MT_TOOL_TYPE: UInt16 = 0x37
+    public static let ABS_MT_TRACKING_ID: UInt16 = 0x39
+
+    public static let INPUT_PROP_DIRECT = 1
+    public static let MT_TOOL_PALM: Int32 = 2
+
+    /// The largest type and code numbers evdev defines (EV_MAX, KEY_MAX).
+    public static let maxType: UInt16 = 0x1f
+    public static let maxCode: UInt16 = 0x2ff
+
+    static let typeNames: [UInt16: String] = [0: "EV_SYN", 1: "EV_KEY", 2: "EV_REL", 3: "EV_ABS", 4: "EV_MSC", 5: "EV_SW", 0x11: "EV_LED", 0x12: "EV_SND", 0x14: "EV_REP", 0x15: "EV_FF"]
+    static let absNames: [UInt16: String] = [
+        0x00: "ABS_X", 0x01: "ABS_Y", 0x18: "ABS_PRESSURE", 0x2f: "ABS_MT_SLOT", 0x30: "ABS_MT_TOUCH_MAJOR",
+        0x31: "ABS_MT_TOUCH_MINOR", 0x34: "ABS_MT_ORIENTATION", 0x35: "ABS_MT_POSITION_X", 0x36: "ABS_MT_POSITION_Y",
+        0x37: "ABS_MT_TOOL_TYPE", 0x39: "ABS_MT_TRACKING_ID", 0x3a: "ABS_MT_PRESSURE",
+    ]
+    static let synNames: [UInt16: String] = [0: "SYN_REPORT", 1: "SYN_CONFIG", 2: "SYN_MT_REPORT", 3: "SYN_DROPPED"]
+
+    /// "EV_ABS / ABS_MT_SLOT" style name for messages.
+    public static func name(type: UInt16, code: UInt16) -> String {
+        let t = typeNames[type] ?? "type \(type)"
+        let c: String
+        switch type {
+        case EV_ABS: c = absNames[code] ?? "code \(code)"
+        case EV_SYN: c = synNames[code] ?? "code \(code)"
+        case EV_KEY where code == BTN_TOUCH: c = "BTN_TOUCH"
+        default: c = "code \(code)"
+        }
+        return "\(t) / \(c)"
+    }
+}
+
+/// One evdev event of a trace, with the line it came from.
+public struct EvdevEvent: Sendable, Hashable {
+    public var time: Timestamp
+    public var type: UInt16
+    public var code: UInt16
+    public var value: Int32
+    /// 1-based line in the trace file (0 when not from a file).
+    public var line: Int
+
+    public init(time: Timestamp, type: UInt16, code: UInt16, value: Int32, line: Int = 0) {
+        self.time = time
+        self.type = type
+        self.code = code
+        self.value = value
+        self.line = line
+    }
+}
+
+/// One absolute axis of a device (`struct input_absinfo`).
+public struct AbsInfo: Sendable, Hashable {
+    public var minimum: Int32
+    public var maximum: Int32
+    public var fuzz: Int32 = 0
+    public var flat: Int32 = 0
+    /// Units per mm; 0 when the device does not say.
+    public var resolution: Int32 = 0
+
+    public init(minimum: Int32, maximum: Int32, fuzz: Int32 = 0, flat: Int32 = 0, resolution: Int32 = 0) {
+        self.minimum = minimum
+        self.maximum = maximum
+        self.fuzz = fuzz
+        self.flat = flat
+        self.resolution = resolution
+    }
+}
+
+/// A device as a trace describes it: what evemu's `N: I: P: B: A:` lines and
+/// libinput record's `evdev:` block carry.
+public struct DeviceDescription: Sendable, Hashable {
+    public var name: String
+    public var bus: UInt16 = 0, vendor: UInt16 = 0, product: UInt16 = 0, version: UInt16 = 0
+    /// Input properties (INPUT_PROP_*) set on the device.
+    public var properties: Set<Int> = []
+    /// Event codes per type the device can send.
+    public var codes: [UInt16: Set<UInt16>] = [:]
+    public var absinfo: [UInt16: AbsInfo] = [:]
+    /// "Size in mm: WxH" from an evemu header comment, if present.
+    public var commentSize: (width: Double, height: Double)? {
+        get { commentWidth.map { ($0, commentHeight ?? 0) } }
+        set {
+            commentWidth = newValue?.width
+            commentHeight = newValue?.height
+        }
+    }
+    private var commentWidth: Double?
+    private var commentHeight: Double?
+
+    public init(name: String) { self.name = name }
+
+    /// "vvvv:pppp", lower-case hex, as configuration matches it.
+    public var vendorProduct: String { hex4(vendor) + ":" + hex4(product) }
+
+    public var isDirect: Bool { properties.contains(Evdev.INPUT_PROP_DIRECT) }
+    public var hasSlots: Bool { absinfo[Evdev.ABS_MT_SLOT] != nil }
+    public var hasMultitouch: Bool { absinfo[Evdev.ABS_MT_POSITION_X] != nil && absinfo[Evdev.ABS_MT_POSITION_Y] != nil }
+    public var hasSingleTouch: Bool { absinfo[Evdev.ABS_X] != nil && absinfo[Evdev.ABS_Y] != nil }
+
+    /// Number of slots (protocol B), from ABS_MT_SLOT's maximum.
+    public var slotCount: Int {
+        guard let s = absinfo[Evdev.ABS_MT_SLOT] else { return 0 }
+        return Int(s.maximum) + 1
+    }
+
+    /// The axes positions come from.
+    public var positionAxes: (x: AbsInfo, y: AbsInfo)? {
+        if let x = absinfo[Evdev.ABS_MT_POSITION_X], let y = absinfo[Evdev.ABS_MT_POSITION_Y] { return (x, y) }
+        if let x = absinfo[Evdev.ABS_X], let y = absinfo[Evdev.ABS_Y] { return (x, y) }
+        return nil
+    }
+}
+
+func hex4(_ v: UInt16) -> String {
+    let s = String(v, radix: 16)
+    return String(repeating: "0", count: max(0, 4 - s.count)) + s
+}

@@ -1,0 +1,116 @@
+/// A set of gesture kinds, as subscribers and `--gestures` choose them.
+public struct GestureKindSet: OptionSet, Sendable, Hashable {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public init(_ kind: GestureKind) { self.rawValue = 1 << UInt8(GestureKind.allCases.firstIndex(of: kind)!) }
+    public init(_ kinds: some Sequence<GestureKind>) {
+        self.rawValue = 0
+        for k in kinds { insert(GestureKindSet(k)) }
+    }
+    public static let all = GestureKindSet(GestureKind.allCases)
+    public func contains(_ kind: GestureKind) -> Bool { contains(GestureKindSet(kind)) }
+    public var kinds: [GestureKind] { GestureKind.allCases.filter { contains($0) } }
+}
+
+/// Turns touch frames from any number of devices into gesture events.
+///
+/// The daemon and `gestured replay` feed it through the same calls, so a replay
+/// test exercises exactly what runs on a device. Timers are driven by
+/// `advance(to:)`; a timer due at or before a frame's time fires before that
+/// frame is processed.
+public struct GesturePipeline: Sendable {
+    private var devices: [DeviceRecognizer] = []
+    private var nextID: UInt64 = 0
+    private var lastTime: Timestamp = .zero
+    /// Kinds that are reported; the rest are recognized but dropped.
+    /// Without `doubleTap`, taps are reported at the lift with no delay.
+    public private(set) var wanted: GestureKindSet
+
+    public init(wanted: GestureKindSet = .all, firstID: UInt64 = 1) {
+        self.wanted = wanted
+        self.nextID = firstID &- 1
+    }
+
+    /// The id the next gesture will get.
+    public var nextGestureID: UInt64 { nextID &+ 1 }
+
+    /// Registers a device; its frames may follow.
+    public mutating func addDevice(_ id: DeviceID, name: String, geometry: PanelGeometry, thresholds: GestureThresholds = .defaults) {
+        devices.removeAll { $0.device == id }
+        devices.append(
+            DeviceRecognizer(
+                device: id, name: name, geometry: geometry, thresholds: thresholds,
+                wantDoubleTap: wanted.contains(.doubleTap), wanted: wanted))
+    }
+
+    /// Removes a device: its continuous gestures end `cancelled`, nothing more is reported for it.
+    public mutating func removeDevice<S: GestureSink>(_ id: DeviceID, at time: Timestamp, into sink: inout S) {
+        guard let i = devices.firstIndex(where: { $0.device == id }) else { return }
+        let now = max(time, lastTime)
+        advance(to: now, into: &sink)
+        devices[i].removeAll(now: now, ids: &nextID, sink: &sink)
+        devices.remove(at: i)
+    }
+
+    /// Changes which kinds are reported (the union of what subscribers want).
+    public mutating func setWanted(_ kinds: GestureKindSet) {
+        wanted = kinds
+        for i in devices.indices {
+            devices[i].wanted = kinds
+            devices[i].wantDoubleTap = kinds.contains(.doubleTap)
+        }
+    }
+
+    /// Changes a device's thresholds; a gesture under way keeps its decisions so far.
+    public mutating func setThresholds(_ thresholds: GestureThresholds, for id: DeviceID) {
+        guard let i = devices.firstIndex(where: { $0.device == id }) else { return }
+        devices[i].t = ResolvedThresholds(thresholds)
+    }
+
+    /// The earliest pending timer of any device, or `.never`.
+    public var nextDeadline: Timestamp {
+        var d = Timestamp.never
+        for r in devices where r.nextDeadline < d { d = r.nextDeadline }
+        return d
+    }
+
+    /// Fires every timer due at or before `time`, across devices in deadline order.
+    public mutating func advance<S: GestureSink>(to time: Timestamp, into sink: inout S) {
+        while true {
+            var best = -1
+            var due = Timestamp.never
+            for i in devices.indices where devices[i].nextDeadline < due {
+                due = devices[i].nextDeadline
+                best = i
+            }
+            guard best >= 0, due <= time else { break }
+            devices[best].advance(to: due, ids: &nextID, sink: &sink)
+        }
+        if time > lastTime && time != .never { lastTime = time }
+    }
+
+    /// Processes one frame. Frames from an unknown device are ignored; a frame
+    /// older than the last one is taken as happening at the last time, so
+    /// output time never goes backwards.
+    public mutating func process<S: GestureSink>(_ frame: TouchFrame, into sink: inout S) {
+        var frame = frame
+        if frame.time < lastTime { frame.time = lastTime }
+        advance(to: frame.time, into: &sink)
+        guard let i = devices.firstIndex(where: { $0.device == frame.device }) else { return }
+        devices[i].process(frame, ids: &nextID, sink: &sink)
+    }
+
+    /// Fires every pending timer, as if time went on (the end of a trace).
+    public mutating func finish<S: GestureSink>(into sink: inout S) {
+        while nextDeadline != .never { advance(to: nextDeadline, into: &sink) }
+    }
+
+    /// Turns on recording of every state machine transition (tests, `replay --transitions`).
+    public mutating func setTracing(_ on: Bool) {
+        for i in devices.indices { devices[i].log.tracing = on }
+    }
+
+    /// Transitions recorded so far, all devices, and impossible state/event pairs met (bugs).
+    public var transitions: [Transition] { devices.flatMap { $0.log.transitions } }
+    public var anomalies: [Transition] { devices.flatMap { $0.log.anomalies } }
+}

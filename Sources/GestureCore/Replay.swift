@@ -1,0 +1,53 @@
+/// Replays a trace through the same `GesturePipeline` the daemon uses.
+public struct TraceReplay: Sendable {
+    public var geometry: PanelGeometry
+    public var thresholds: GestureThresholds
+    public var wanted: GestureKindSet
+    public var tracing = false
+
+    public init(geometry: PanelGeometry, thresholds: GestureThresholds = .defaults, wanted: GestureKindSet = .all) {
+        self.geometry = geometry
+        self.thresholds = thresholds
+        self.wanted = wanted
+    }
+
+    /// What a replay saw besides its events.
+    public struct Outcome: Sendable {
+        public var frames = 0
+        public var warnings: [TraceWarning] = []
+        public var transitions: [Transition] = []
+        /// Impossible state/event pairs the machines met: always a bug.
+        public var anomalies: [Transition] = []
+        public var nextID: UInt64 = 1
+    }
+
+    /// Feeds every event of `trace` through a fresh pipeline into `sink`, then
+    /// fires the timers still pending, as if time went on.
+    public func run<S: GestureSink>(_ trace: Trace, firstID: UInt64 = 1, into sink: inout S) throws(TraceError) -> Outcome {
+        var pipeline = GesturePipeline(wanted: wanted, firstID: firstID)
+        let id = DeviceID(1)
+        pipeline.addDevice(id, name: trace.device.name, geometry: geometry, thresholds: thresholds)
+        pipeline.setTracing(tracing)
+        var assembler = TouchAssembler(description: trace.device, geometry: geometry, device: id, file: trace.file)
+        var out = Outcome()
+        for e in trace.events {
+            if let frame = try assembler.feed(e) {
+                pipeline.process(frame, into: &sink)
+                out.frames += 1
+            }
+        }
+        pipeline.finish(into: &sink)
+        out.warnings = trace.warnings + assembler.warnings
+        out.transitions = pipeline.transitions
+        out.anomalies = pipeline.anomalies
+        out.nextID = pipeline.nextGestureID
+        return out
+    }
+
+    /// Convenience: the events as an array.
+    public func events(_ trace: Trace) throws(TraceError) -> (events: [GestureEvent], outcome: Outcome) {
+        var events: [GestureEvent] = []
+        let o = try run(trace, into: &events)
+        return (events, o)
+    }
+}

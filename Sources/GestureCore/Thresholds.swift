@@ -1,0 +1,134 @@
+/// Every tunable number of the recognizers, with its unit.
+///
+/// Defaults follow `GESTURES.md`; each one names its unit in the property
+/// name's documentation. Distances are millimetres on the panel, times are
+/// milliseconds in configuration and microseconds inside the engine.
+public struct GestureThresholds: Hashable, Sendable {
+    /// Movement allowed before a touch counts as moving, in mm. Default 2.0.
+    public var slop: Double = 2.0
+    /// Fingers landing within this window of the first make one gesture, in ms. Default 120.
+    public var settle: Double = 120
+    /// Longest contact of each finger that still counts as a tap, in ms. Default 500.
+    public var tapMaxDuration: Double = 500
+    /// Longest gap from the first tap's lift to the second touch, in ms. Default 300.
+    public var doubleTapMaxInterval: Double = 300
+    /// Shorter gaps are contact bounce, not a second tap, in ms. Default 40.
+    public var doubleTapMinInterval: Double = 40
+    /// Largest distance between the two taps of a double tap, in mm. Default 10.
+    public var doubleTapMaxDistance: Double = 10
+    /// Still contact that makes a touch-and-hold, in ms. Default 500.
+    public var holdMinDuration: Double = 500
+    /// Window of the least-squares release velocity fit, in ms. Default 100.
+    public var velocityWindow: Double = 100
+    /// Release speed that makes a drag a flick, in mm/s. Default 150.
+    public var flickMinVelocity: Double = 150
+    /// Deceleration hint carried by flicks, per ms (UIKit normal rate). Default 0.998.
+    public var flickDeceleration: Double = 0.998
+    /// Net travel along the swipe axis, in mm. Default 15.
+    public var swipeMinDistance: Double = 15
+    /// Longest swipe, touch down to lift, in ms. Default 500.
+    public var swipeMaxDuration: Double = 500
+    /// Largest deviation of a swipe from its axis, in degrees. Default 30.
+    public var swipeMaxAngle: Double = 30
+    /// Centroid travel or span change that decides a multi-finger gesture, in mm. Default 4.
+    public var pinchMinSpanChange: Double = 4
+    /// Distance from a panel edge that tags a gesture with that edge, in mm. Default 4.
+    public var edgeBand: Double = 4
+
+    public init() {}
+
+    /// The defaults of `GESTURES.md`.
+    public static let defaults = GestureThresholds()
+}
+
+extension GestureThresholds {
+    /// One configuration key: its name in files and docs, its unit, and where it lives.
+    public struct Key: Sendable {
+        public let name: String
+        public let unit: String
+        public let keyPath: WritableKeyPath<GestureThresholds, Double> & Sendable
+        public let summary: String
+    }
+
+    /// Every threshold by the name `GESTURES.md` and configuration files use.
+    public static let keys: [Key] = [
+        Key(name: "slop", unit: "mm", keyPath: \.slop, summary: "movement allowed before a touch counts as moving"),
+        Key(name: "settle", unit: "ms", keyPath: \.settle, summary: "fingers landing within this window of the first make one gesture"),
+        Key(name: "tap.maxDuration", unit: "ms", keyPath: \.tapMaxDuration, summary: "longest contact (each finger's own) that is still a tap"),
+        Key(name: "doubleTap.maxInterval", unit: "ms", keyPath: \.doubleTapMaxInterval, summary: "first lift to second touch"),
+        Key(name: "doubleTap.minInterval", unit: "ms", keyPath: \.doubleTapMinInterval, summary: "shorter gaps are contact bounce"),
+        Key(name: "doubleTap.maxDistance", unit: "mm", keyPath: \.doubleTapMaxDistance, summary: "between the two touch points"),
+        Key(name: "hold.minDuration", unit: "ms", keyPath: \.holdMinDuration, summary: "still contact that makes a touch-and-hold"),
+        Key(name: "velocity.window", unit: "ms", keyPath: \.velocityWindow, summary: "least-squares window of the release velocity"),
+        Key(name: "flick.minVelocity", unit: "mm/s", keyPath: \.flickMinVelocity, summary: "release speed that makes a drag a flick"),
+        Key(name: "flick.deceleration", unit: "/ms", keyPath: \.flickDeceleration, summary: "decay hint for clients"),
+        Key(name: "swipe.minDistance", unit: "mm", keyPath: \.swipeMinDistance, summary: "net travel along the swipe axis"),
+        Key(name: "swipe.maxDuration", unit: "ms", keyPath: \.swipeMaxDuration, summary: "touch down to lift"),
+        Key(name: "swipe.maxAngle", unit: "deg", keyPath: \.swipeMaxAngle, summary: "largest deviation from the axis"),
+        Key(name: "pinch.minSpanChange", unit: "mm", keyPath: \.pinchMinSpanChange, summary: "centroid or span change that decides pinch or drag"),
+        Key(name: "edge.band", unit: "mm", keyPath: \.edgeBand, summary: "first touch this close to an edge tags the gesture"),
+    ]
+
+    /// Checks the relations between values; returns a message per problem.
+    public func problems() -> [String] {
+        var out: [String] = []
+        for key in Self.keys {
+            let v = self[keyPath: key.keyPath]
+            if !v.isFinite || v < 0 { out.append("\(key.name) must be a finite number >= 0, not \(v)") }
+        }
+        if flickDeceleration > 1 { out.append("flick.deceleration must be at most 1 (a factor per ms), not \(flickDeceleration)") }
+        if swipeMaxAngle >= 45 { out.append("swipe.maxAngle must be below 45 degrees, or swipes would overlap, not \(swipeMaxAngle)") }
+        if doubleTapMinInterval > doubleTapMaxInterval {
+            out.append("doubleTap.minInterval (\(doubleTapMinInterval)) must not exceed doubleTap.maxInterval (\(doubleTapMaxInterval))")
+        }
+        if velocityWindow <= 0 { out.append("velocity.window must be above 0") }
+        return out
+    }
+}
+
+/// Thresholds converted to the engine's units (µs, mm, radians), computed once per device.
+struct ResolvedThresholds: Sendable {
+    var slop: Double
+    var slopSquared: Double
+    var settle: Duration
+    var tapMaxDuration: Duration
+    var doubleTapMaxInterval: Duration
+    var doubleTapMinInterval: Duration
+    var doubleTapMaxDistance: Double
+    var holdMinDuration: Duration
+    var velocityWindow: Duration
+    var flickMinVelocity: Double
+    var flickDeceleration: Double
+    var swipeMinDistance: Double
+    var swipeMaxDuration: Duration
+    /// tan(swipe.maxAngle): the largest |minor| / |major| ratio of a swipe.
+    var swipeMaxSlope: Double
+    var pinchMinSpanChange: Double
+    var edgeBand: Double
+
+    init(_ t: GestureThresholds) {
+        slop = t.slop
+        slopSquared = t.slop * t.slop
+        settle = .milliseconds(t.settle)
+        tapMaxDuration = .milliseconds(t.tapMaxDuration)
+        doubleTapMaxInterval = .milliseconds(t.doubleTapMaxInterval)
+        doubleTapMinInterval = .milliseconds(t.doubleTapMinInterval)
+        doubleTapMaxDistance = t.doubleTapMaxDistance
+        holdMinDuration = .milliseconds(t.holdMinDuration)
+        velocityWindow = .milliseconds(t.velocityWindow)
+        flickMinVelocity = t.flickMinVelocity
+        flickDeceleration = t.flickDeceleration
+        swipeMinDistance = t.swipeMinDistance
+        swipeMaxDuration = .milliseconds(t.swipeMaxDuration)
+        swipeMaxSlope = Self.tangent(degrees: t.swipeMaxAngle)
+        pinchMinSpanChange = t.pinchMinSpanChange
+        edgeBand = t.edgeBand
+    }
+
+    /// tan() of an angle below 90 degrees, by its series-free identity sin/cos
+    /// computed with the standard library only (GestureCore avoids Foundation).
+    static func tangent(degrees: Double) -> Double {
+        let r = degrees * .pi / 180
+        return Trig.sin(r) / Trig.cos(r)
+    }
+}

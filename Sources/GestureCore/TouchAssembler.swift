@@ -1,0 +1,308 @@
+/// Turns a device's evdev events into `TouchFrame`s in millimetres.
+///
+/// Handles multitouch protocol B (slots, `ABS_MT_TRACKING_ID` -1 lifts),
+/// protocol A (`SYN_MT_REPORT`, contacts matched frame to frame by tracking id
+/// or by nearest position), and single-touch panels (`ABS_X/Y` + `BTN_TOUCH`).
+/// What a real device can produce (time going backwards, `SYN_DROPPED`, more
+/// contacts than slots) becomes a warning and a recovery; what none can (an
+/// impossible slot number) is an error naming the line.
+public struct TouchAssembler: Sendable {
+    public enum MTProtocol: String, Sendable { case slots = "multitouch B", protocolA = "multitouch A", single = "single touch" }
+
+    public let mode: MTProtocol
+    public let device: DeviceID
+    public let file: String
+    public var geometry: PanelGeometry
+    public private(set) var warnings: [TraceWarning] = []
+
+    private struct Slot: Sendable {
+        var trackingID: Int32 = -1
+        var rawX: Int32 = 0
+        var rawY: Int32 = 0
+        /// Reported down to the pipeline.
+        var active = false
+        var moved = false
+        var palm = false
+        var ignored = false
+    }
+
+    private var slots: InlineArray<16, Slot> = .init(repeating: Slot())
+    private let slotLimit: Int
+    private var currentSlot = 0
+    private var lastTime: Timestamp = .zero
+    private var dropping = false
+    private var warnedBackwards = 0
+    private var warnedCapacity = false
+    // Protocol A: the contacts of the frame being read.
+    private var pendingA: [(x: Int32, y: Int32, id: Int32?)] = []
+    private var partX: Int32?
+    private var partY: Int32?
+    private var partID: Int32?
+    // Single touch.
+    private var touchDown = false
+    private var touchChanged = false
+
+    public init(description: DeviceDescription, geometry: PanelGeometry, device: DeviceID, file: String) {
+        self.device = device
+        self.file = file
+        self.geometry = geometry
+        if description.hasSlots && description.hasMultitouch {
+            mode = .slots
+            slotLimit = description.slotCount
+        } else if description.hasMultitouch {
+            mode = .protocolA
+            slotLimit = TouchFrame.capacity
+        } else {
+            mode = .single
+            slotLimit = 1
+        }
+        pendingA.reserveCapacity(TouchFrame.capacity)
+    }
+
+    /// The physical size a description implies, in the documented order:
+    /// the caller's size (command line or configuration), the axes' resolution,
+    /// evemu's "Size in mm" comment, then the fallback.
+    public static func geometry(for d: DeviceDescription, size: (width: Double, height: Double)?, source: SizeSource)
+        -> PanelGeometry?
+    {
+        guard let axes = d.positionAxes else { return nil }
+        if let size {
+            return PanelGeometry(
+                minX: axes.x.minimum, maxX: axes.x.maximum, minY: axes.y.minimum, maxY: axes.y.maximum,
+                width: size.width, height: size.height, source: source)
+        }
+        if let g = PanelGeometry.fromResolution(
+            minX: axes.x.minimum, maxX: axes.x.maximum, resX: axes.x.resolution,
+            minY: axes.y.minimum, maxY: axes.y.maximum, resY: axes.y.resolution)
+        {
+            return g
+        }
+        if let c = d.commentSize, c.width > 0, c.height > 0 {
+            return PanelGeometry(
+                minX: axes.x.minimum, maxX: axes.x.maximum, minY: axes.y.minimum, maxY: axes.y.maximum,
+                width: c.width, height: c.height, source: .resolution)
+        }
+        return PanelGeometry.fallback(minX: axes.x.minimum, maxX: axes.x.maximum, minY: axes.y.minimum, maxY: axes.y.maximum)
+    }
+
+    /// Feeds one event; returns a frame at `SYN_REPORT` when contacts changed.
+    public mutating func feed(_ e: EvdevEvent) throws(TraceError) -> TouchFrame? {
+        var time = e.time
+        if time < lastTime {
+            if warnedBackwards < 3 {
+                warn(e.line, "time goes backwards (\(time) after \(lastTime)); taking the earlier time")
+            } else if warnedBackwards == 3 {
+                warn(e.line, "time goes backwards again; further occurrences are not reported")
+            }
+            warnedBackwards += 1
+            time = lastTime
+        }
+        lastTime = time
+        if dropping {
+            if e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT { dropping = false }
+            return nil
+        }
+        switch e.type {
+        case Evdev.EV_SYN:
+            switch e.code {
+            case Evdev.SYN_REPORT: return endFrame(time: time)
+            case Evdev.SYN_MT_REPORT: endContactA()
+            case Evdev.SYN_DROPPED:
+                warn(e.line, "SYN_DROPPED: the kernel dropped events; skipping to the next SYN_REPORT")
+                dropping = true
+            default: break
+            }
+        case Evdev.EV_ABS:
+            try abs(e)
+        case Evdev.EV_KEY where e.code == Evdev.BTN_TOUCH && mode == .single:
+            let down = e.value != 0
+            if down != touchDown {
+                touchDown = down
+                touchChanged = true
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// Records an EV_ABS event into the slot or contact being assembled.
+    private mutating func abs(_ e: EvdevEvent) throws(TraceError) {
+        switch mode {
+        case .slots:
+            switch e.code {
+            case Evdev.ABS_MT_SLOT:
+                guard e.value >= 0, Int(e.value) < max(slotLimit, 1) else {
+                    throw TraceError(
+                        file: file, line: e.line,
+                        "ABS_MT_SLOT \(e.value) is outside the device's slots 0...\(max(slotLimit, 1) - 1)")
+                }
+                currentSlot = Int(e.value)
+            case Evdev.ABS_MT_TRACKING_ID, Evdev.ABS_MT_POSITION_X, Evdev.ABS_MT_POSITION_Y, Evdev.ABS_MT_TOOL_TYPE:
+                guard currentSlot < TouchFrame.capacity else {
+                    if !warnedCapacity {
+                        warnedCapacity = true
+                        warn(e.line, "more than \(TouchFrame.capacity) touches at once; the extra ones are ignored")
+                    }
+                    return
+                }
+                switch e.code {
+                case Evdev.ABS_MT_TRACKING_ID:
+                    slots[currentSlot].trackingID = e.value
+                case Evdev.ABS_MT_POSITION_X:
+                    slots[currentSlot].rawX = e.value
+                    slots[currentSlot].moved = true
+                case Evdev.ABS_MT_POSITION_Y:
+                    slots[currentSlot].rawY = e.value
+                    slots[currentSlot].moved = true
+                default:
+                    slots[currentSlot].palm = e.value == Evdev.MT_TOOL_PALM
+                }
+            default:
+                break
+            }
+        case .protocolA:
+            switch e.code {
+            case Evdev.ABS_MT_POSITION_X: partX = e.value
+            case Evdev.ABS_MT_POSITION_Y: partY = e.value
+            case Evdev.ABS_MT_TRACKING_ID: partID = e.value
+            default: break
+            }
+        case .single:
+            switch e.code {
+            case Evdev.ABS_X:
+                slots[0].rawX = e.value
+                slots[0].moved = true
+            case Evdev.ABS_Y:
+                slots[0].rawY = e.value
+                slots[0].moved = true
+            default: break
+            }
+        }
+    }
+
+    private mutating func endContactA() {
+        defer {
+            partX = nil
+            partY = nil
+            partID = nil
+        }
+        guard let x = partX, let y = partY else { return }
+        if let id = partID, id < 0 { return }
+        pendingA.append((x, y, partID))
+    }
+
+    private mutating func endFrame(time: Timestamp) -> TouchFrame? {
+        var frame = TouchFrame(device: device, time: time)
+        switch mode {
+        case .slots: slotsFrame(&frame)
+        case .protocolA: protocolAFrame(&frame)
+        case .single: singleFrame(&frame)
+        }
+        return frame.isEmpty ? nil : frame
+    }
+
+    private func mm(_ s: Slot) -> (x: Double, y: Double) { geometry.millimetres(rawX: s.rawX, rawY: s.rawY) }
+
+    private mutating func slotsFrame(_ frame: inout TouchFrame) {
+        for i in 0..<min(slotLimit, TouchFrame.capacity) {
+            var s = slots[i]
+            let p = mm(s)
+            if s.active && (s.trackingID < 0 || s.palm) {
+                // Lifted, or turned into a palm: libinput cancels a palm touch.
+                frame.append(Contact(slot: i, phase: s.palm ? .cancel : .up, x: p.x, y: p.y))
+                s.active = false
+                s.ignored = s.palm && s.trackingID >= 0
+            } else if !s.active && s.trackingID >= 0 && !s.palm && !s.ignored {
+                frame.append(Contact(slot: i, phase: .down, x: p.x, y: p.y))
+                s.active = true
+            } else if s.active && s.moved {
+                frame.append(Contact(slot: i, phase: .move, x: p.x, y: p.y))
+            }
+            if s.trackingID < 0 { s.ignored = false }
+            s.moved = false
+            slots[i] = s
+        }
+    }
+
+    private mutating func protocolAFrame(_ frame: inout TouchFrame) {
+        endContactA()
+        if pendingA.count > TouchFrame.capacity {
+            if !warnedCapacity {
+                warnedCapacity = true
+                warn(0, "more than \(TouchFrame.capacity) touches at once; the extra ones are ignored")
+            }
+            pendingA.removeLast(pendingA.count - TouchFrame.capacity)
+        }
+        // Match each active slot to this frame's contacts: by tracking id when
+        // the device sends one, else the nearest unclaimed contact.
+        var claimed: InlineArray<16, Bool> = .init(repeating: false)
+        var slotFor: InlineArray<16, Int> = .init(repeating: -1)
+        let useIDs = pendingA.contains { $0.id != nil }
+        for s in 0..<TouchFrame.capacity where slots[s].active {
+            var best = -1
+            var bestD = Int64.max
+            for (k, c) in pendingA.enumerated() where !claimed[k] {
+                if useIDs {
+                    if c.id == slots[s].trackingID {
+                        best = k
+                        break
+                    }
+                } else {
+                    let dx = Int64(c.x) - Int64(slots[s].rawX)
+                    let dy = Int64(c.y) - Int64(slots[s].rawY)
+                    let d = dx * dx + dy * dy
+                    if d < bestD {
+                        bestD = d
+                        best = k
+                    }
+                }
+            }
+            if best >= 0 {
+                claimed[best] = true
+                slotFor[best] = s
+            }
+        }
+        for s in 0..<TouchFrame.capacity where slots[s].active {
+            var kept = false
+            for k in 0..<pendingA.count where slotFor[k] == s { kept = true }
+            if !kept {
+                let p = mm(slots[s])
+                frame.append(Contact(slot: s, phase: .up, x: p.x, y: p.y))
+                slots[s].active = false
+            }
+        }
+        for (k, c) in pendingA.enumerated() {
+            if slotFor[k] >= 0 {
+                let s = slotFor[k]
+                if c.x != slots[s].rawX || c.y != slots[s].rawY {
+                    slots[s].rawX = c.x
+                    slots[s].rawY = c.y
+                    let p = mm(slots[s])
+                    frame.append(Contact(slot: s, phase: .move, x: p.x, y: p.y))
+                }
+            } else if let s = (0..<TouchFrame.capacity).first(where: { !slots[$0].active }) {
+                slots[s] = Slot(trackingID: c.id ?? 0, rawX: c.x, rawY: c.y, active: true)
+                let p = mm(slots[s])
+                frame.append(Contact(slot: s, phase: .down, x: p.x, y: p.y))
+            }
+        }
+        pendingA.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func singleFrame(_ frame: inout TouchFrame) {
+        let p = mm(slots[0])
+        if touchChanged {
+            frame.append(Contact(slot: 0, phase: touchDown ? .down : .up, x: p.x, y: p.y))
+            slots[0].active = touchDown
+        } else if slots[0].active && slots[0].moved {
+            frame.append(Contact(slot: 0, phase: .move, x: p.x, y: p.y))
+        }
+        touchChanged = false
+        slots[0].moved = false
+    }
+
+    private mutating func warn(_ line: Int, _ message: String) {
+        warnings.append(TraceWarning(file: file, line: line, message: message))
+    }
+}

@@ -1,0 +1,78 @@
+/// What happened to one contact in a frame.
+public enum ContactPhase: UInt8, Sendable, Hashable {
+    /// The finger landed; the position is its first.
+    case down
+    /// The finger moved; the position is its new one.
+    case move
+    /// The finger lifted; the position is its last known one (a lift carries none of its own).
+    case up
+    /// The contact was cancelled (a palm, a device gone): no discrete gesture may come of it.
+    case cancel
+}
+
+/// One contact's change within a frame, in millimetres on the panel after calibration.
+public struct Contact: Sendable, Hashable {
+    /// The contact's slot, 0 ..< `TouchFrame.capacity`, stable from `down` to `up`.
+    public var slot: Int
+    public var phase: ContactPhase
+    /// Position in mm from the panel's top-left corner, screen orientation.
+    public var x: Double
+    public var y: Double
+
+    public init(slot: Int, phase: ContactPhase, x: Double, y: Double) {
+        self.slot = slot
+        self.phase = phase
+        self.x = x
+        self.y = y
+    }
+}
+
+/// All contact changes of one device at one instant (one evdev `SYN_REPORT`, one
+/// libinput `TOUCH_FRAME`). Fixed-size storage: building a frame never allocates.
+public struct TouchFrame: Sendable {
+    /// The most contacts a device may have down at once.
+    public static let capacity = 16
+
+    public var device: DeviceID
+    public var time: Timestamp
+    public private(set) var count: Int = 0
+    private var storage: InlineArray<16, Contact> = .init(repeating: Contact(slot: 0, phase: .up, x: 0, y: 0))
+
+    public init(device: DeviceID, time: Timestamp) {
+        self.device = device
+        self.time = time
+    }
+
+    public init(device: DeviceID, time: Timestamp, contacts: [Contact]) {
+        self.init(device: device, time: time)
+        for c in contacts { append(c) }
+    }
+
+    /// Adds a change; returns false (and drops it) when the frame is full.
+    @discardableResult
+    public mutating func append(_ contact: Contact) -> Bool {
+        guard count < Self.capacity else { return false }
+        storage[count] = contact
+        count += 1
+        return true
+    }
+
+    public mutating func removeAll() { count = 0 }
+
+    public subscript(i: Int) -> Contact {
+        get { storage[i] }
+        set { storage[i] = newValue }
+    }
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// The changes as an array (tests and tools; allocates).
+    public var contacts: [Contact] { (0..<count).map { storage[$0] } }
+}
+
+/// Identifies a device within one pipeline.
+public struct DeviceID: Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: Int
+    public init(_ rawValue: Int) { self.rawValue = rawValue }
+    public var description: String { "device#\(rawValue)" }
+}

@@ -1,0 +1,40 @@
+/// One state machine transition: `old → event → new`.
+public struct Transition: Sendable, Hashable, CustomStringConvertible {
+    public enum Machine: String, Sendable, Hashable {
+        case touchGroup = "touch-group"
+        case tapSequence = "tap-sequence"
+    }
+    public var machine: Machine
+    public var from: String
+    public var event: String
+    public var to: String
+    public var time: Timestamp
+    public var description: String { "\(time) \(machine.rawValue): \(from) → \(event) → \(to)" }
+}
+
+/// Collects transitions when tracing is on, and impossible state/event pairs always.
+///
+/// Recording allocates, so tracing is for tests and `replay --transitions`;
+/// the anomaly list stays empty unless the machines meet a pair they were
+/// not written for, which is a bug.
+public struct TransitionLog: Sendable {
+    public var tracing = false
+    public private(set) var transitions: [Transition] = []
+    public private(set) var anomalies: [Transition] = []
+
+    public init(tracing: Bool = false) { self.tracing = tracing }
+
+    mutating func record(machine: Transition.Machine, from: String, event: String, to: String, at time: Timestamp) {
+        guard tracing else { return }
+        transitions.append(Transition(machine: machine, from: from, event: event, to: to, time: time))
+    }
+
+    mutating func anomaly(machine: Transition.Machine, state: String, event: String, at time: Timestamp) {
+        anomalies.append(Transition(machine: machine, from: state, event: event, to: "(unhandled)", time: time))
+    }
+
+    public mutating func removeAll() {
+        transitions.removeAll()
+        anomalies.removeAll()
+    }
+}

@@ -1,0 +1,30 @@
+import ArgumentParser
+import GestureCore
+
+struct CheckConfigCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check-config",
+        abstract: "Validate a configuration file and print the effective configuration.",
+        discussion: """
+            Without FILE, reads \(ConfigPaths.main) and then \(ConfigPaths.dropInDirectory)/*.toml in
+            name order, each over the last. Errors are printed as file:line: message; the exit
+            status is 1 when the configuration cannot be used.
+            """
+    )
+
+    @Argument(help: "The configuration file to check.")
+    var file: String?
+
+    func run() throws {
+        do {
+            let config = try loadConfiguration(file)
+            var out = OutputBuffer()
+            let read = config.sources.isEmpty ? "none (defaults)" : config.sources.joined(separator: ", ")
+            out.write("# files read: \(read)\n" + config.rendered)
+            out.flush()
+        } catch {
+            printError("gestured: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import ArgumentParser
+import GestureCore
+
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Replay recorded touch traces through the recognizers and print the gestures.",
+        discussion: """
+            Reads evemu-record files and `libinput record` YAML. An evemu file with only events takes
+            its device from --desc or from a NAME.desc beside it (for A.B.events: A.B.desc, then A.desc).
+            The panel's size comes from --size, the configuration, the device's resolution, or else a
+            12.5-inch fallback (with a warning). Timers still pending at the end fire, as if time went on.
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case jsonl, text, summary
+    }
+
+    @Option(help: "Output: jsonl (one JSON event per line), text (readable), or summary (what .expect files list).")
+    var format: Format = .jsonl
+
+    @Option(help: "Configuration file (TOML) with thresholds and device sections.")
+    var config: String?
+
+    @Option(help: ArgumentHelp("The panel's size in mm, for panels that report no resolution.", valueName: "WxH"))
+    var size: String?
+
+    @Option(help: ArgumentHelp("Device description (evemu) for events-only files.", valueName: "FILE"))
+    var desc: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Only recognize these kinds (comma-separated). Without double-tap, taps come at the lift with no delay.",
+            valueName: "LIST"))
+    var gestures: String?
+
+    @Flag(help: "Print every state machine transition to standard error.")
+    var transitions = false
+
+    @Flag(name: .shortAndLong, help: "Say on standard error where each panel's size came from.")
+    var verbose = false
+
+    @Argument(help: "Trace files (evemu or libinput record).")
+    var traces: [String]
+
+    func validate() throws {
+        if let size, parseSize(size) == nil {
+            throw ValidationError("--size must be WIDTHxHEIGHT in mm, e.g. 277x156 (got '\(size)')")
+        }
+        if traces.isEmpty { throw ValidationError("name at least one trace file") }
+        _ = try wantedKinds()
+    }
+
+    func wantedKinds() throws -> GestureKindSet {
+        guard let gestures else { return .all }
+        var set = GestureKindSet()
+        for name in gestures.split(separator: ",") {
+            let n = name.trimmingCharacters()
+            guard let kind = GestureKind(rawValue: n) else {
+                let known = GestureKind.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ValidationError("--gestures: unknown gesture '\(n)'; known: \(known)")
+            }
+            set.insert(GestureKindSet(kind))
+        }
+        return set
+    }
+
+    func run() throws {
+        let configuration: Configuration
+        do {
+            configuration = try config.map { try loadConfiguration($0) } ?? Configuration()
+        } catch {
+            printError("gestured: \(error)")
+            throw ExitCode(1)
+        }
+        let wanted = try wantedKinds()
+        var printer = EventPrinter(format: format)
+        var nextID: UInt64 = 1
+        for path in traces {
+            do {
+                for loaded in try TraceLoader.load(path, desc: desc, size: size.flatMap(parseSize), configuration: configuration) {
+                    if verbose || loaded.geometry.source == .fallback {
+                        let g = loaded.geometry
+                        let note = g.source == .fallback ? "warning: no size known; assuming" : "panel"
+                        printError(
+                            "gestured: \(path): \(note) \(fixed1(g.screenWidth)) x \(fixed1(g.screenHeight)) mm (\(g.source.rawValue))"
+                                + (g.source == .fallback ? "; pass --size WxH or set size in the configuration" : ""))
+                    }
+                    var replay = TraceReplay(geometry: loaded.geometry, thresholds: loaded.thresholds, wanted: wanted)
+                    replay.tracing = transitions
+                    printer.begin(trace: path)
+                    let outcome = try replay.run(loaded.trace, firstID: nextID, into: &printer)
+                    nextID = outcome.nextID
+                    for w in outcome.warnings { printError("gestured: \(w)") }
+                    for t in outcome.transitions { printError("transition: \(t)") }
+                    for a in outcome.anomalies { printError("gestured: bug: unhandled \(a); please report it with this trace") }
+                }
+            } catch let e as TraceError {
+                printer.flush()
+                printError("gestured: \(e)")
+                throw ExitCode(1)
+            } catch {
+                printer.flush()
+                printError("gestured: \(error)")
+                throw ExitCode(1)
+            }
+        }
+        printer.flush()
+    }
+}
+
+private func fixed1(_ v: Double) -> String { String(Double((v * 10).rounded()) / 10) }
+
+extension Substring {
+    func trimmingCharacters() -> String {
+        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+    }
+}
+
+/// Prints events as they come, in the chosen format.
+struct EventPrinter: GestureSink {
+    let format: ReplayCommand.Format
+    var out = OutputBuffer()
+    var origin: Timestamp?
+
+    init(format: ReplayCommand.Format) { self.format = format }
+
+    mutating func begin(trace: String) {
+        origin = nil
+        if format == .text { out.write("# \(trace)\n") }
+    }
+
+    mutating func receive(_ event: GestureEvent) {
+        switch format {
+        case .jsonl:
+            out.write(event.jsonLine)
+            out.write("\n")
+        case .text:
+            if origin == nil { origin = event.time }
+            out.write(event.textLine(origin: origin!))
+            out.write("\n")
+        case .summary:
+            if let s = event.summary { out.write(s + "\n") }
+        }
+    }
+
+    mutating func flush() { out.flush() }
+}

@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A file that could not be read, with the path and the system's reason.
+struct FileError: Error, CustomStringConvertible {
+    var path: String
+    var reason: String
+    var description: String { "\(path): \(reason)" }
+}
+
+/// Reads a whole file as UTF-8 text (invalid bytes become U+FFFD).
+func readTextFile(_ path: String) throws(FileError) -> String {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
+    defer { close(fd) }
+    var st = stat()
+    if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { throw FileError(path: path, reason: "is a directory") }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw FileError(path: path, reason: String(cString: strerror(errno)))
+        }
+        if n == 0 { break }
+        bytes.append(contentsOf: chunk[0..<n])
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+/// Names of the regular files in a directory ending in `suffix`, sorted; empty if it does not exist.
+func listDirectory(_ path: String, suffix: String) -> [String] {
+    guard let dir = opendir(path) else { return [] }
+    defer { closedir(dir) }
+    var names: [String] = []
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        if name.hasSuffix(suffix) && !name.hasPrefix(".") { names.append(name) }
+    }
+    return names.sorted()
+}
+
+/// Buffered writes to a file descriptor (stdout by default); flushes at 64 KiB and on `flush()`.
+struct OutputBuffer {
+    var fd: Int32 = 1
+    var buffer: [UInt8] = []
+
+    init(fd: Int32 = 1) {
+        self.fd = fd
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    mutating func write(_ s: String) {
+        buffer.append(contentsOf: s.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    mutating func flush() {
+        var offset = 0
+        while offset < buffer.count {
+            let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                break  // stdout closed (a pipe to `head`): nothing more to do.
+            }
+            offset += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Writes one line to standard error.
+func printError(_ message: String) {
+    var e = OutputBuffer(fd: 2)
+    e.write(message + "\n")
+    e.flush()
+}
