@@ -27,10 +27,10 @@ struct TapSequence: Sendable {
     }
 
     enum Event: String, Sendable {
-        /// A touch began near the pending tap, after the bounce interval.
-        case nearTouch = "near-touch"
-        /// A touch began far from the pending tap.
-        case farTouch = "far-touch"
+        /// A touch began while a tap is pending, after the bounce interval.
+        /// Whether it hits the same target is known at its end: a
+        /// multi-finger touch's point is its centroid, known only then.
+        case secondTouch = "second-touch"
         /// A touch began at the pending tap's place within the bounce interval.
         case bounceTouch = "bounce-touch"
         /// The touch ended as a tap.
@@ -65,8 +65,7 @@ struct TapSequence: Sendable {
         let gap = time - ref.lift
         let d = Trig.hypot(x - ref.x, y - ref.y)
         if gap < t.doubleTapMinInterval && d <= t.doubleTapMaxDistance { return .bounceTouch }
-        if pending == nil { return nil }
-        return d <= t.doubleTapMaxDistance ? .nearTouch : .farTouch
+        return pending == nil ? nil : .secondTouch
     }
 
     /// Feeds one event; `tap` carries the finished tap for `.tap`.
@@ -92,7 +91,7 @@ struct TapSequence: Sendable {
         case .bounceTouch:
             currentIsBounce = true
             return .none
-        case .nearTouch, .farTouch, .notTap:
+        case .secondTouch, .notTap:
             currentIsBounce = false
             return .none
         case .tap:
@@ -122,15 +121,11 @@ struct TapSequence: Sendable {
             // Contact bounce: the pending tap goes on; this touch may extend it.
             currentIsBounce = true
             return .none
-        case .nearTouch:
+        case .secondTouch:
             currentIsBounce = false
             state = .tappedOrDoubleTap
             deadline = .never
             return .none
-        case .farTouch:
-            // Too far to be the same target: the first tap stands on its own now.
-            currentIsBounce = false
-            return release(at: now)
         case .tap:
             guard let tap, currentIsBounce else { return bug(event, now: now, log: &log) }
             currentIsBounce = false
@@ -152,17 +147,18 @@ struct TapSequence: Sendable {
         switch event {
         case .tap:
             guard let tap, let first = pending else { return bug(event, now: now, log: &log) }
-            if tap.fingers == first.fingers {
+            let distance = Trig.hypot(tap.x - first.x, tap.y - first.y)
+            if tap.fingers == first.fingers && distance <= t.doubleTapMaxDistance {
                 state = .idle
                 pending = nil
                 return .doubleTap(first: first, second: tap)
             }
-            // A different finger count: two taps; the second may start a new pair.
+            // Another target or finger count: two taps; the second may start a new pair.
             pend(tap, t: t)
             return .tapThenPending(first, at: now)
         case .notTap:
             return release(at: now)
-        case .nearTouch, .farTouch, .bounceTouch, .timeout:
+        case .secondTouch, .bounceTouch, .timeout:
             return bug(event, now: now, log: &log)
         }
     }

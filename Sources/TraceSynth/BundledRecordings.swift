@@ -1,0 +1,40 @@
+/// The recordings committed in `Recordings/`: every catalog scenario, each on
+/// one of the synthetic panels in turn, from fixed seeds, so the generator
+/// and the files can be checked against each other.
+public enum BundledRecordings {
+    public static let seed: UInt64 = 20_261_121
+
+    /// (file name, contents) for every `.evemu` and `.expect` file.
+    public static func files() -> [(String, String)] {
+        var out: [(String, String)] = []
+        var rng = SeededRandom(seed: seed)
+        // Every scenario once per panel size, so positions fit each panel;
+        // each scenario is written for one panel, rotating through them.
+        var perPanel: [[Scenario]] = []
+        for panel in SynthPanel.all {
+            perPanel.append(Catalog.scenarios(width: panel.width, height: panel.height, rng: &rng))
+        }
+        for i in perPanel[0].indices {
+            let p = i % SynthPanel.all.count
+            let panel = SynthPanel.all[p]
+            let scenario = perPanel[p][i]
+            let base = "\(scenario.name).\(panelTag(panel))"
+            let traceSeed = seed &+ UInt64(i) &* 7919
+            out.append((base + ".evemu", Renderer(panel: panel).evemu(scenario, seed: traceSeed)))
+            var expect = "# Gestures `gestured replay --format summary` must print for \(base).evemu, in order.\n"
+            if let size = panel.sizeNeeded { expect += "# size: \(size)\n" }
+            for line in scenario.expected { expect += line + "\n" }
+            out.append((base + ".expect", expect))
+        }
+        return out
+    }
+
+    static func panelTag(_ p: SynthPanel) -> String {
+        switch p.name {
+        case SynthPanel.phone.name: "phone"
+        case SynthPanel.tablet.name: "tablet"
+        case SynthPanel.laptop.name: "laptop"
+        default: "kiosk"
+        }
+    }
+}

@@ -1,0 +1,220 @@
+/// The gesture performances the bundled recordings and the unseen-hands tests
+/// are made of: every gesture, finger counts 1–4, every direction, and the
+/// confusable pairs. Parameters are drawn from human ranges, far enough from
+/// the default thresholds that any panel and any seed must give the expected
+/// gestures.
+public enum Catalog {
+    /// Every scenario for a panel of `width` x `height` mm, drawn with `rng`.
+    public static func scenarios(width: Double, height: Double, rng: inout SeededRandom) -> [Scenario] {
+        var b = Builder(width: width, height: height, rng: rng)
+        var out: [Scenario] = []
+        for n in 1...4 { out.append(b.tap(fingers: n)) }
+        for n in 1...2 { out.append(b.doubleTap(fingers: n)) }
+        out.append(b.twoFarTaps())
+        out.append(b.twoSlowTaps())
+        out.append(b.longTap())
+        for n in 1...3 { out.append(b.hold(fingers: n)) }
+        out.append(b.holdThenDrag())
+        for d in ["right", "left", "up", "down"] { out.append(b.slowDrag(direction: d)) }
+        for d in ["right", "left", "up", "down", "up-right", "up-left", "down-right", "down-left"] { out.append(b.flick(direction: d)) }
+        for d in ["right", "left", "up", "down"] {
+            for n in 1...4 { out.append(b.swipe(direction: d, fingers: n)) }
+        }
+        out.append(b.curvedStroke())
+        out.append(b.edgeSwipe())
+        out.append(b.pinch(fingers: 2, open: true))
+        out.append(b.pinch(fingers: 2, open: false))
+        out.append(b.pinch(fingers: 3, open: false))
+        out.append(b.pinch(fingers: 3, open: true))
+        out.append(b.anchoredPinch())
+        out.append(b.twoFingerDrag())
+        rng = b.rng
+        return out
+    }
+}
+
+/// Builds scenarios around the panel's centre.
+struct Builder {
+    let width: Double
+    let height: Double
+    var rng: SeededRandom
+
+    var cx: Double { width / 2 }
+    var cy: Double { height / 2 }
+
+    /// Unit vector of a direction name, screen terms (y down).
+    static func vector(_ d: String) -> (Double, Double) {
+        let r = 0.7071067811865476
+        switch d {
+        case "right": return (1, 0)
+        case "left": return (-1, 0)
+        case "up": return (0, -1)
+        case "down": return (0, 1)
+        case "up-right": return (r, -r)
+        case "up-left": return (-r, -r)
+        case "down-right": return (r, r)
+        default: return (-r, r)
+        }
+    }
+
+    /// Finger landing points of a hand of `n` fingers around (x, y): a slight arc, 16–19 mm apart.
+    mutating func hand(_ n: Int, x: Double, y: Double) -> [(Double, Double)] {
+        let spacing = rng.uniform(16, 19)
+        return (0..<n).map { i in
+            let o = Double(i) - Double(n - 1) / 2
+            return (x + o * spacing + rng.uniform(-1, 1), y + 3 * o * o + rng.uniform(-1, 1))
+        }
+    }
+
+    /// Strokes for a hand: each finger lands and lifts a few ms apart from the others.
+    mutating func strokes(_ points: [(Double, Double)], land: Double, lift: Double, moves: [Stroke.Move] = []) -> [Stroke] {
+        points.map { p in
+            Stroke(land: land + rng.uniform(0, 25), lift: lift + rng.uniform(0, 25), x: p.0, y: p.1, moves: moves)
+        }
+    }
+
+    mutating func tap(fingers n: Int) -> Scenario {
+        let pts = hand(n, x: cx, y: cy)
+        let d = rng.uniform(70, 180)
+        return Scenario(name: "tap-\(n)f", strokes: strokes(pts, land: 0, lift: d), expected: ["tap fingers=\(n)"])
+    }
+
+    mutating func doubleTap(fingers n: Int) -> Scenario {
+        let pts = hand(n, x: cx, y: cy)
+        let d1 = rng.uniform(70, 140)
+        let gap = rng.uniform(90, 180)
+        let d2 = rng.uniform(70, 140)
+        let second = pts.map { ($0.0 + rng.uniform(-3, 3), $0.1 + rng.uniform(-3, 3)) }
+        let s = strokes(pts, land: 0, lift: d1) + strokes(second, land: d1 + 25 + gap, lift: d1 + 25 + gap + d2)
+        return Scenario(name: "double-tap-\(n)f", strokes: s, expected: ["double-tap fingers=\(n)"])
+    }
+
+    mutating func twoFarTaps() -> Scenario {
+        let a = strokes([(cx - 18, cy)], land: 0, lift: rng.uniform(70, 140))
+        let t2 = a[0].lift + rng.uniform(100, 180)
+        let b = strokes([(cx + 18, cy + 2)], land: t2, lift: t2 + rng.uniform(70, 140))
+        return Scenario(name: "two-far-taps", strokes: a + b, expected: ["tap fingers=1", "tap fingers=1"])
+    }
+
+    mutating func twoSlowTaps() -> Scenario {
+        let a = strokes([(cx, cy)], land: 0, lift: rng.uniform(70, 140))
+        let t2 = a[0].lift + rng.uniform(420, 600)
+        let b = strokes([(cx + 1, cy + 1)], land: t2, lift: t2 + rng.uniform(70, 140))
+        return Scenario(name: "two-slow-taps", strokes: a + b, expected: ["tap fingers=1", "tap fingers=1"])
+    }
+
+    mutating func longTap() -> Scenario {
+        Scenario(
+            name: "long-tap", strokes: [Stroke(land: 0, lift: rng.uniform(360, 430), x: cx, y: cy)], expected: ["tap fingers=1"])
+    }
+
+    mutating func hold(fingers n: Int) -> Scenario {
+        let pts = hand(n, x: cx, y: cy)
+        return Scenario(
+            name: "hold-\(n)f", strokes: strokes(pts, land: 0, lift: rng.uniform(750, 1100)),
+            expected: ["touch-and-hold fingers=\(n)"])
+    }
+
+    mutating func holdThenDrag() -> Scenario {
+        let start = rng.uniform(650, 800)
+        let dur = rng.uniform(400, 600)
+        let move = Stroke.Move(start: start, duration: dur, dx: min(30, width / 3), dy: rng.uniform(-4, 4))
+        let s = Stroke(land: 0, lift: start + dur + 80, x: cx - min(15, width / 6), y: cy, moves: [move])
+        return Scenario(name: "hold-then-drag", strokes: [s], expected: ["touch-and-hold fingers=1"])
+    }
+
+    /// Length of a stroke in direction `v` that fits the panel from its centre.
+    func reach(_ v: (Double, Double), want: Double) -> Double {
+        let limX = v.0 == 0 ? Double.infinity : (width / 2 - 6) / abs(v.0) * 2
+        let limY = v.1 == 0 ? Double.infinity : (height / 2 - 6) / abs(v.1) * 2
+        return min(want, limX, limY)
+    }
+
+    mutating func slowDrag(direction d: String) -> Scenario {
+        let v = Self.vector(d)
+        let len = reach(v, want: 40)
+        let dur = rng.uniform(850, 1100)
+        let move = Stroke.Move(start: 60, duration: dur, dx: v.0 * len, dy: v.1 * len)
+        let s = Stroke(land: 0, lift: 60 + dur + rng.uniform(70, 120), x: cx - v.0 * len / 2, y: cy - v.1 * len / 2, moves: [move])
+        return Scenario(name: "slow-drag-\(d)", strokes: [s], expected: ["drag fingers=1"])
+    }
+
+    mutating func flick(direction d: String) -> Scenario {
+        let v = Self.vector(d)
+        let len = reach(v, want: rng.uniform(28, 34))
+        let dur = rng.uniform(95, 125)
+        let move = Stroke.Move(start: 20, duration: dur, dx: v.0 * len, dy: v.1 * len, cut: rng.uniform(0.65, 0.75))
+        let s = Stroke(land: 0, lift: 20 + dur, x: cx - v.0 * len / 2, y: cy - v.1 * len / 2, moves: [move])
+        var expected = ["drag fingers=1", "flick fingers=1 direction=\(d)"]
+        if !d.contains("-") { expected.append("swipe fingers=1 direction=\(d)") }
+        return Scenario(name: "flick-\(d)", strokes: [s], expected: expected)
+    }
+
+    mutating func swipe(direction d: String, fingers n: Int) -> Scenario {
+        let v = Self.vector(d)
+        let len = reach(v, want: rng.uniform(42, 48))
+        let dur = rng.uniform(220, 300)
+        let move = Stroke.Move(start: 30, duration: dur, dx: v.0 * len, dy: v.1 * len)
+        let pts = hand(n, x: cx - v.0 * len / 2, y: cy - v.1 * len / 2)
+        let s = strokes(pts, land: 0, lift: 30 + dur + 60, moves: [move])
+        return Scenario(
+            name: "swipe-\(d)-\(n)f", strokes: s, expected: ["drag fingers=\(n)", "swipe fingers=\(n) direction=\(d)"])
+    }
+
+    mutating func curvedStroke() -> Scenario {
+        let len = reach((1, 0), want: 36)
+        let move = Stroke.Move(start: 30, duration: rng.uniform(260, 320), dx: len, dy: 0, bulge: rng.uniform(13, 16))
+        let s = Stroke(land: 0, lift: 30 + move.duration + 70, x: cx - len / 2, y: cy - 6, moves: [move])
+        return Scenario(name: "curved-stroke", strokes: [s], expected: ["drag fingers=1"])
+    }
+
+    mutating func edgeSwipe() -> Scenario {
+        let len = reach((1, 0), want: 44)
+        let move = Stroke.Move(start: 20, duration: rng.uniform(220, 280), dx: len, dy: rng.uniform(-2, 2))
+        let s = Stroke(land: 0, lift: 20 + move.duration + 60, x: rng.uniform(0.8, 2.2), y: cy, moves: [move])
+        return Scenario(
+            name: "edge-swipe-left", strokes: [s],
+            expected: ["drag fingers=1 edge=left", "swipe fingers=1 direction=right edge=left"])
+    }
+
+    /// Fingers on a circle around the centre, moving radially from `r0` to `r1` mm.
+    mutating func pinch(fingers n: Int, open: Bool) -> Scenario {
+        let r0 = open ? rng.uniform(9, 12) : min(rng.uniform(26, 30), width / 2 - 5)
+        let r1 = open ? min(rng.uniform(26, 30), width / 2 - 5) : rng.uniform(9, 12)
+        let dur = rng.uniform(450, 650)
+        let a0 = rng.uniform(0, .pi)
+        var s: [Stroke] = []
+        for i in 0..<n {
+            let a = a0 + 2 * .pi * Double(i) / Double(n)
+            let (ux, uy) = (Trig.cos(a), Trig.sin(a))
+            let move = Stroke.Move(start: 40, duration: dur, dx: ux * (r1 - r0), dy: uy * (r1 - r0))
+            s.append(Stroke(land: rng.uniform(0, 25), lift: 40 + dur + rng.uniform(70, 110), x: cx + ux * r0, y: cy + uy * r0, moves: [move]))
+        }
+        return Scenario(
+            name: "pinch-\(open ? "open" : "close")-\(n)f", strokes: s,
+            expected: ["pinch fingers=\(n) direction=\(open ? "open" : "close")"])
+    }
+
+    mutating func anchoredPinch() -> Scenario {
+        let dur = rng.uniform(450, 600)
+        let still = Stroke(land: 0, lift: 40 + dur + 90, x: cx - 12, y: cy)
+        let reachOut = min(30, width / 2 - 8)
+        let move = Stroke.Move(start: 40, duration: dur, dx: reachOut, dy: rng.uniform(-3, 3))
+        let mover = Stroke(land: rng.uniform(0, 25), lift: 40 + dur + 90, x: cx + 2, y: cy + 4, moves: [move])
+        return Scenario(name: "pinch-open-anchored", strokes: [still, mover], expected: ["pinch fingers=2 direction=open"])
+    }
+
+    mutating func twoFingerDrag() -> Scenario {
+        let len = reach((0, 1), want: 40)
+        let dur = rng.uniform(650, 850)
+        let move = Stroke.Move(start: 40, duration: dur, dx: rng.uniform(-2, 2), dy: len)
+        let pts = hand(2, x: cx, y: cy - len / 2)
+        return Scenario(name: "two-finger-drag", strokes: strokes(pts, land: 0, lift: 40 + dur + 90, moves: [move]), expected: ["drag fingers=2"])
+    }
+}
+
+/// sin and cos for the builder (Foundation's, kept behind a name).
+enum Trig {
+    static func sin(_ x: Double) -> Double { _sin(x) }
+    static func cos(_ x: Double) -> Double { _cos(x) }
+}
