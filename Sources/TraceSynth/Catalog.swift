@@ -57,12 +57,15 @@ struct Builder {
         }
     }
 
-    /// Finger landing points of a hand of `n` fingers around (x, y): a slight arc, 16–19 mm apart.
-    mutating func hand(_ n: Int, x: Double, y: Double) -> [(Double, Double)] {
+    /// Finger landing points of a hand of `n` fingers around (x, y): a slight
+    /// arc, 16–19 mm apart, side by side, or one above the other (`stacked`).
+    mutating func hand(_ n: Int, x: Double, y: Double, stacked: Bool = false) -> [(Double, Double)] {
         let spacing = rng.uniform(16, 19)
         return (0..<n).map { i in
             let o = Double(i) - Double(n - 1) / 2
-            return (x + o * spacing + rng.uniform(-1, 1), y + 3 * o * o + rng.uniform(-1, 1))
+            let along = o * spacing + rng.uniform(-1, 1)
+            let across = 3 * o * o + rng.uniform(-1, 1)
+            return stacked ? (x + across, y + along) : (x + along, y + across)
         }
     }
 
@@ -152,10 +155,16 @@ struct Builder {
 
     mutating func swipe(direction d: String, fingers n: Int) -> Scenario {
         let v = Self.vector(d)
-        let len = reach(v, want: rng.uniform(42, 48))
+        var len = reach(v, want: rng.uniform(42, 48))
         let dur = rng.uniform(220, 300)
+        // A hand moving sideways is side by side when the panel is wide
+        // enough for it and the stroke; on a narrow phone it turns, fingers stacked.
+        let handExtent = Double(n - 1) * 19
+        let stacked = v.0 != 0 && width - 12 - 2 * 4 < handExtent + len
+        // A stacked hand bows sideways by up to 8 mm: keep clear of the edge band.
+        if stacked { len = min(len, width - 2 * 14) }
         let move = Stroke.Move(start: 30, duration: dur, dx: v.0 * len, dy: v.1 * len)
-        let pts = hand(n, x: cx - v.0 * len / 2, y: cy - v.1 * len / 2)
+        let pts = hand(n, x: cx - v.0 * len / 2, y: cy - v.1 * len / 2, stacked: stacked)
         let s = strokes(pts, land: 0, lift: 30 + dur + 60, moves: [move])
         return Scenario(
             name: "swipe-\(d)-\(n)f", strokes: s, expected: ["drag fingers=\(n)", "swipe fingers=\(n) direction=\(d)"])

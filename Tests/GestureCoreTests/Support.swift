@@ -1,0 +1,84 @@
+import Foundation
+import GestureCore
+
+/// Paths and helpers shared by the tests.
+enum Fixtures {
+    /// The package root, found from this file's path.
+    static let root: String = {
+        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)
+        return parts.joined(separator: "/")
+    }()
+
+    static let recordings = root + "/Recordings"
+    /// `../shared/traces` beside the checkout: real recordings, never copied into the repository.
+    static let sharedTraces = root + "/../shared/traces"
+    static var sharedTracesPresent: Bool { FileManager.default.fileExists(atPath: sharedTraces + "/MANIFEST.md") }
+    static var inCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+
+    static func read(_ path: String) throws -> String {
+        try String(contentsOfFile: path, encoding: .utf8)
+    }
+
+    /// The bundled recordings' base names (without `.evemu`).
+    static func recordingNames() -> [String] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: recordings)) ?? []
+        return files.filter { $0.hasSuffix(".evemu") }.map { String($0.dropLast(6)) }.sorted()
+    }
+
+    /// Replays evemu text and returns the summary lines, the events and the outcome.
+    static func replay(
+        _ text: String, file: String, desc: DeviceDescription? = nil, size: (Double, Double)? = nil,
+        thresholds: GestureThresholds = .defaults, wanted: GestureKindSet = .all
+    ) throws -> (summary: [String], events: [GestureEvent], outcome: TraceReplay.Outcome) {
+        let trace = try EvemuReader.parse(text, file: file, device: desc)
+        let geometry = TouchAssembler.geometry(for: trace.device, size: size.map { (width: $0.0, height: $0.1) }, source: .commandLine)!
+        var r = TraceReplay(geometry: geometry, thresholds: thresholds, wanted: wanted)
+        r.tracing = true
+        let (events, outcome) = try r.events(trace)
+        return (events.compactMap(\.summary), events, outcome)
+    }
+}
+
+/// Builds touch frames by hand for state machine tests: one device, 100 x 60 mm.
+struct Hand {
+    var pipeline: GesturePipeline
+    var events: [GestureEvent] = []
+    let device = DeviceID(1)
+
+    init(wanted: GestureKindSet = .all, thresholds: GestureThresholds = .defaults) {
+        pipeline = GesturePipeline(wanted: wanted)
+        pipeline.addDevice(
+            device, name: "test panel",
+            geometry: PanelGeometry(minX: 0, maxX: 1000, minY: 0, maxY: 600, width: 100, height: 60, source: .commandLine),
+            thresholds: thresholds)
+        pipeline.setTracing(true)
+    }
+
+    /// One frame at `ms` with the given contacts: (slot, phase, x, y).
+    mutating func frame(_ ms: Double, _ contacts: (Int, ContactPhase, Double, Double)...) {
+        let f = TouchFrame(
+            device: device, time: Timestamp(microseconds: Int64(ms * 1000)),
+            contacts: contacts.map { Contact(slot: $0.0, phase: $0.1, x: $0.2, y: $0.3) })
+        pipeline.process(f, into: &events)
+    }
+
+    mutating func advance(_ ms: Double) { pipeline.advance(to: Timestamp(microseconds: Int64(ms * 1000)), into: &events) }
+    mutating func finish() { pipeline.finish(into: &events) }
+
+    /// A straight one-finger stroke from (x0, y0) by (dx, dy) over `duration` ms at 100 Hz, lifting at the end.
+    mutating func stroke(slot: Int = 0, at start: Double, x x0: Double, y y0: Double, dx: Double, dy: Double, duration: Double, lift: Bool = true) {
+        frame(start, (slot, .down, x0, y0))
+        let steps = Int(duration / 10)
+        for i in 1...steps {
+            let f = Double(i) / Double(steps)
+            frame(start + Double(i) * 10, (slot, .move, x0 + dx * f, y0 + dy * f))
+        }
+        if lift { frame(start + duration + 10, (slot, .up, x0 + dx, y0 + dy)) }
+    }
+
+    var summary: [String] { events.compactMap(\.summary) }
+    /// "machine: from → event → to" for every transition.
+    var transitions: [String] { pipeline.transitions.map { "\($0.machine.rawValue): \($0.from) → \($0.event) → \($0.to)" } }
+    var anomalies: [Transition] { pipeline.anomalies }
+}
