@@ -14,10 +14,10 @@ public struct Configuration: Sendable {
         /// The device's name exactly, or "vvvv:pppp" (hex vendor and product ids).
         public var match: String
         public var size: (width: Double, height: Double)?
-        /// Clockwise rotation of touch coordinates: 0, 90, 180 or 270.
-        public var rotation = 0
-        public var flipX = false
-        public var flipY = false
+        /// Clockwise rotation of touch coordinates: 0, 90, 180 or 270 (nil: not set here).
+        public var rotation: Int?
+        public var flipX: Bool?
+        public var flipY: Bool?
         /// Thresholds set in this section, applied over the global ones.
         public var overrides: [(key: String, value: Double)] = []
         /// Where the section starts, "file:line".
@@ -58,9 +58,9 @@ public struct Configuration: Sendable {
                 geometry.height = size.height
                 geometry.source = .configuration
             }
-            geometry.rotation = section.rotation
-            geometry.flipX = section.flipX
-            geometry.flipY = section.flipY
+            if let r = section.rotation { geometry.rotation = r }
+            if let f = section.flipX { geometry.flipX = f }
+            if let f = section.flipY { geometry.flipY = f }
         }
     }
 
@@ -73,9 +73,9 @@ public struct Configuration: Sendable {
         for d in devices {
             s += "\n[[device]]  # \(d.origin)\nmatch = \"\(d.match)\"\n"
             if let size = d.size { s += "size = \"\(JSONNumber.text(size.width))x\(JSONNumber.text(size.height))\"\n" }
-            s += "rotation = \(d.rotation)\n"
-            if d.flipX { s += "flip-x = true\n" }
-            if d.flipY { s += "flip-y = true\n" }
+            if let r = d.rotation { s += "rotation = \(r)\n" }
+            if let f = d.flipX { s += "flip-x = \(f)\n" }
+            if let f = d.flipY { s += "flip-y = \(f)\n" }
             if !d.overrides.isEmpty {
                 s += "[device.thresholds]\n"
                 for (k, v) in d.overrides { s += "\(k) = \(JSONNumber.text(v))\n" }

@@ -104,7 +104,7 @@ public enum ConfigurationReader {
             }
             section.rotation = r
         }
-        for (key, path) in [("flip-x", \Configuration.DeviceSection.flipX), ("flip-y", \Configuration.DeviceSection.flipY)] {
+        for (key, path) in [("flip-x", \Configuration.DeviceSection.flipX), ("flip-y", \Configuration.DeviceSection.flipY)] as [(String, WritableKeyPath<Configuration.DeviceSection, Bool?>)] {
             if let v = table[key] {
                 guard let b = v.bool else {
                     throw ConfigurationError(file: file, line: line(key), message: "\(key) must be true or false")

@@ -30,6 +30,7 @@ public struct TouchAssembler: Sendable {
     private let slotLimit: Int
     private var currentSlot = 0
     private var lastTime: Timestamp = .zero
+    private var lastRawTime: Timestamp = .zero
     private var dropping = false
     private var warnedBackwards = 0
     private var warnedCapacity = false
@@ -88,15 +89,16 @@ public struct TouchAssembler: Sendable {
     /// Feeds one event; returns a frame at `SYN_REPORT` when contacts changed.
     public mutating func feed(_ e: EvdevEvent) throws(TraceError) -> TouchFrame? {
         var time = e.time
-        if time < lastTime {
+        if e.time < lastRawTime {
             if warnedBackwards < 3 {
-                warn(e.line, "time goes backwards (\(time) after \(lastTime)); taking the earlier time")
+                warn(e.line, "time goes backwards (\(e.time) after \(lastRawTime)); using \(lastTime) until it passes that")
             } else if warnedBackwards == 3 {
                 warn(e.line, "time goes backwards again; further occurrences are not reported")
             }
             warnedBackwards += 1
-            time = lastTime
         }
+        lastRawTime = e.time
+        if time < lastTime { time = lastTime }
         lastTime = time
         if dropping {
             if e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT { dropping = false }

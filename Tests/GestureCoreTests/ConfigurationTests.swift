@@ -1,0 +1,121 @@
+import Foundation
+import GestureCore
+import Testing
+
+@Suite("Configuration")
+struct ConfigurationTests {
+    @Test("global thresholds, and device sections matched by name or vendor:product")
+    func valid() throws {
+        let text = """
+            [thresholds]
+            slop = 2.5
+            tap.maxDuration = 450
+            [thresholds.swipe]
+            minDistance = 20
+
+            [[device]]
+            match = "Wacom ISDv4 E6 Finger"
+            size = "277x156"
+            rotation = 90
+            [device.thresholds]
+            slop = 3
+
+            [[device]]
+            match = "056A:00E6"
+            flip-x = true
+            """
+        var c = Configuration()
+        try ConfigurationReader.read(text, file: "g.toml", into: &c)
+        #expect(c.thresholds.slop == 2.5 && c.thresholds.tapMaxDuration == 450 && c.thresholds.swipeMinDistance == 20)
+        let t = c.thresholds(forName: "Wacom ISDv4 E6 Finger", vendorProduct: "056a:00e6")
+        #expect(t.slop == 3 && t.tapMaxDuration == 450)
+        #expect(c.thresholds(forName: "Other", vendorProduct: "0000:0000").slop == 2.5)
+        var g = PanelGeometry.fallback(minX: 0, maxX: 2776, minY: 0, maxY: 1569)
+        c.apply(to: &g, name: "Wacom ISDv4 E6 Finger", vendorProduct: "056a:00e6")
+        #expect(g.width == 277 && g.height == 156 && g.source == .configuration && g.rotation == 90 && g.flipX)
+        // A second file (a drop-in) applies over the first.
+        try ConfigurationReader.read("[thresholds]\nslop = 1.5\n", file: "d.toml", into: &c)
+        #expect(c.thresholds.slop == 1.5 && c.thresholds.tapMaxDuration == 450 && c.sources == ["g.toml", "d.toml"])
+    }
+
+    @Test(
+        "errors name the file, the line and the key",
+        arguments: [
+            ("[thresholds]\nslop = 2\ntap.maxDurtion = 300\n", 3, "unknown threshold 'tap.maxDurtion'"),
+            ("[thresholds]\nslop = \"wide\"\n", 2, "must be a number"),
+            ("[thresholds]\nslop = -1\n", 2, "slop must be a finite number >= 0"),
+            ("[thresholds]\nslop = \n", 2, "not valid TOML"),
+            ("[thresolds]\nslop = 2\n", 1, "unknown section or key 'thresolds'"),
+            ("[[device]]\nsize = \"1x1\"\n", 1, "needs match"),
+            ("[[device]]\nmatch = \"x\"\nsize = \"big\"\n", 3, "size must be"),
+            ("[[device]]\nmatch = \"x\"\nrotation = 45\n", 3, "rotation must be 0, 90, 180 or 270"),
+            ("[[device]]\nmatch = \"x\"\ncolour = 1\n", 3, "unknown key 'colour'"),
+            ("[thresholds]\ndoubleTap.minInterval = 400\n", 2, "must not exceed doubleTap.maxInterval"),
+        ])
+    func errors(text: String, line: Int, message: String) {
+        var c = Configuration()
+        do {
+            try ConfigurationReader.read(text, file: "bad.toml", into: &c)
+            Issue.record("accepted: \(text)")
+        } catch {
+            #expect(error.file == "bad.toml")
+            #expect(error.line == line, "\(error)")
+            #expect(error.message.contains(message), "\(error)")
+        }
+        // A failed read leaves the configuration as it was.
+        #expect(c.thresholds == .defaults && c.devices.isEmpty)
+    }
+
+    @Test("the rendered configuration reads back the same")
+    func renderRoundTrip() throws {
+        var c = Configuration()
+        try ConfigurationReader.read("[thresholds]\nslop = 2.25\n[[device]]\nmatch = \"a\"\nsize = \"10x20\"\n", file: "a.toml", into: &c)
+        var back = Configuration()
+        try ConfigurationReader.read(c.rendered, file: "rendered.toml", into: &back)
+        #expect(back.thresholds == c.thresholds)
+        #expect(back.devices.count == 1 && back.devices[0].size! == (10, 20))
+    }
+}
+
+@Suite("Event JSON")
+struct EventJSONTests {
+    @Test("every event is one JSON object with the schema's fields")
+    func schema() throws {
+        var h = Hand()
+        h.stroke(at: 0, x: 1.5, y: 30, dx: 40, dy: 0, duration: 200)
+        h.frame(600, (0, .down, 50, 30))
+        h.frame(650, (0, .up, 50, 30))
+        h.finish()
+        #expect(Set(h.events.map(\.gesture)) == [.drag, .flick, .swipe, .tap])
+        for e in h.events {
+            let line = e.jsonLine
+            #expect(!line.contains("\n"))
+            let o = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(o["type"] as? String == "gesture")
+            #expect(o["gesture"] as? String == e.gesture.rawValue)
+            #expect(o["phase"] as? String == e.phase.rawValue)
+            #expect((o["id"] as? NSNumber)?.uint64Value == e.id)
+            #expect((o["time_us"] as? NSNumber)?.int64Value == e.time.microseconds)
+            #expect(o["device"] as? String == "test panel")
+            #expect(o["fingers"] as? Int == e.fingers)
+            for k in ["x_mm", "y_mm", "x", "y"] { #expect(o[k] is NSNumber, "\(k) in \(line)") }
+            #expect(o.keys.contains("edge"))
+            if e.gesture == .swipe {
+                #expect(o["direction"] as? String == "right" && o["edge"] as? String == "left")
+                #expect(o["distance_mm"] is NSNumber && o["vx_mm_s"] is NSNumber)
+            }
+            if e.gesture == .tap { #expect(o["taps"] as? Int == 1 && o["edge"] is NSNull) }
+        }
+    }
+
+    @Test("device names are escaped")
+    func escaping() throws {
+        var e = GestureEvent(
+            gesture: .tap, phase: .recognized, id: 1, time: .zero, device: DeviceID(1), deviceName: "a \"quoted\"\\ name\n\u{1}",
+            fingers: 1, x: .nan, y: 0, nx: 0, ny: 0, edge: nil)
+        e.taps = 1
+        let o = try #require(try JSONSerialization.jsonObject(with: Data(e.jsonLine.utf8)) as? [String: Any])
+        #expect(o["device"] as? String == "a \"quoted\"\\ name\n\u{1}")
+        #expect(o["x_mm"] is NSNull)
+    }
+}
