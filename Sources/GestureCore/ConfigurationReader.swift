@@ -50,7 +50,9 @@ public enum ConfigurationReader {
         }
         if let value = root["thresholds"] {
             guard let table = value.table else {
-                throw ConfigurationError(file: file, line: locator.line(table: "", key: "thresholds"), message: "'thresholds' must be a table: [thresholds]")
+                throw ConfigurationError(
+                    file: file, line: locator.line(table: "", key: "thresholds"),
+                    message: "'thresholds' must be a table: [thresholds]")
             }
             for (name, v) in try thresholdValues(table, file: file, table: "thresholds", locator: locator) {
                 let k = GestureThresholds.keys.first { $0.name == name }!
@@ -58,53 +60,67 @@ public enum ConfigurationReader {
             }
             let problems = result.thresholds.problems()
             if let p = problems.first {
-                throw ConfigurationError(file: file, line: locator.line(table: "thresholds", key: p.split(separator: " ").first.map(String.init) ?? ""), message: p)
+                throw ConfigurationError(
+                    file: file,
+                    line: locator.line(table: "thresholds", key: p.split(separator: " ").first.map(String.init) ?? ""), message: p
+                )
             }
         }
         if let value = root["device"] {
             guard let array = value.array else {
                 throw ConfigurationError(
-                    file: file, line: locator.line(table: "", key: "device"), message: "'device' must be an array of tables: [[device]]")
+                    file: file, line: locator.line(table: "", key: "device"),
+                    message: "'device' must be an array of tables: [[device]]")
             }
             for (index, item) in array.enumerated() {
                 let headerLine = locator.headerLine("[[device]]", occurrence: index)
                 guard let table = item.table else {
                     throw ConfigurationError(file: file, line: headerLine, message: "each [[device]] must be a table")
                 }
-                result.devices.append(try deviceSection(table, index: index, file: file, headerLine: headerLine, locator: locator))
+                result.devices.append(
+                    try deviceSection(table, index: index, file: file, headerLine: headerLine, locator: locator))
             }
         }
         result.sources.append(file)
         config = result
     }
 
-    private static func deviceSection(_ table: TOMLTable, index: Int, file: String, headerLine: Int, locator: KeyLocator)
+    private static func deviceSection(
+        _ table: TOMLTable, index: Int, file: String, headerLine: Int, locator: KeyLocator
+    )
         throws(ConfigurationError) -> Configuration.DeviceSection
     {
         func line(_ key: String) -> Int { locator.line(table: "[[device]]", key: key, occurrence: index) }
         for key in table.keys where !deviceKeys.contains(key) {
             throw ConfigurationError(
-                file: file, line: line(key), message: "unknown key '\(key)' in [[device]]; known: \(deviceKeys.joined(separator: ", "))")
+                file: file, line: line(key),
+                message: "unknown key '\(key)' in [[device]]; known: \(deviceKeys.joined(separator: ", "))")
         }
         guard let match = table["match"]?.string, !match.isEmpty else {
             throw ConfigurationError(
                 file: file, line: headerLine,
-                message: "[[device]] needs match = \"DEVICE NAME\" or match = \"vvvv:pppp\" (see `gestured devices` or the trace's N: line)")
+                message:
+                    "[[device]] needs match = \"DEVICE NAME\" or match = \"vvvv:pppp\" (see `gestured devices` or the trace's N: line)"
+            )
         }
         var section = Configuration.DeviceSection(match: match, origin: "\(file):\(headerLine)")
         if let v = table["size"] {
             guard let text = v.string, let size = parseSize(text) else {
-                throw ConfigurationError(file: file, line: line("size"), message: "size must be \"WIDTHxHEIGHT\" in mm, e.g. \"277x156\"")
+                throw ConfigurationError(
+                    file: file, line: line("size"), message: "size must be \"WIDTHxHEIGHT\" in mm, e.g. \"277x156\"")
             }
             section.size = size
         }
         if let v = table["rotation"] {
             guard let r = v.int, [0, 90, 180, 270].contains(r) else {
-                throw ConfigurationError(file: file, line: line("rotation"), message: "rotation must be 0, 90, 180 or 270 (degrees clockwise)")
+                throw ConfigurationError(
+                    file: file, line: line("rotation"), message: "rotation must be 0, 90, 180 or 270 (degrees clockwise)")
             }
             section.rotation = r
         }
-        for (key, path) in [("flip-x", \Configuration.DeviceSection.flipX), ("flip-y", \Configuration.DeviceSection.flipY)] as [(String, WritableKeyPath<Configuration.DeviceSection, Bool?>)] {
+        for (key, path) in [("flip-x", \Configuration.DeviceSection.flipX), ("flip-y", \Configuration.DeviceSection.flipY)]
+            as [(String, WritableKeyPath<Configuration.DeviceSection, Bool?>)]
+        {
             if let v = table[key] {
                 guard let b = v.bool else {
                     throw ConfigurationError(file: file, line: line(key), message: "\(key) must be true or false")
@@ -114,9 +130,11 @@ public enum ConfigurationReader {
         }
         if let v = table["thresholds"] {
             guard let t = v.table else {
-                throw ConfigurationError(file: file, line: line("thresholds"), message: "thresholds must be a table: [device.thresholds]")
+                throw ConfigurationError(
+                    file: file, line: line("thresholds"), message: "thresholds must be a table: [device.thresholds]")
             }
-            section.overrides = try thresholdValues(t, file: file, table: "device.thresholds", locator: locator, occurrence: index)
+            section.overrides = try thresholdValues(
+                t, file: file, table: "device.thresholds", locator: locator, occurrence: index)
             var check = GestureThresholds.defaults
             for (k, v) in section.overrides { check[keyPath: GestureThresholds.keys.first { $0.name == k }!.keyPath] = v }
             for p in check.problems() where section.overrides.contains(where: { p.hasPrefix($0.key) }) {

@@ -18,7 +18,9 @@ extension DeviceRecognizer {
     mutating func transition(to new: State, on event: String?, now: Timestamp) {
         let old = state
         state = new
-        if let event { log.record(machine: .touchGroup, from: old.rawValue, event: event, to: new.rawValue, at: now) } else {
+        if let event {
+            log.record(machine: .touchGroup, from: old.rawValue, event: event, to: new.rawValue, at: now)
+        } else {
             log.record(machine: .touchGroup, from: old.rawValue, event: "all-up", to: new.rawValue, at: now)
         }
     }
@@ -44,7 +46,8 @@ extension DeviceRecognizer {
                 tapPossible = false
                 let c = landingCentroid()
                 let info = TapInfo(lift: now, x: c.x, y: c.y, fingers: touched, edge: edge)
-                deliver(taps.handle(.tap, tap: info, now: now, wantDoubleTap: wantDoubleTap, t: t, log: &log), ids: &ids, sink: &sink)
+                deliver(
+                    taps.handle(.tap, tap: info, now: now, wantDoubleTap: wantDoubleTap, t: t, log: &log), ids: &ids, sink: &sink)
             } else {
                 // Longer than a tap, and the hold never began (tap.maxDuration below hold.minDuration).
                 notTap(now: now, ids: &ids, sink: &sink)
@@ -331,7 +334,8 @@ extension DeviceRecognizer {
         }
     }
 
-    private func emitTap<S: GestureSink>(_ kind: GestureKind, info: TapInfo, taps: Int, id: UInt64, at: Timestamp, sink: inout S) {
+    private func emitTap<S: GestureSink>(_ kind: GestureKind, info: TapInfo, taps: Int, id: UInt64, at: Timestamp, sink: inout S)
+    {
         var e = GestureEvent(
             gesture: kind, phase: .recognized, id: id, time: at, device: device, deviceName: name, fingers: info.fingers,
             x: info.x, y: info.y, nx: info.x / width, ny: info.y / height, edge: info.edge)

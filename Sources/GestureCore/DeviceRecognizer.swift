@@ -88,7 +88,10 @@ struct DeviceRecognizer: Sendable {
     var taps = TapSequence()
     var log = TransitionLog()
 
-    init(device: DeviceID, name: String, geometry: PanelGeometry, thresholds: GestureThresholds, wantDoubleTap: Bool, wanted: GestureKindSet) {
+    init(
+        device: DeviceID, name: String, geometry: PanelGeometry, thresholds: GestureThresholds, wantDoubleTap: Bool,
+        wanted: GestureKindSet
+    ) {
         self.device = device
         self.name = name
         self.geometry = geometry
@@ -307,7 +310,10 @@ struct DeviceRecognizer: Sendable {
     /// to the translation, and for pinches the span ratio and rotation.
     mutating func accumulateMotion() {
         var n = 0.0
-        var pcx = 0.0, pcy = 0.0, ccx = 0.0, ccy = 0.0
+        var pcx = 0.0
+        var pcy = 0.0
+        var ccx = 0.0
+        var ccy = 0.0
         for s in 0..<TouchFrame.capacity where fingers[s].isMember && fingers[s].isDown && fingers[s].wasDown {
             pcx += fingers[s].prevX
             pcy += fingers[s].prevY
@@ -324,7 +330,9 @@ struct DeviceRecognizer: Sendable {
         ty += ccy - pcy
         updateCones()
         guard n >= 2, state == .pinching else { return }
-        var prevSpan = 0.0, curSpan = 0.0, turn = 0.0
+        var prevSpan = 0.0
+        var curSpan = 0.0
+        var turn = 0.0
         for s in 0..<TouchFrame.capacity where fingers[s].isMember && fingers[s].isDown && fingers[s].wasDown {
             let f = fingers[s]
             prevSpan += Trig.hypot(f.prevX - pcx, f.prevY - pcy)
@@ -348,9 +356,14 @@ struct DeviceRecognizer: Sendable {
     }
 
     /// Centroid displacement and span change since landing, over the fingers taking part now.
-    func spreadSummary(now: Timestamp) -> (count: Int, centroidMove: Double, spanChange: Double, spanStart: Double, spanNow: Double) {
+    func spreadSummary(
+        now: Timestamp
+    ) -> (count: Int, centroidMove: Double, spanChange: Double, spanStart: Double, spanNow: Double) {
         var n = 0.0
-        var sx = 0.0, sy = 0.0, cx = 0.0, cy = 0.0
+        var sx = 0.0
+        var sy = 0.0
+        var cx = 0.0
+        var cy = 0.0
         for s in 0..<TouchFrame.capacity where fingers[s].takesPart(at: now) {
             sx += fingers[s].refX
             sy += fingers[s].refY
@@ -363,7 +376,8 @@ struct DeviceRecognizer: Sendable {
         sy /= n
         cx /= n
         cy /= n
-        var s0 = 0.0, s1 = 0.0
+        var s0 = 0.0
+        var s1 = 0.0
         for s in 0..<TouchFrame.capacity where fingers[s].takesPart(at: now) {
             s0 += Trig.hypot(fingers[s].refX - sx, fingers[s].refY - sy)
             s1 += Trig.hypot(fingers[s].x - cx, fingers[s].y - cy)
@@ -381,7 +395,8 @@ struct DeviceRecognizer: Sendable {
 
     func centroidNow(_ now: Timestamp) -> (x: Double, y: Double, n: Int) {
         var n = 0
-        var cx = 0.0, cy = 0.0
+        var cx = 0.0
+        var cy = 0.0
         for s in 0..<TouchFrame.capacity where fingers[s].takesPart(at: now) {
             cx += fingers[s].x
             cy += fingers[s].y
@@ -392,7 +407,8 @@ struct DeviceRecognizer: Sendable {
 
     func landingCentroid() -> (x: Double, y: Double) {
         var n = 0.0
-        var cx = 0.0, cy = 0.0
+        var cx = 0.0
+        var cy = 0.0
         for s in 0..<TouchFrame.capacity where fingers[s].isMember && fingers[s].downTime >= groupStart {
             cx += fingers[s].startX
             cy += fingers[s].startY
@@ -413,7 +429,8 @@ struct DeviceRecognizer: Sendable {
     /// The release velocity: each member's own fit at its lift, averaged.
     func releaseVelocity() -> (vx: Double, vy: Double) {
         var n = 0.0
-        var vx = 0.0, vy = 0.0
+        var vx = 0.0
+        var vy = 0.0
         for s in 0..<TouchFrame.capacity
         where fingers[s].isMember && fingers[s].downTime >= groupStart && !fingers[s].isDown {
             vx += fingers[s].releaseVX
@@ -426,7 +443,8 @@ struct DeviceRecognizer: Sendable {
     /// The current velocity of the members down, averaged.
     func currentVelocity(now: Timestamp) -> (vx: Double, vy: Double) {
         var n = 0.0
-        var vx = 0.0, vy = 0.0
+        var vx = 0.0
+        var vy = 0.0
         for s in 0..<TouchFrame.capacity where fingers[s].isMember && fingers[s].isDown {
             let v = fingers[s].history.velocity(at: now, window: t.velocityWindow)
             vx += v.vx

@@ -26,7 +26,10 @@ public enum Evdev {
     public static let maxType: UInt16 = 0x1f
     public static let maxCode: UInt16 = 0x2ff
 
-    static let typeNames: [UInt16: String] = [0: "EV_SYN", 1: "EV_KEY", 2: "EV_REL", 3: "EV_ABS", 4: "EV_MSC", 5: "EV_SW", 0x11: "EV_LED", 0x12: "EV_SND", 0x14: "EV_REP", 0x15: "EV_FF"]
+    static let typeNames: [UInt16: String] = [
+        0: "EV_SYN", 1: "EV_KEY", 2: "EV_REL", 3: "EV_ABS", 4: "EV_MSC", 5: "EV_SW", 0x11: "EV_LED", 0x12: "EV_SND",
+        0x14: "EV_REP", 0x15: "EV_FF",
+    ]
     static let absNames: [UInt16: String] = [
         0x00: "ABS_X", 0x01: "ABS_Y", 0x18: "ABS_PRESSURE", 0x2f: "ABS_MT_SLOT", 0x30: "ABS_MT_TOUCH_MAJOR",
         0x31: "ABS_MT_TOUCH_MINOR", 0x34: "ABS_MT_ORIENTATION", 0x35: "ABS_MT_POSITION_X", 0x36: "ABS_MT_POSITION_Y",

@@ -27,7 +27,9 @@ public enum EvemuReader {
             }
             guard line.count >= 2, line[line.index(after: line.startIndex)] == UInt8(ascii: ":") else {
                 if line.allSatisfy({ $0 == 32 || $0 == 9 }) { continue }
-                throw TraceError(file: file, line: lineNumber, "not an evemu line (expected 'E:', 'N:', 'I:', 'P:', 'B:', 'A:' or '#'): \(preview(line))")
+                throw TraceError(
+                    file: file, line: lineNumber,
+                    "not an evemu line (expected 'E:', 'N:', 'I:', 'P:', 'B:', 'A:' or '#'): \(preview(line))")
             }
             let rest = line.dropFirst(2)
             switch first {
@@ -68,7 +70,9 @@ public enum EvemuReader {
             case UInt8(ascii: "L"), UInt8(ascii: "S"):
                 continue  // LED and switch state: not needed for touch.
             default:
-                throw TraceError(file: file, line: lineNumber, "unknown evemu line type '\(Character(Unicode.Scalar(first)))': \(preview(line))")
+                throw TraceError(
+                    file: file, line: lineNumber,
+                    "unknown evemu line type '\(Character(Unicode.Scalar(first)))': \(preview(line))")
             }
         }
         for (i, byte) in props.enumerated() {
@@ -90,12 +94,14 @@ public enum EvemuReader {
         } else {
             throw TraceError(
                 file: file, line: 0,
-                "no device description: this file has only events. Pass --desc FILE (an evemu description) or put NAME.desc beside it")
+                "no device description: this file has only events. Pass --desc FILE (an evemu description) or put NAME.desc beside it"
+            )
         }
         if resolved.positionAxes == nil {
             throw TraceError(
                 file: file, line: 0,
-                "device '\(resolved.name)' has no position axes (ABS_MT_POSITION_X/Y or ABS_X/Y): not a touchscreen this reader understands")
+                "device '\(resolved.name)' has no position axes (ABS_MT_POSITION_X/Y or ABS_X/Y): not a touchscreen this reader understands"
+            )
         }
         return Trace(file: file, device: resolved, events: events)
     }
@@ -170,7 +176,8 @@ public enum EvemuReader {
             throw TraceError(file: file, line: line, "event time out of range")
         }
         return EvdevEvent(
-            time: Timestamp(seconds: sec, microseconds: usec), type: UInt16(type), code: UInt16(code), value: Int32(value), line: line)
+            time: Timestamp(seconds: sec, microseconds: usec), type: UInt16(type), code: UInt16(code), value: Int32(value),
+            line: line)
     }
 
     static func hexDigit(_ c: UInt8) -> UInt8? {

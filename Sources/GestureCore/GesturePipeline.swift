@@ -35,7 +35,9 @@ public struct GesturePipeline: Sendable {
     public var nextGestureID: UInt64 { nextID &+ 1 }
 
     /// Registers a device; its frames may follow.
-    public mutating func addDevice(_ id: DeviceID, name: String, geometry: PanelGeometry, thresholds: GestureThresholds = .defaults) {
+    public mutating func addDevice(
+        _ id: DeviceID, name: String, geometry: PanelGeometry, thresholds: GestureThresholds = .defaults
+    ) {
         devices.removeAll { $0.device == id }
         devices.append(
             DeviceRecognizer(

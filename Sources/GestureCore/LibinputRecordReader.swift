@@ -31,9 +31,12 @@ public enum LibinputRecordReader {
         } catch {
             throw TraceError(file: file, line: 0, "not valid YAML: \(error)")
         }
-        guard root.mapping != nil else { throw TraceError(file: file, line: 1, "not a libinput recording: expected a YAML mapping") }
+        guard root.mapping != nil else {
+            throw TraceError(file: file, line: 1, "not a libinput recording: expected a YAML mapping")
+        }
         if let v = root["version"], v.int != 1 {
-            throw TraceError(file: file, line: line(v), "unsupported libinput record version \(v.string ?? "?"); this reader knows version 1")
+            throw TraceError(
+                file: file, line: line(v), "unsupported libinput record version \(v.string ?? "?"); this reader knows version 1")
         }
         guard let devices = root["devices"]?.sequence else {
             throw TraceError(file: file, line: 0, "no 'devices:' list: not a libinput recording")
@@ -53,16 +56,20 @@ public enum LibinputRecordReader {
                     guard let type = k.int, let list = v.sequence else {
                         throw TraceError(file: file, line: line(k), "'codes:' entries must be TYPE: [CODE, ...]")
                     }
-                    desc.codes[UInt16(truncatingIfNeeded: type)] = Set(list.compactMap { $0.int.map { UInt16(truncatingIfNeeded: $0) } })
+                    desc.codes[UInt16(truncatingIfNeeded: type)] = Set(
+                        list.compactMap { $0.int.map { UInt16(truncatingIfNeeded: $0) } })
                 }
             }
             if let abs = evdev["absinfo"]?.mapping {
                 for (k, v) in abs {
-                    guard let code = k.int, let a = v.sequence?.compactMap({ $0.int.map { Int32(truncatingIfNeeded: $0) } }), a.count == 5
+                    guard let code = k.int, let a = v.sequence?.compactMap({ $0.int.map { Int32(truncatingIfNeeded: $0) } }),
+                        a.count == 5
                     else {
-                        throw TraceError(file: file, line: line(k), "'absinfo:' entries must be CODE: [min, max, fuzz, flat, resolution]")
+                        throw TraceError(
+                            file: file, line: line(k), "'absinfo:' entries must be CODE: [min, max, fuzz, flat, resolution]")
                     }
-                    desc.absinfo[UInt16(truncatingIfNeeded: code)] = AbsInfo(minimum: a[0], maximum: a[1], fuzz: a[2], flat: a[3], resolution: a[4])
+                    desc.absinfo[UInt16(truncatingIfNeeded: code)] = AbsInfo(
+                        minimum: a[0], maximum: a[1], fuzz: a[2], flat: a[3], resolution: a[4])
                 }
             }
             if let props = evdev["properties"]?.sequence {
@@ -82,11 +89,14 @@ public enum LibinputRecordReader {
                     guard sec >= 0, usec >= 0, usec < 1_000_000, (0...Int(Evdev.maxType)).contains(type),
                         (0...Int(Evdev.maxCode)).contains(code), value >= Int(Int32.min), value <= Int(Int32.max)
                     else {
-                        throw TraceError(file: file, line: line(item), "event values out of range: [\(sec), \(usec), \(type), \(code), \(value)]")
+                        throw TraceError(
+                            file: file, line: line(item),
+                            "event values out of range: [\(sec), \(usec), \(type), \(code), \(value)]")
                     }
                     events.append(
                         EvdevEvent(
-                            time: Timestamp(seconds: Int64(sec), microseconds: Int64(usec)), type: UInt16(type), code: UInt16(code),
+                            time: Timestamp(seconds: Int64(sec), microseconds: Int64(usec)), type: UInt16(type),
+                            code: UInt16(code),
                             value: Int32(value), line: line(item)))
                 }
             }

@@ -40,7 +40,9 @@ public struct PanelGeometry: Sendable, Hashable {
     public static let fallbackDiagonal = 317.5
 
     /// Size from the axis resolutions (units/mm), if both are known.
-    public static func fromResolution(minX: Int32, maxX: Int32, resX: Int32, minY: Int32, maxY: Int32, resY: Int32) -> PanelGeometry? {
+    public static func fromResolution(
+        minX: Int32, maxX: Int32, resX: Int32, minY: Int32, maxY: Int32, resY: Int32
+    ) -> PanelGeometry? {
         guard resX > 0, resY > 0 else { return nil }
         return PanelGeometry(
             minX: minX, maxX: maxX, minY: minY, maxY: maxY,

@@ -78,7 +78,8 @@ struct TapSequence: Sendable {
         switch state {
         case .idle: out = handleIdle(event, tap: tap, now: now, wantDoubleTap: wantDoubleTap, t: t, log: &log)
         case .tapped: out = handleTapped(event, tap: tap, now: now, t: t, log: &log)
-        case .tappedOrDoubleTap: out = handleTappedOrDoubleTap(event, tap: tap, now: now, wantDoubleTap: wantDoubleTap, t: t, log: &log)
+        case .tappedOrDoubleTap:
+            out = handleTappedOrDoubleTap(event, tap: tap, now: now, wantDoubleTap: wantDoubleTap, t: t, log: &log)
         }
         log.record(machine: .tapSequence, from: old.rawValue, event: event.rawValue, to: state.rawValue, at: now)
         return out
@@ -113,7 +114,9 @@ struct TapSequence: Sendable {
         }
     }
 
-    private mutating func handleTapped(_ event: Event, tap: TapInfo?, now: Timestamp, t: ResolvedThresholds, log: inout TransitionLog)
+    private mutating func handleTapped(
+        _ event: Event, tap: TapInfo?, now: Timestamp, t: ResolvedThresholds, log: inout TransitionLog
+    )
         -> Output
     {
         switch event {

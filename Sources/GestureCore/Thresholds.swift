@@ -53,19 +53,33 @@ extension GestureThresholds {
     /// Every threshold by the name `GESTURES.md` and configuration files use.
     public static let keys: [Key] = [
         Key(name: "slop", unit: "mm", keyPath: \.slop, summary: "movement allowed before a touch counts as moving"),
-        Key(name: "settle", unit: "ms", keyPath: \.settle, summary: "fingers landing within this window of the first make one gesture"),
-        Key(name: "tap.maxDuration", unit: "ms", keyPath: \.tapMaxDuration, summary: "longest contact (each finger's own) that is still a tap"),
+        Key(
+            name: "settle", unit: "ms", keyPath: \.settle,
+            summary: "fingers landing within this window of the first make one gesture"),
+        Key(
+            name: "tap.maxDuration", unit: "ms", keyPath: \.tapMaxDuration,
+            summary: "longest contact (each finger's own) that is still a tap"),
         Key(name: "doubleTap.maxInterval", unit: "ms", keyPath: \.doubleTapMaxInterval, summary: "first lift to second touch"),
-        Key(name: "doubleTap.minInterval", unit: "ms", keyPath: \.doubleTapMinInterval, summary: "shorter gaps are contact bounce"),
+        Key(
+            name: "doubleTap.minInterval", unit: "ms", keyPath: \.doubleTapMinInterval, summary: "shorter gaps are contact bounce"
+        ),
         Key(name: "doubleTap.maxDistance", unit: "mm", keyPath: \.doubleTapMaxDistance, summary: "between the two touch points"),
-        Key(name: "hold.minDuration", unit: "ms", keyPath: \.holdMinDuration, summary: "still contact that makes a touch-and-hold"),
-        Key(name: "velocity.window", unit: "ms", keyPath: \.velocityWindow, summary: "least-squares window of the release velocity"),
-        Key(name: "flick.minVelocity", unit: "mm/s", keyPath: \.flickMinVelocity, summary: "release speed that makes a drag a flick"),
+        Key(
+            name: "hold.minDuration", unit: "ms", keyPath: \.holdMinDuration, summary: "still contact that makes a touch-and-hold"
+        ),
+        Key(
+            name: "velocity.window", unit: "ms", keyPath: \.velocityWindow,
+            summary: "least-squares window of the release velocity"),
+        Key(
+            name: "flick.minVelocity", unit: "mm/s", keyPath: \.flickMinVelocity,
+            summary: "release speed that makes a drag a flick"),
         Key(name: "flick.deceleration", unit: "/ms", keyPath: \.flickDeceleration, summary: "decay hint for clients"),
         Key(name: "swipe.minDistance", unit: "mm", keyPath: \.swipeMinDistance, summary: "net travel along the swipe axis"),
         Key(name: "swipe.maxDuration", unit: "ms", keyPath: \.swipeMaxDuration, summary: "touch down to lift"),
         Key(name: "swipe.maxAngle", unit: "deg", keyPath: \.swipeMaxAngle, summary: "largest deviation from the axis"),
-        Key(name: "pinch.minSpanChange", unit: "mm", keyPath: \.pinchMinSpanChange, summary: "centroid or span change that decides pinch or drag"),
+        Key(
+            name: "pinch.minSpanChange", unit: "mm", keyPath: \.pinchMinSpanChange,
+            summary: "centroid or span change that decides pinch or drag"),
         Key(name: "edge.band", unit: "mm", keyPath: \.edgeBand, summary: "first touch this close to an edge tags the gesture"),
     ]
 
@@ -76,10 +90,15 @@ extension GestureThresholds {
             let v = self[keyPath: key.keyPath]
             if !v.isFinite || v < 0 { out.append("\(key.name) must be a finite number >= 0, not \(v)") }
         }
-        if flickDeceleration > 1 { out.append("flick.deceleration must be at most 1 (a factor per ms), not \(flickDeceleration)") }
-        if swipeMaxAngle >= 45 { out.append("swipe.maxAngle must be below 45 degrees, or swipes would overlap, not \(swipeMaxAngle)") }
+        if flickDeceleration > 1 {
+            out.append("flick.deceleration must be at most 1 (a factor per ms), not \(flickDeceleration)")
+        }
+        if swipeMaxAngle >= 45 {
+            out.append("swipe.maxAngle must be below 45 degrees, or swipes would overlap, not \(swipeMaxAngle)")
+        }
         if doubleTapMinInterval > doubleTapMaxInterval {
-            out.append("doubleTap.minInterval (\(doubleTapMinInterval)) must not exceed doubleTap.maxInterval (\(doubleTapMaxInterval))")
+            out.append(
+                "doubleTap.minInterval (\(doubleTapMinInterval)) must not exceed doubleTap.maxInterval (\(doubleTapMaxInterval))")
         }
         if velocityWindow <= 0 { out.append("velocity.window must be above 0") }
         return out

@@ -7,7 +7,11 @@
 /// contacts than slots) becomes a warning and a recovery; what none can (an
 /// impossible slot number) is an error naming the line.
 public struct TouchAssembler: Sendable {
-    public enum MTProtocol: String, Sendable { case slots = "multitouch B", protocolA = "multitouch A", single = "single touch" }
+    public enum MTProtocol: String, Sendable {
+        case slots = "multitouch B"
+        case protocolA = "multitouch A"
+        case single = "single touch"
+    }
 
     public let mode: MTProtocol
     public let device: DeviceID
@@ -63,7 +67,9 @@ public struct TouchAssembler: Sendable {
     /// The physical size a description implies, in the documented order:
     /// the caller's size (command line or configuration), the axes' resolution,
     /// evemu's "Size in mm" comment, then the fallback.
-    public static func geometry(for d: DeviceDescription, size: (width: Double, height: Double)?, source: SizeSource)
+    public static func geometry(
+        for d: DeviceDescription, size: (width: Double, height: Double)?, source: SizeSource
+    )
         -> PanelGeometry?
     {
         guard let axes = d.positionAxes else { return nil }

@@ -16,7 +16,9 @@ public enum Catalog {
         for n in 1...3 { out.append(b.hold(fingers: n)) }
         out.append(b.holdThenDrag())
         for d in ["right", "left", "up", "down"] { out.append(b.slowDrag(direction: d)) }
-        for d in ["right", "left", "up", "down", "up-right", "up-left", "down-right", "down-left"] { out.append(b.flick(direction: d)) }
+        for d in ["right", "left", "up", "down", "up-right", "up-left", "down-right", "down-left"] {
+            out.append(b.flick(direction: d))
+        }
         for d in ["right", "left", "up", "down"] {
             for n in 1...4 { out.append(b.swipe(direction: d, fingers: n)) }
         }
@@ -138,7 +140,8 @@ struct Builder {
         let len = reach(v, want: 40)
         let dur = rng.uniform(850, 1100)
         let move = Stroke.Move(start: 60, duration: dur, dx: v.0 * len, dy: v.1 * len)
-        let s = Stroke(land: 0, lift: 60 + dur + rng.uniform(70, 120), x: cx - v.0 * len / 2, y: cy - v.1 * len / 2, moves: [move])
+        let s = Stroke(
+            land: 0, lift: 60 + dur + rng.uniform(70, 120), x: cx - v.0 * len / 2, y: cy - v.1 * len / 2, moves: [move])
         return Scenario(name: "slow-drag-\(d)", strokes: [s], expected: ["drag fingers=1"])
     }
 
@@ -197,7 +200,10 @@ struct Builder {
             let a = a0 + 2 * .pi * Double(i) / Double(n)
             let (ux, uy) = (Trig.cos(a), Trig.sin(a))
             let move = Stroke.Move(start: 40, duration: dur, dx: ux * (r1 - r0), dy: uy * (r1 - r0))
-            s.append(Stroke(land: rng.uniform(0, 25), lift: 40 + dur + rng.uniform(70, 110), x: cx + ux * r0, y: cy + uy * r0, moves: [move]))
+            s.append(
+                Stroke(
+                    land: rng.uniform(0, 25), lift: 40 + dur + rng.uniform(70, 110), x: cx + ux * r0, y: cy + uy * r0,
+                    moves: [move]))
         }
         return Scenario(
             name: "pinch-\(open ? "open" : "close")-\(n)f", strokes: s,
@@ -218,7 +224,9 @@ struct Builder {
         let dur = rng.uniform(650, 850)
         let move = Stroke.Move(start: 40, duration: dur, dx: rng.uniform(-2, 2), dy: len)
         let pts = hand(2, x: cx, y: cy - len / 2)
-        return Scenario(name: "two-finger-drag", strokes: strokes(pts, land: 0, lift: 40 + dur + 90, moves: [move]), expected: ["drag fingers=2"])
+        return Scenario(
+            name: "two-finger-drag", strokes: strokes(pts, land: 0, lift: 40 + dur + 90, moves: [move]),
+            expected: ["drag fingers=2"])
     }
 }
 

@@ -33,7 +33,8 @@ public struct SynthPanel: Sendable {
         name: "Synthetic Phone Touchscreen", width: 68, height: 146, maxX: 1087, maxY: 2335, reportsResolution: true, rateHz: 240,
         noise: 0.08)
     public static let tablet = SynthPanel(
-        name: "Synthetic Tablet Touchscreen", width: 216, height: 135, maxX: 4095, maxY: 2559, reportsResolution: true, rateHz: 60,
+        name: "Synthetic Tablet Touchscreen", width: 216, height: 135, maxX: 4095, maxY: 2559, reportsResolution: true,
+        rateHz: 60,
         noise: 0.15)
     public static let laptop = SynthPanel(
         name: "Synthetic Laptop Touchscreen", width: 294, height: 165, maxX: 2959, maxY: 1659, reportsResolution: false,
@@ -50,7 +51,10 @@ public struct SynthPanel: Sendable {
         d.properties = [Evdev.INPUT_PROP_DIRECT]
         d.codes[Evdev.EV_SYN] = [0, 1, 2, 3]
         d.codes[Evdev.EV_KEY] = [Evdev.BTN_TOUCH]
-        d.codes[Evdev.EV_ABS] = [Evdev.ABS_X, Evdev.ABS_Y, Evdev.ABS_MT_SLOT, Evdev.ABS_MT_POSITION_X, Evdev.ABS_MT_POSITION_Y, Evdev.ABS_MT_TRACKING_ID]
+        d.codes[Evdev.EV_ABS] = [
+            Evdev.ABS_X, Evdev.ABS_Y, Evdev.ABS_MT_SLOT, Evdev.ABS_MT_POSITION_X, Evdev.ABS_MT_POSITION_Y,
+            Evdev.ABS_MT_TRACKING_ID,
+        ]
         let rx: Int32 = reportsResolution ? Int32((Double(maxX) / width).rounded()) : 0
         let ry: Int32 = reportsResolution ? Int32((Double(maxY) / height).rounded()) : 0
         d.absinfo[Evdev.ABS_X] = AbsInfo(minimum: 0, maximum: maxX, resolution: rx)

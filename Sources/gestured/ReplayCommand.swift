@@ -79,7 +79,8 @@ struct ReplayCommand: ParsableCommand {
         var nextID: UInt64 = 1
         for path in traces {
             do {
-                for loaded in try TraceLoader.load(path, desc: desc, size: size.flatMap(parseSize), configuration: configuration) {
+                for loaded in try TraceLoader.load(path, desc: desc, size: size.flatMap(parseSize), configuration: configuration)
+                {
                     if verbose || loaded.geometry.source == .fallback {
                         let g = loaded.geometry
                         let note = g.source == .fallback ? "warning: no size known; assuming" : "panel"

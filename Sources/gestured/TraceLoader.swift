@@ -9,7 +9,9 @@ struct LoadedTrace {
 
 /// Finds a trace's format and device description, and resolves its panel size.
 enum TraceLoader {
-    static func load(_ path: String, desc: String?, size: (width: Double, height: Double)?, configuration: Configuration) throws
+    static func load(
+        _ path: String, desc: String?, size: (width: Double, height: Double)?, configuration: Configuration
+    ) throws
         -> [LoadedTrace]
     {
         let text = try readTextFile(path)
@@ -30,7 +32,8 @@ enum TraceLoader {
             let vp = trace.device.vendorProduct
             var geometry = TouchAssembler.geometry(for: trace.device, size: size, source: .commandLine)!
             configuration.apply(to: &geometry, name: name, vendorProduct: vp)
-            return LoadedTrace(trace: trace, geometry: geometry, thresholds: configuration.thresholds(forName: name, vendorProduct: vp))
+            return LoadedTrace(
+                trace: trace, geometry: geometry, thresholds: configuration.thresholds(forName: name, vendorProduct: vp))
         }
     }
 

@@ -69,7 +69,8 @@ struct ConfigurationTests {
     @Test("the rendered configuration reads back the same")
     func renderRoundTrip() throws {
         var c = Configuration()
-        try ConfigurationReader.read("[thresholds]\nslop = 2.25\n[[device]]\nmatch = \"a\"\nsize = \"10x20\"\n", file: "a.toml", into: &c)
+        try ConfigurationReader.read(
+            "[thresholds]\nslop = 2.25\n[[device]]\nmatch = \"a\"\nsize = \"10x20\"\n", file: "a.toml", into: &c)
         var back = Configuration()
         try ConfigurationReader.read(c.rendered, file: "rendered.toml", into: &back)
         #expect(back.thresholds == c.thresholds)

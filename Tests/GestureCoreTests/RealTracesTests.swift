@@ -24,25 +24,36 @@ struct RealTracesTests {
     static let nexus4 = (62.0, 103.0)  // 4.7" phone, portrait
 
     static let cases: [RealTrace] = [
-        RealTrace(path: "evemu-devices/tablets/Wacom ISDv4 E6 Finger.single-tap-center.events", size: isdv4, expected: ["tap fingers=1"]),
-        RealTrace(path: "evemu-devices/tablets/Wacom ISDv4 E6 Finger.double-tap-center.events", size: isdv4, expected: ["double-tap fingers=1"]),
+        RealTrace(
+            path: "evemu-devices/tablets/Wacom ISDv4 E6 Finger.single-tap-center.events", size: isdv4, expected: ["tap fingers=1"]
+        ),
+        RealTrace(
+            path: "evemu-devices/tablets/Wacom ISDv4 E6 Finger.double-tap-center.events", size: isdv4,
+            expected: ["double-tap fingers=1"]),
         RealTrace(path: "evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events", size: isdv4, expected: ["tap fingers=2"]),
         // Named a two-finger double tap; the data holds one two-finger touch of 60 ms.
-        RealTrace(path: "evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-double-tap.events", size: isdv4, expected: ["tap fingers=2"]),
         RealTrace(
-            path: "evemu-devices/tablets/Wacom ISDv4 E6 Finger.single-center-scroll.events", size: isdv4, expected: ["drag fingers=1"],
+            path: "evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-double-tap.events", size: isdv4, expected: ["tap fingers=2"]),
+        RealTrace(
+            path: "evemu-devices/tablets/Wacom ISDv4 E6 Finger.single-center-scroll.events", size: isdv4,
+            expected: ["drag fingers=1"],
             dragSign: (0, 1)),
         RealTrace(
-            path: "evemu-devices/tablets/Wacom ISDv4 E6 Finger.double-center-scroll.events", size: isdv4, expected: ["drag fingers=2"],
+            path: "evemu-devices/tablets/Wacom ISDv4 E6 Finger.double-center-scroll.events", size: isdv4,
+            expected: ["drag fingers=2"],
             dragSign: (0, 1)),
         // Named swipes, but they take 1.2–1.9 s: slow strokes are drags.
         RealTrace(
-            path: "evemu-devices/tablets/Wacom ISDv4 E6 Finger.single-top-swipe.events", size: isdv4, expected: ["drag fingers=1"],
+            path: "evemu-devices/tablets/Wacom ISDv4 E6 Finger.single-top-swipe.events", size: isdv4,
+            expected: ["drag fingers=1"],
             dragSign: (1, 0)),
         RealTrace(
-            path: "evemu-devices/tablets/Wacom ISDv4 E6 Finger.double-top-swipe.events", size: isdv4, expected: ["drag fingers=2"],
+            path: "evemu-devices/tablets/Wacom ISDv4 E6 Finger.double-top-swipe.events", size: isdv4,
+            expected: ["drag fingers=2"],
             dragSign: (1, 0)),
-        RealTrace(path: "evemu-devices/touchscreens/Atmel maXTouch Touchscreen.1-finger-drag-up-down.events", size: atmel, expected: ["drag fingers=1"]),
+        RealTrace(
+            path: "evemu-devices/touchscreens/Atmel maXTouch Touchscreen.1-finger-drag-up-down.events", size: atmel,
+            expected: ["drag fingers=1"]),
         RealTrace(
             path: "evemu-devices/touchscreens/Atmel maXTouch Touchscreen.1-finger-fast-taps.events", size: atmel,
             expected: Array(repeating: "double-tap fingers=1", count: 4) + ["tap fingers=1"]),
@@ -50,21 +61,31 @@ struct RealTracesTests {
             path: "evemu-devices/touchscreens/Atmel maXTouch Touchscreen.2-fingers-touch-release.events", size: atmel,
             expected: ["touch-and-hold fingers=2"]),
         RealTrace(
-            path: "evemu-devices/touchscreens/Atmel maXTouch Touchscreen.4-finger-drag-down.events", size: atmel, expected: ["drag fingers=4"],
+            path: "evemu-devices/touchscreens/Atmel maXTouch Touchscreen.4-finger-drag-down.events", size: atmel,
+            expected: ["drag fingers=4"],
             dragSign: (0, 1)),
-        RealTrace(path: "evemu-devices/touchscreens/EP0430M09.1-finger-drag-up-down.events", size: ep0430, expected: ["drag fingers=1"]),
+        RealTrace(
+            path: "evemu-devices/touchscreens/EP0430M09.1-finger-drag-up-down.events", size: ep0430, expected: ["drag fingers=1"]),
         // The fingers move toward -y: up on the screen.
         RealTrace(
             path: "evemu-devices/touchscreens/EP0430M09.2-finger-scroll-down.events", size: ep0430, expected: ["drag fingers=2"],
             dragSign: (0, -1)),
-        RealTrace(path: "evemu-devices/touchscreens/EP0430M09.2-fingers-touch-release.events", size: ep0430, expected: ["touch-and-hold fingers=2"]),
+        RealTrace(
+            path: "evemu-devices/touchscreens/EP0430M09.2-fingers-touch-release.events", size: ep0430,
+            expected: ["touch-and-hold fingers=2"]),
         RealTrace(
             path: "evemu-devices/touchscreens/EP0430M09.4-finger-drag-down.events", size: ep0430, expected: ["drag fingers=4"],
             dragSign: (0, -1)),
-        RealTrace(path: "evemu-devices/touchscreens/ELAN CANDO Windows7.1-finger-drag-up-down.events", size: nil, expected: ["drag fingers=1"]),
+        RealTrace(
+            path: "evemu-devices/touchscreens/ELAN CANDO Windows7.1-finger-drag-up-down.events", size: nil,
+            expected: ["drag fingers=1"]),
         // Protocol A (SYN_MT_REPORT): one finger held over a second, a second finger joins later.
-        RealTrace(path: "evemu-devices/touchscreens/N-Trig MultiTouch.2-fingers-touch-release.events", size: (261, 163), expected: ["touch-and-hold fingers=1"]),
-        RealTrace(path: "evemu-devices/touchscreens/N-Trig MultiTouch.1-finger-drag-NW-SE.events", size: (261, 163), expected: ["drag fingers=1"], dragSign: (1, 1)),
+        RealTrace(
+            path: "evemu-devices/touchscreens/N-Trig MultiTouch.2-fingers-touch-release.events", size: (261, 163),
+            expected: ["touch-and-hold fingers=1"]),
+        RealTrace(
+            path: "evemu-devices/touchscreens/N-Trig MultiTouch.1-finger-drag-NW-SE.events", size: (261, 163),
+            expected: ["drag fingers=1"], dragSign: (1, 1)),
         RealTrace(path: "tslib/Atmel maXTouch Touchscreen.ts-verify-1.events", size: atmel, expected: ["drag fingers=1"]),
         RealTrace(
             path: "xorg-integration-tests/n4.events", size: nexus4,
@@ -78,7 +99,8 @@ struct RealTracesTests {
     ]
 
     @Test(
-        "replays to what its data shows", .enabled(if: Fixtures.sharedTracesPresent || Fixtures.inCI, "../shared/traces is absent: skipped outside CI"),
+        "replays to what its data shows",
+        .enabled(if: Fixtures.sharedTracesPresent || Fixtures.inCI, "../shared/traces is absent: skipped outside CI"),
         arguments: cases)
     func replay(_ c: RealTrace) throws {
         try #require(Fixtures.sharedTracesPresent, "../shared/traces must be beside the checkout in CI")

@@ -58,11 +58,13 @@ struct UnseenHandsTests {
             for scenario in Catalog.scenarios(width: panel.width, height: panel.height, rng: &rng) {
                 let events = Renderer(panel: panel).render(scenario, seed: rng.next())
                 let trace = Trace(file: scenario.name, device: panel.description, events: events)
-                let geometry = TouchAssembler.geometry(for: trace.device, size: (panel.width, panel.height), source: .commandLine)!
+                let geometry = TouchAssembler.geometry(
+                    for: trace.device, size: (panel.width, panel.height), source: .commandLine)!
                 let (out, outcome) = try TraceReplay(geometry: geometry).events(trace)
                 let summary = out.compactMap(\.summary)
                 if summary != scenario.expected || !outcome.anomalies.isEmpty {
-                    failures.append("\(scenario.name) on \(panel.name) \(Int(panel.rateHz)) Hz: got \(summary), want \(scenario.expected)")
+                    failures.append(
+                        "\(scenario.name) on \(panel.name) \(Int(panel.rateHz)) Hz: got \(summary), want \(scenario.expected)")
                 }
             }
         }

@@ -242,7 +242,11 @@ struct StateMachineTests {
         var h = Hand()
         h.stroke(at: 0, x: 1.5, y: 30, dx: 40, dy: 0, duration: 200)
         h.finish()
-        #expect(h.summary == ["drag fingers=1 edge=left", "flick fingers=1 direction=right edge=left", "swipe fingers=1 direction=right edge=left"])
+        #expect(
+            h.summary == [
+                "drag fingers=1 edge=left", "flick fingers=1 direction=right edge=left",
+                "swipe fingers=1 direction=right edge=left",
+            ])
     }
 
     @Test("frames with time going backwards never make output time go backwards")

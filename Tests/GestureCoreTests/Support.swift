@@ -32,7 +32,8 @@ enum Fixtures {
         thresholds: GestureThresholds = .defaults, wanted: GestureKindSet = .all
     ) throws -> (summary: [String], events: [GestureEvent], outcome: TraceReplay.Outcome) {
         let trace = try EvemuReader.parse(text, file: file, device: desc)
-        let geometry = TouchAssembler.geometry(for: trace.device, size: size.map { (width: $0.0, height: $0.1) }, source: .commandLine)!
+        let geometry = TouchAssembler.geometry(
+            for: trace.device, size: size.map { (width: $0.0, height: $0.1) }, source: .commandLine)!
         var r = TraceReplay(geometry: geometry, thresholds: thresholds, wanted: wanted)
         r.tracing = true
         let (events, outcome) = try r.events(trace)
@@ -67,7 +68,9 @@ struct Hand {
     mutating func finish() { pipeline.finish(into: &events) }
 
     /// A straight one-finger stroke from (x0, y0) by (dx, dy) over `duration` ms at 100 Hz, lifting at the end.
-    mutating func stroke(slot: Int = 0, at start: Double, x x0: Double, y y0: Double, dx: Double, dy: Double, duration: Double, lift: Bool = true) {
+    mutating func stroke(
+        slot: Int = 0, at start: Double, x x0: Double, y y0: Double, dx: Double, dy: Double, duration: Double, lift: Bool = true
+    ) {
         frame(start, (slot, .down, x0, y0))
         let steps = Int(duration / 10)
         for i in 1...steps {

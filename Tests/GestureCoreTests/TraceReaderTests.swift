@@ -25,13 +25,16 @@ struct TraceReaderTests {
         let text = EvemuWriter.trace(panel.description, events: events)
         let trace = try EvemuReader.parse(text, file: "round.evemu")
         #expect(trace.device == panel.description)
-        #expect(trace.events.map { [$0.time.microseconds, Int64($0.type), Int64($0.code), Int64($0.value)] }
-            == events.map { [$0.time.microseconds, Int64($0.type), Int64($0.code), Int64($0.value)] })
+        #expect(
+            trace.events.map { [$0.time.microseconds, Int64($0.type), Int64($0.code), Int64($0.value)] }
+                == events.map { [$0.time.microseconds, Int64($0.type), Int64($0.code), Int64($0.value)] })
     }
 
     @Test("evemu 2's trailing comments and CRLF line ends are accepted")
     func commentsAndCRLF() throws {
-        let text = (Self.header + "E: 1.000010\t0003 0039 5\t# EV_ABS / ABS_MT_TRACKING_ID 5\nE: 1.000010 0003 0035 100\nE: 1.000010 0000 0000 0\n")
+        let text =
+            (Self.header
+            + "E: 1.000010\t0003 0039 5\t# EV_ABS / ABS_MT_TRACKING_ID 5\nE: 1.000010 0003 0035 100\nE: 1.000010 0000 0000 0\n")
             .replacingOccurrences(of: "\n", with: "\r\n")
         let r = try frames(text)
         #expect(r.frames.count == 1)
@@ -137,7 +140,8 @@ struct TraceReaderTests {
     @Test("single-touch panels report ABS_X/Y with BTN_TOUCH")
     func singleTouch() throws {
         let header = "N: Resistive\nI: 0003 0eef 0001 0000\nA: 00 0 4095 0 0 0\nA: 01 0 4095 0 0 0\n"
-        let body = "E: 1.0 0003 0000 10\nE: 1.0 0003 0001 10\nE: 1.0 0001 014a 1\nE: 1.0 0000 0000 0\n"
+        let body =
+            "E: 1.0 0003 0000 10\nE: 1.0 0003 0001 10\nE: 1.0 0001 014a 1\nE: 1.0 0000 0000 0\n"
             + "E: 1.01 0003 0000 20\nE: 1.01 0000 0000 0\nE: 1.02 0001 014a 0\nE: 1.02 0000 0000 0\n"
         let r = try frames(header + body)
         #expect(r.frames.map { $0[0].phase } == [.down, .move, .up])
@@ -145,7 +149,8 @@ struct TraceReaderTests {
 
     @Test("a palm (MT_TOOL_PALM) cancels its touch")
     func palm() throws {
-        let body = "E: 1.0 0003 0039 1\nE: 1.0 0003 0035 100\nE: 1.0 0000 0000 0\nE: 1.01 0003 0037 2\nE: 1.01 0000 0000 0\n"
+        let body =
+            "E: 1.0 0003 0039 1\nE: 1.0 0003 0035 100\nE: 1.0 0000 0000 0\nE: 1.01 0003 0037 2\nE: 1.01 0000 0000 0\n"
             + "E: 1.02 0003 0035 150\nE: 1.02 0000 0000 0\nE: 1.03 0003 0039 -1\nE: 1.03 0000 0000 0\n"
         let r = try frames(Self.header + body)
         #expect(r.frames.map { $0[0].phase } == [.down, .cancel])
