@@ -98,20 +98,20 @@ extension DeviceRecognizer {
         case .fingerDown, .fingerUp:
             break
         case .lastUp:
-            emitContinuous(.touchAndHold, .ended, now: now, sink: &sink) { e in
-                e.dx = self.tx - self.beganTX
-                e.dy = self.ty - self.beganTY
-            }
+            var e = makeEvent(.touchAndHold, .ended, now: now)
+            e.dx = tx - beganTX
+            e.dy = ty - beganTY
+            send(e, to: &sink)
             state = hasFingersDown ? .finished : .idle
         case .still, .movedOne, .movedMany, .movedTogether, .movedApart:
-            emitContinuous(.touchAndHold, .changed, now: now, sink: &sink) { e in
-                e.dx = self.tx - self.beganTX
-                e.dy = self.ty - self.beganTY
-            }
+            var e = makeEvent(.touchAndHold, .changed, now: now)
+            e.dx = tx - beganTX
+            e.dy = ty - beganTY
+            send(e, to: &sink)
         case .settled, .holdDeadline:
             bug(event, now: now)
         case .cancel:
-            emitContinuous(.touchAndHold, .cancelled, now: now, sink: &sink) { _ in }
+            send(makeEvent(.touchAndHold, .cancelled, now: now), to: &sink)
             state = .finished
         }
     }
@@ -125,20 +125,20 @@ extension DeviceRecognizer {
             state = hasFingersDown ? .finished : .idle
         case .still, .movedOne, .movedMany, .movedTogether, .movedApart:
             let v = currentVelocity(now: now)
-            emitContinuous(.drag, .changed, now: now, sink: &sink) { e in
-                e.dx = self.tx
-                e.dy = self.ty
-                e.distance = Trig.hypot(self.tx, self.ty)
-                e.vx = v.vx
-                e.vy = v.vy
-            }
+            var e = makeEvent(.drag, .changed, now: now)
+            e.dx = tx
+            e.dy = ty
+            e.distance = Trig.hypot(tx, ty)
+            e.vx = v.vx
+            e.vy = v.vy
+            send(e, to: &sink)
         case .settled, .holdDeadline:
             bug(event, now: now)
         case .cancel:
-            emitContinuous(.drag, .cancelled, now: now, sink: &sink) { e in
-                e.dx = self.tx
-                e.dy = self.ty
-            }
+            var e = makeEvent(.drag, .cancelled, now: now)
+            e.dx = tx
+            e.dy = ty
+            send(e, to: &sink)
             state = .finished
         }
     }
@@ -157,17 +157,17 @@ extension DeviceRecognizer {
             endPinch(now: now, sink: &sink)
             state = hasFingersDown ? .finished : .idle
         case .still, .movedOne, .movedMany, .movedTogether, .movedApart:
-            emitContinuous(.pinch, .changed, now: now, sink: &sink) { e in
-                e.scale = self.scale
-                e.rotation = self.rotation
-            }
+            var e = makeEvent(.pinch, .changed, now: now)
+            e.scale = scale
+            e.rotation = rotation
+            send(e, to: &sink)
         case .settled, .holdDeadline:
             bug(event, now: now)
         case .cancel:
-            emitContinuous(.pinch, .cancelled, now: now, sink: &sink) { e in
-                e.scale = self.scale
-                e.rotation = self.rotation
-            }
+            var e = makeEvent(.pinch, .cancelled, now: now)
+            e.scale = scale
+            e.rotation = rotation
+            send(e, to: &sink)
             state = .finished
         }
     }
@@ -224,10 +224,10 @@ extension DeviceRecognizer {
         beganTX = tx
         beganTY = ty
         state = .holding
-        emitContinuous(.touchAndHold, .began, now: now, sink: &sink) { e in
-            e.dx = 0
-            e.dy = 0
-        }
+        var e = makeEvent(.touchAndHold, .began, now: now)
+        e.dx = 0
+        e.dy = 0
+        send(e, to: &sink)
     }
 
     private mutating func beginDrag<S: GestureSink>(now: Timestamp, ids: inout UInt64, sink: inout S) {
@@ -236,13 +236,13 @@ extension DeviceRecognizer {
         gestureFingers = max(1, centroidNow(now).n)
         state = .dragging
         let v = currentVelocity(now: now)
-        emitContinuous(.drag, .began, now: now, sink: &sink) { e in
-            e.dx = self.tx
-            e.dy = self.ty
-            e.distance = Trig.hypot(self.tx, self.ty)
-            e.vx = v.vx
-            e.vy = v.vy
-        }
+        var e = makeEvent(.drag, .began, now: now)
+        e.dx = tx
+        e.dy = ty
+        e.distance = Trig.hypot(tx, ty)
+        e.vx = v.vx
+        e.vy = v.vy
+        send(e, to: &sink)
     }
 
     private mutating func beginPinch<S: GestureSink>(now: Timestamp, ids: inout UInt64, sink: inout S) {
@@ -252,43 +252,43 @@ extension DeviceRecognizer {
         scale = 1
         rotation = 0
         state = .pinching
-        emitContinuous(.pinch, .began, now: now, sink: &sink) { e in
-            e.scale = 1
-            e.rotation = 0
-        }
+        var e = makeEvent(.pinch, .began, now: now)
+        e.scale = 1
+        e.rotation = 0
+        send(e, to: &sink)
     }
 
     private mutating func endPinch<S: GestureSink>(now: Timestamp, sink: inout S) {
-        emitContinuous(.pinch, .ended, now: now, sink: &sink) { e in
-            e.scale = self.scale
-            e.rotation = self.rotation
-            e.direction = self.scale >= 1 ? .open : .close
-        }
+        var e = makeEvent(.pinch, .ended, now: now)
+        e.scale = scale
+        e.rotation = rotation
+        e.direction = scale >= 1 ? .open : .close
+        send(e, to: &sink)
     }
 
     /// Ends a drag at its last lift, then reports the flick and swipe it may also be.
     private mutating func endDrag<S: GestureSink>(now: Timestamp, ids: inout UInt64, sink: inout S) {
         let v = releaseVelocity()
         let dist = Trig.hypot(tx, ty)
-        emitContinuous(.drag, .ended, now: now, sink: &sink) { e in
-            e.dx = self.tx
-            e.dy = self.ty
-            e.distance = dist
-            e.vx = v.vx
-            e.vy = v.vy
-        }
+        var e = makeEvent(.drag, .ended, now: now)
+        e.dx = tx
+        e.dy = ty
+        e.distance = dist
+        e.vx = v.vx
+        e.vy = v.vy
+        send(e, to: &sink)
         let speed = Trig.hypot(v.vx, v.vy)
         if speed >= t.flickMinVelocity {
             ids += 1
-            emitDiscrete(.flick, id: ids, now: now, sink: &sink) { e in
-                e.direction = GestureDirection.octant(dx: v.vx, dy: v.vy)
-                e.distance = dist
-                e.dx = self.tx
-                e.dy = self.ty
-                e.vx = v.vx
-                e.vy = v.vy
-                e.deceleration = self.t.flickDeceleration
-            }
+            var e = makeEvent(.flick, .recognized, id: ids, now: now)
+            e.direction = GestureDirection.octant(dx: v.vx, dy: v.vy)
+            e.distance = dist
+            e.dx = tx
+            e.dy = ty
+            e.vx = v.vx
+            e.vy = v.vy
+            e.deceleration = t.flickDeceleration
+            send(e, to: &sink)
         }
         let major = max(abs(tx), abs(ty))
         let minor = min(abs(tx), abs(ty))
@@ -302,14 +302,14 @@ extension DeviceRecognizer {
         }
         if major >= t.swipeMinDistance && now - groupStart <= t.swipeMaxDuration && minor <= major * t.swipeMaxSlope && pathOK {
             ids += 1
-            emitDiscrete(.swipe, id: ids, now: now, sink: &sink) { e in
-                e.direction = axis
-                e.distance = major
-                e.dx = self.tx
-                e.dy = self.ty
-                e.vx = v.vx
-                e.vy = v.vy
-            }
+            var e = makeEvent(.swipe, .recognized, id: ids, now: now)
+            e.direction = axis
+            e.distance = major
+            e.dx = tx
+            e.dy = ty
+            e.vx = v.vx
+            e.vy = v.vy
+            send(e, to: &sink)
         }
     }
 
@@ -343,32 +343,24 @@ extension DeviceRecognizer {
         if wanted.contains(kind) { sink.receive(e) }
     }
 
-    private func emitContinuous<S: GestureSink>(
-        _ kind: GestureKind, _ phase: GesturePhase, now: Timestamp, sink: inout S, _ fill: (inout GestureEvent) -> Void
-    ) {
-        let c = centroidNow(now)
-        let x = c.n > 0 ? c.x : startX
-        let y = c.n > 0 ? c.y : startY
-        var e = GestureEvent(
-            gesture: kind, phase: phase, id: gestureID, time: now, device: device, deviceName: name, fingers: gestureFingers,
-            x: x, y: y, nx: x / width, ny: y / height, edge: edge)
-        if phase == .ended || phase == .cancelled { e.duration = (now - groupStart).milliseconds }
-        fill(&e)
-        if wanted.contains(kind) { sink.receive(e) }
+    /// An event of the current continuous gesture at `now`, at the centroid of the fingers taking part.
+    private func makeEvent(_ kind: GestureKind, _ phase: GesturePhase, now: Timestamp) -> GestureEvent {
+        makeEvent(kind, phase, id: gestureID, now: now)
     }
 
-    private func emitDiscrete<S: GestureSink>(
-        _ kind: GestureKind, id: UInt64, now: Timestamp, sink: inout S, _ fill: (inout GestureEvent) -> Void
-    ) {
+    private func makeEvent(_ kind: GestureKind, _ phase: GesturePhase, id: UInt64, now: Timestamp) -> GestureEvent {
         let c = centroidNow(now)
         let x = c.n > 0 ? c.x : startX
         let y = c.n > 0 ? c.y : startY
         var e = GestureEvent(
-            gesture: kind, phase: .recognized, id: id, time: now, device: device, deviceName: name, fingers: gestureFingers,
+            gesture: kind, phase: phase, id: id, time: now, device: device, deviceName: name, fingers: gestureFingers,
             x: x, y: y, nx: x / width, ny: y / height, edge: edge)
-        e.duration = (now - groupStart).milliseconds
-        fill(&e)
-        if wanted.contains(kind) { sink.receive(e) }
+        if phase != .began && phase != .changed { e.duration = (now - groupStart).milliseconds }
+        return e
+    }
+
+    private func send<S: GestureSink>(_ e: GestureEvent, to sink: inout S) {
+        if wanted.contains(e.gesture) { sink.receive(e) }
     }
 
     private mutating func bug(_ event: Event, now: Timestamp) {

@@ -62,6 +62,9 @@ struct DeviceRecognizer: Sendable {
 
     var state: State = .idle
     var fingers: InlineArray<16, FingerTrack> = .init(repeating: FingerTrack())
+    /// Each slot's recent positions, apart from `fingers` so that reading a
+    /// finger's small state never copies its 1.5 KB history.
+    var histories: InlineArray<16, VelocityHistory> = .init(repeating: VelocityHistory())
     var downCount = 0
     var memberDown = 0
 
@@ -163,7 +166,7 @@ struct DeviceRecognizer: Sendable {
         for i in 0..<frame.count where frame[i].phase == .up {
             let c = frame[i]
             guard c.slot >= 0, c.slot < TouchFrame.capacity, fingers[c.slot].isDown else { continue }
-            let v = fingers[c.slot].history.velocity(at: now, window: t.velocityWindow)
+            let v = histories[c.slot].velocity(at: now, window: t.velocityWindow)
             fingers[c.slot].releaseVX = v.vx
             fingers[c.slot].releaseVY = v.vy
             fingers[c.slot].liftedAt = now
@@ -202,6 +205,8 @@ struct DeviceRecognizer: Sendable {
         case .holding, .dragging, .finished: member = false
         }
         fingers[slot].land(at: now, x: x, y: y, member: member)
+        histories[slot].removeAll()
+        histories[slot].add(time: now, x: x, y: y)
         downCount += 1
         if member {
             memberDown += 1
@@ -214,7 +219,7 @@ struct DeviceRecognizer: Sendable {
     mutating func moveFinger(_ slot: Int, x: Double, y: Double, now: Timestamp) {
         fingers[slot].x = x
         fingers[slot].y = y
-        fingers[slot].history.add(time: now, x: x, y: y)
+        histories[slot].add(time: now, x: x, y: y)
         let dx = x - fingers[slot].refX
         let dy = y - fingers[slot].refY
         if !fingers[slot].movedBeyondSlop && dx * dx + dy * dy > t.slopSquared {
@@ -441,12 +446,12 @@ struct DeviceRecognizer: Sendable {
     }
 
     /// The current velocity of the members down, averaged.
-    func currentVelocity(now: Timestamp) -> (vx: Double, vy: Double) {
+    mutating func currentVelocity(now: Timestamp) -> (vx: Double, vy: Double) {
         var n = 0.0
         var vx = 0.0
         var vy = 0.0
         for s in 0..<TouchFrame.capacity where fingers[s].isMember && fingers[s].isDown {
-            let v = fingers[s].history.velocity(at: now, window: t.velocityWindow)
+            let v = histories[s].velocity(at: now, window: t.velocityWindow)
             vx += v.vx
             vy += v.vy
             n += 1

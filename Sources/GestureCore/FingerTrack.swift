@@ -21,7 +21,6 @@ struct FingerTrack: Sendable {
     var movedBeyondSlop = false
     /// Release velocity (mm/s), set at the lift.
     var releaseVX = 0.0, releaseVY = 0.0
-    var history = VelocityHistory()
 
     mutating func land(at time: Timestamp, x px: Double, y py: Double, member: Bool) {
         isDown = true
@@ -40,8 +39,6 @@ struct FingerTrack: Sendable {
         movedBeyondSlop = false
         releaseVX = 0
         releaseVY = 0
-        history.removeAll()
-        history.add(time: time, x: px, y: py)
     }
 
     /// Counts for a decision taken now: down, or lifting in this very frame.

@@ -20,6 +20,9 @@ public struct GestureKindSet: OptionSet, Sendable, Hashable {
 /// frame is processed.
 public struct GesturePipeline: Sendable {
     private var devices: [DeviceRecognizer] = []
+    /// `devices[i].nextDeadline`, kept beside the devices so that finding the
+    /// next timer does not copy each recognizer out of the array.
+    private var deadlines: [Timestamp] = []
     private var nextID: UInt64 = 0
     private var lastTime: Timestamp = .zero
     /// Kinds that are reported; the rest are recognized but dropped.
@@ -38,7 +41,11 @@ public struct GesturePipeline: Sendable {
     public mutating func addDevice(
         _ id: DeviceID, name: String, geometry: PanelGeometry, thresholds: GestureThresholds = .defaults
     ) {
-        devices.removeAll { $0.device == id }
+        if let i = devices.firstIndex(where: { $0.device == id }) {
+            devices.remove(at: i)
+            deadlines.remove(at: i)
+        }
+        deadlines.append(.never)
         devices.append(
             DeviceRecognizer(
                 device: id, name: name, geometry: geometry, thresholds: thresholds,
@@ -52,6 +59,7 @@ public struct GesturePipeline: Sendable {
         advance(to: now, into: &sink)
         devices[i].removeAll(now: now, ids: &nextID, sink: &sink)
         devices.remove(at: i)
+        deadlines.remove(at: i)
     }
 
     /// Changes which kinds are reported (the union of what subscribers want).
@@ -60,6 +68,7 @@ public struct GesturePipeline: Sendable {
         for i in devices.indices {
             devices[i].wanted = kinds
             devices[i].wantDoubleTap = kinds.contains(.doubleTap)
+            deadlines[i] = devices[i].nextDeadline
         }
     }
 
@@ -67,13 +76,12 @@ public struct GesturePipeline: Sendable {
     public mutating func setThresholds(_ thresholds: GestureThresholds, for id: DeviceID) {
         guard let i = devices.firstIndex(where: { $0.device == id }) else { return }
         devices[i].t = ResolvedThresholds(thresholds)
+        deadlines[i] = devices[i].nextDeadline
     }
 
     /// The earliest pending timer of any device, or `.never`.
     public var nextDeadline: Timestamp {
-        var d = Timestamp.never
-        for r in devices where r.nextDeadline < d { d = r.nextDeadline }
-        return d
+        deadlines.min() ?? .never
     }
 
     /// Fires every timer due at or before `time`, across devices in deadline order.
@@ -81,12 +89,13 @@ public struct GesturePipeline: Sendable {
         while true {
             var best = -1
             var due = Timestamp.never
-            for i in devices.indices where devices[i].nextDeadline < due {
-                due = devices[i].nextDeadline
+            for i in deadlines.indices where deadlines[i] < due {
+                due = deadlines[i]
                 best = i
             }
             guard best >= 0, due <= time else { break }
             devices[best].advance(to: due, ids: &nextID, sink: &sink)
+            deadlines[best] = devices[best].nextDeadline
         }
         if time > lastTime && time != .never { lastTime = time }
     }
@@ -100,6 +109,7 @@ public struct GesturePipeline: Sendable {
         advance(to: frame.time, into: &sink)
         guard let i = devices.firstIndex(where: { $0.device == frame.device }) else { return }
         devices[i].process(frame, ids: &nextID, sink: &sink)
+        deadlines[i] = devices[i].nextDeadline
     }
 
     /// Fires every pending timer, as if time went on (the end of a trace).

@@ -36,7 +36,9 @@ struct VelocityHistory: Sendable {
     ///
     /// Zero when the finger is at rest (no sample within `restGap` of `now`)
     /// or when fewer than two samples fall in the window.
-    func velocity(at now: Timestamp, window: Duration) -> (vx: Double, vy: Double) {
+    /// `mutating` only so that callers reach the history in place: a
+    /// non-mutating call through an `InlineArray` subscript copies all 1.5 KB.
+    mutating func velocity(at now: Timestamp, window: Duration) -> (vx: Double, vy: Double) {
         guard let last = lastTime, now - last <= Self.restGap else { return (0, 0) }
         let start = now.microseconds - window.microseconds
         // Two passes over at most 64 samples: means, then the slope.

@@ -93,6 +93,7 @@ struct ReplayCommand: ParsableCommand {
                     printer.begin(trace: path)
                     let outcome = try replay.run(loaded.trace, firstID: nextID, into: &printer)
                     nextID = outcome.nextID
+                    if verbose { printError("gestured: \(path): \(outcome.frames) frames") }
                     for w in outcome.warnings { printError("gestured: \(w)") }
                     for t in outcome.transitions { printError("transition: \(t)") }
                     for a in outcome.anomalies { printError("gestured: bug: unhandled \(a); please report it with this trace") }
