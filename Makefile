@@ -1,0 +1,41 @@
+# gestured: common tasks. `make test` is what CI runs.
+SWIFT ?= swift
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+.PHONY: all build release test lint format recordings throughput demo clean
+
+all: build
+
+build:
+	$(SWIFT) build
+
+release:
+	$(SWIFT) build -c release --product gestured
+
+# Style check, then every test (Swift Testing). Real recordings in
+# ../shared/traces are replayed when that folder is present.
+test: lint
+	$(SWIFT) test
+
+lint:
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+
+format:
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+
+# Regenerates Recordings/ from the synthesizer (tests check the two agree).
+recordings:
+	rm -f Recordings/*.evemu Recordings/*.expect
+	$(SWIFT) run synth-recordings Recordings
+
+# Frames per second through parse, pipeline and JSON (see docs/performance.md).
+throughput:
+	scripts/replay-throughput.sh
+
+demo: release
+	$$($(SWIFT) build -c release --show-bin-path)/gestured replay --format text \
+	    Recordings/double-tap-1f.phone.evemu Recordings/swipe-right-1f.tablet.evemu Recordings/pinch-close-3f.tablet.evemu
+
+clean:
+	rm -rf .build
