@@ -124,14 +124,7 @@ extension DeviceRecognizer {
             endDrag(now: now, ids: &ids, sink: &sink)
             state = hasFingersDown ? .finished : .idle
         case .still, .movedOne, .movedMany, .movedTogether, .movedApart:
-            let v = currentVelocity(now: now)
-            var e = makeEvent(.drag, .changed, now: now)
-            e.dx = tx
-            e.dy = ty
-            e.distance = Trig.hypot(tx, ty)
-            e.vx = v.vx
-            e.vy = v.vy
-            send(e, to: &sink)
+            sendDragMotion(.changed, now: now, sink: &sink)
         case .settled, .holdDeadline:
             bug(event, now: now)
         case .cancel:
@@ -235,8 +228,13 @@ extension DeviceRecognizer {
         gestureID = ids
         gestureFingers = max(1, centroidNow(now).n)
         state = .dragging
+        sendDragMotion(.began, now: now, sink: &sink)
+    }
+
+    /// A drag's `began` or `changed`: translation so far and the current velocity.
+    private mutating func sendDragMotion<S: GestureSink>(_ phase: GesturePhase, now: Timestamp, sink: inout S) {
         let v = currentVelocity(now: now)
-        var e = makeEvent(.drag, .began, now: now)
+        var e = makeEvent(.drag, phase, now: now)
         e.dx = tx
         e.dy = ty
         e.distance = Trig.hypot(tx, ty)

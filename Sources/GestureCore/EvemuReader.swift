@@ -172,7 +172,7 @@ public enum EvemuReader {
         guard i == end || s[i] == UInt8(ascii: "#") else {
             throw TraceError(file: file, line: line, "unexpected text after the event value")
         }
-        guard sec < Int64.max / 2_000_000 else {
+        guard sec < 1 << 40 else {
             throw TraceError(file: file, line: line, "event time out of range")
         }
         return EvdevEvent(

@@ -133,6 +133,7 @@ extension GestureEvent {
 
 func fixed(_ v: Double, _ digits: Int) -> String {
     guard v.isFinite else { return "nan" }
+    guard abs(v) < 1e15 else { return v.description }
     var p = 1.0
     for _ in 0..<digits { p *= 10 }
     let r = (abs(v) * p).rounded()

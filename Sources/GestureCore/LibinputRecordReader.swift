@@ -86,7 +86,7 @@ public enum LibinputRecordReader {
                     else {
                         throw TraceError(file: file, line: line(item), "an evdev event must be [sec, usec, type, code, value]")
                     }
-                    guard sec >= 0, usec >= 0, usec < 1_000_000, (0...Int(Evdev.maxType)).contains(type),
+                    guard sec >= 0, sec < 1 << 40, usec >= 0, usec < 1_000_000, (0...Int(Evdev.maxType)).contains(type),
                         (0...Int(Evdev.maxCode)).contains(code), value >= Int(Int32.min), value <= Int(Int32.max)
                     else {
                         throw TraceError(

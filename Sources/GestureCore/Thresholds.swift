@@ -88,7 +88,13 @@ extension GestureThresholds {
         var out: [String] = []
         for key in Self.keys {
             let v = self[keyPath: key.keyPath]
-            if !v.isFinite || v < 0 { out.append("\(key.name) must be a finite number >= 0, not \(v)") }
+            // Upper bounds keep every value convertible to microseconds and sane in mm.
+            let limit: Double = key.unit == "ms" ? 3_600_000 : 100_000
+            if !v.isFinite || v < 0 {
+                out.append("\(key.name) must be a finite number >= 0, not \(v)")
+            } else if v > limit {
+                out.append("\(key.name) must be at most \(Int(limit)) \(key.unit), not \(v)")
+            }
         }
         if flickDeceleration > 1 {
             out.append("flick.deceleration must be at most 1 (a factor per ms), not \(flickDeceleration)")

@@ -51,6 +51,7 @@ struct ConfigurationTests {
             ("[[device]]\nmatch = \"x\"\nrotation = 45\n", 3, "rotation must be 0, 90, 180 or 270"),
             ("[[device]]\nmatch = \"x\"\ncolour = 1\n", 3, "unknown key 'colour'"),
             ("[thresholds]\ndoubleTap.minInterval = 400\n", 2, "must not exceed doubleTap.maxInterval"),
+            ("[thresholds]\nvelocity.window = 1e30\n", 2, "velocity.window must be at most 3600000 ms"),
         ])
     func errors(text: String, line: Int, message: String) {
         var c = Configuration()

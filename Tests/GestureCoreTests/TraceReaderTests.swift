@@ -235,4 +235,44 @@ struct TraceReaderTests {
         #expect(g.millimetres(rawX: 1000, rawY: 0) == (100, 200))
         #expect(g.screenWidth == 100 && g.screenHeight == 200)
     }
+
+    @Test("mangled recordings give an error naming a line, or a clean replay; never a crash")
+    func mangled() throws {
+        var rng = SeededRandom(seed: 99)
+        let names = Fixtures.recordingNames()
+        let replacements = ["-1", "0", "2147483647", "-2147483648", "99999999999", "ffff", "2f", "39", "x", ""]
+        var errors = 0
+        for _ in 0..<300 {
+            let name = names.randomElement(using: &rng)!
+            var lines = try Fixtures.read(Fixtures.recordings + "/" + name + ".evemu").split(
+                separator: "\n", omittingEmptySubsequences: false
+            )
+            .map(String.init)
+            for _ in 0..<Int.random(in: 1...6, using: &rng) {
+                let i = Int.random(in: 0..<lines.count, using: &rng)
+                switch Int.random(in: 0..<4, using: &rng) {
+                case 0: lines[i] = String(lines[i].prefix(Int.random(in: 0...lines[i].count, using: &rng)))
+                case 1: lines.remove(at: i)
+                case 2: lines.insert(lines[Int.random(in: 0..<lines.count, using: &rng)], at: i)
+                default:
+                    var fields = lines[i].split(separator: " ").map(String.init)
+                    if fields.count > 1 {
+                        fields[Int.random(in: 1..<fields.count, using: &rng)] = replacements.randomElement(using: &rng)!
+                    }
+                    lines[i] = fields.joined(separator: " ")
+                }
+                if lines.isEmpty { lines = [""] }
+            }
+            do {
+                let r = try Fixtures.replay(lines.joined(separator: "\n"), file: name, size: (100, 60))
+                #expect(r.outcome.anomalies.isEmpty, "\(name): \(r.outcome.anomalies)")
+                let times = r.events.map(\.time)
+                #expect(times == times.sorted())
+            } catch let e as TraceError {
+                errors += 1
+                #expect(e.file == name && !e.message.isEmpty)
+            }
+        }
+        #expect(errors > 0)
+    }
 }
