@@ -1,11 +1,17 @@
 # gestured: common tasks. `make test` is what CI runs.
 SWIFT ?= swift
+# Installing Debian packages needs root: use sudo unless we are root already.
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all build release test lint format recordings throughput demo clean
+.PHONY: all setup build release test lint format recordings throughput demo clean
 
 all: build
+
+# Debian packages the build needs (libinput, libudev, libevdev, pkg-config).
+setup:
+	$(SUDO) scripts/setup.sh
 
 build:
 	$(SWIFT) build
