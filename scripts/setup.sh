@@ -1,13 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian packages gestured builds and tests with. Swift itself
-# (6.1 or later) must already be on PATH. Run as root or through sudo.
+# Installs the Debian packages listed in scripts/debian-packages.txt. Swift
+# itself (6.1 or later) must already be on PATH. Run as root (`make setup`
+# uses sudo when needed).
 set -euo pipefail
-packages=(
-    pkg-config      # finds libinput for the CInput module
-    libinput-dev    # the daemon's input (and CInputTests)
-    libudev-dev     # device properties (ID_INPUT_TOUCHSCREEN)
-    libevdev-dev    # raw evdev work (gestured record)
-)
+cd "$(dirname "$0")"
+mapfile -t packages < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' debian-packages.txt | awk '{print $1}')
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends "${packages[@]}"
