@@ -15,14 +15,10 @@ extension DeviceRecognizer {
         log.record(machine: .touchGroup, from: old.rawValue, event: event.rawValue, to: state.rawValue, at: now)
     }
 
-    mutating func transition(to new: State, on event: String?, now: Timestamp) {
-        let old = state
-        state = new
-        if let event {
-            log.record(machine: .touchGroup, from: old.rawValue, event: event, to: new.rawValue, at: now)
-        } else {
-            log.record(machine: .touchGroup, from: old.rawValue, event: "all-up", to: new.rawValue, at: now)
-        }
+    /// `finished` → `idle` once every finger, gesture member or not, has lifted.
+    mutating func allLifted(now: Timestamp) {
+        state = .idle
+        log.record(machine: .touchGroup, from: State.finished.rawValue, event: "all-up", to: state.rawValue, at: now)
     }
 
     private mutating func handleIdle<S: GestureSink>(_ event: Event, now: Timestamp, ids: inout UInt64, sink: inout S) {
@@ -58,7 +54,7 @@ extension DeviceRecognizer {
             if now - groupStart >= t.settle { decide(event, now: now, ids: &ids, sink: &sink) }
         case .settled:
             if moved {
-                decide(classifyMotionNow(now), now: now, ids: &ids, sink: &sink)
+                decide(classifyMotion(now: now), now: now, ids: &ids, sink: &sink)
             } else {
                 rebaseReferences(now: now)
             }
@@ -176,7 +172,9 @@ extension DeviceRecognizer {
 
     // MARK: - Decisions
 
-    func classifyMotionNow(_ now: Timestamp) -> Event {
+    /// Classifies the group's motion into an event (the geometry lives here).
+    func classifyMotion(now: Timestamp) -> Event {
+        guard moved else { return .still }
         let g = spreadSummary(now: now)
         if g.count <= 1 { return .movedOne }
         if max(g.centroidMove, g.spanChange) < t.pinchMinSpanChange { return .movedMany }
@@ -233,14 +231,20 @@ extension DeviceRecognizer {
 
     /// A drag's `began` or `changed`: translation so far and the current velocity.
     private mutating func sendDragMotion<S: GestureSink>(_ phase: GesturePhase, now: Timestamp, sink: inout S) {
-        let v = currentVelocity(now: now)
-        var e = makeEvent(.drag, phase, now: now)
+        send(strokeEvent(.drag, phase, id: gestureID, now: now, velocity: currentVelocity(now: now)), to: &sink)
+    }
+
+    /// An event carrying the stroke: translation since the first touch, its length, and `velocity`.
+    private func strokeEvent(
+        _ kind: GestureKind, _ phase: GesturePhase, id: UInt64, now: Timestamp, velocity v: (vx: Double, vy: Double)
+    ) -> GestureEvent {
+        var e = makeEvent(kind, phase, id: id, now: now)
         e.dx = tx
         e.dy = ty
         e.distance = Trig.hypot(tx, ty)
         e.vx = v.vx
         e.vy = v.vy
-        send(e, to: &sink)
+        return e
     }
 
     private mutating func beginPinch<S: GestureSink>(now: Timestamp, ids: inout UInt64, sink: inout S) {
@@ -267,24 +271,11 @@ extension DeviceRecognizer {
     /// Ends a drag at its last lift, then reports the flick and swipe it may also be.
     private mutating func endDrag<S: GestureSink>(now: Timestamp, ids: inout UInt64, sink: inout S) {
         let v = releaseVelocity()
-        let dist = Trig.hypot(tx, ty)
-        var e = makeEvent(.drag, .ended, now: now)
-        e.dx = tx
-        e.dy = ty
-        e.distance = dist
-        e.vx = v.vx
-        e.vy = v.vy
-        send(e, to: &sink)
-        let speed = Trig.hypot(v.vx, v.vy)
-        if speed >= t.flickMinVelocity {
+        send(strokeEvent(.drag, .ended, id: gestureID, now: now, velocity: v), to: &sink)
+        if Trig.hypot(v.vx, v.vy) >= t.flickMinVelocity {
             ids += 1
-            var e = makeEvent(.flick, .recognized, id: ids, now: now)
+            var e = strokeEvent(.flick, .recognized, id: ids, now: now, velocity: v)
             e.direction = GestureDirection.octant(dx: v.vx, dy: v.vy)
-            e.distance = dist
-            e.dx = tx
-            e.dy = ty
-            e.vx = v.vx
-            e.vy = v.vy
             e.deceleration = t.flickDeceleration
             send(e, to: &sink)
         }
@@ -300,13 +291,9 @@ extension DeviceRecognizer {
         }
         if major >= t.swipeMinDistance && now - groupStart <= t.swipeMaxDuration && minor <= major * t.swipeMaxSlope && pathOK {
             ids += 1
-            var e = makeEvent(.swipe, .recognized, id: ids, now: now)
+            var e = strokeEvent(.swipe, .recognized, id: ids, now: now, velocity: v)
             e.direction = axis
             e.distance = major
-            e.dx = tx
-            e.dy = ty
-            e.vx = v.vx
-            e.vy = v.vy
             send(e, to: &sink)
         }
     }

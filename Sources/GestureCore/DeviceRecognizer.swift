@@ -52,7 +52,6 @@ struct DeviceRecognizer: Sendable {
 
     let device: DeviceID
     let name: String
-    let geometry: PanelGeometry
     let width: Double
     let height: Double
     var t: ResolvedThresholds
@@ -97,7 +96,6 @@ struct DeviceRecognizer: Sendable {
     ) {
         self.device = device
         self.name = name
-        self.geometry = geometry
         self.width = geometry.screenWidth
         self.height = geometry.screenHeight
         self.t = ResolvedThresholds(thresholds)
@@ -174,7 +172,7 @@ struct DeviceRecognizer: Sendable {
             release(slot: c.slot, now: now)
             if member { handle(memberDown == 0 ? .lastUp : .fingerUp, now: now, ids: &ids, sink: &sink) }
         }
-        if state == .finished && downCount == 0 { transition(to: .idle, on: nil, now: now) }
+        if state == .finished && downCount == 0 { allLifted(now: now) }
         for i in 0..<frame.count where frame[i].phase == .down {
             let c = frame[i]
             guard c.slot >= 0, c.slot < TouchFrame.capacity else { continue }
@@ -265,7 +263,6 @@ struct DeviceRecognizer: Sendable {
             fingers[s].prevY = fingers[s].y
             fingers[s].wasDown = fingers[s].isDown
         }
-        if state == .finished && downCount == 0 { transition(to: .idle, on: nil, now: now) }
     }
 
     mutating func startGroup<S: GestureSink>(x: Double, y: Double, now: Timestamp, ids: inout UInt64, sink: inout S) {
@@ -390,12 +387,6 @@ struct DeviceRecognizer: Sendable {
         s0 /= n
         s1 /= n
         return (Int(n), Trig.hypot(cx - sx, cy - sy), abs(s1 - s0), s0, s1)
-    }
-
-    /// Classifies the group's motion into an event (the geometry lives here).
-    func classifyMotion(now: Timestamp) -> Event {
-        guard moved else { return .still }
-        return classifyMotionNow(now)
     }
 
     func centroidNow(_ now: Timestamp) -> (x: Double, y: Double, n: Int) {

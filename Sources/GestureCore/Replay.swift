@@ -37,7 +37,7 @@ public struct TraceReplay: Sendable {
             }
         }
         pipeline.finish(into: &sink)
-        out.warnings = trace.warnings + assembler.warnings
+        out.warnings = assembler.warnings
         out.transitions = pipeline.transitions
         out.anomalies = pipeline.anomalies
         out.nextID = pipeline.nextGestureID

@@ -150,8 +150,7 @@ struct ResolvedThresholds: Sendable {
         edgeBand = t.edgeBand
     }
 
-    /// tan() of an angle below 90 degrees, by its series-free identity sin/cos
-    /// computed with the standard library only (GestureCore avoids Foundation).
+    /// tan() of an angle below 90 degrees, as sin/cos from libm (`Trig`).
     static func tangent(degrees: Double) -> Double {
         let r = degrees * .pi / 180
         return Trig.sin(r) / Trig.cos(r)

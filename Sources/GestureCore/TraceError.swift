@@ -28,7 +28,6 @@ public struct Trace: Sendable {
     public var file: String
     public var device: DeviceDescription
     public var events: [EvdevEvent]
-    public var warnings: [TraceWarning] = []
 
     public init(file: String, device: DeviceDescription, events: [EvdevEvent]) {
         self.file = file

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The gesture performances the bundled recordings and the unseen-hands tests
 /// are made of: every gesture, finger counts 1–4, every direction, and the
 /// confusable pairs. Parameters are drawn from human ranges, far enough from
@@ -198,7 +200,7 @@ struct Builder {
         var s: [Stroke] = []
         for i in 0..<n {
             let a = a0 + 2 * .pi * Double(i) / Double(n)
-            let (ux, uy) = (Trig.cos(a), Trig.sin(a))
+            let (ux, uy) = (cos(a), sin(a))
             let move = Stroke.Move(start: 40, duration: dur, dx: ux * (r1 - r0), dy: uy * (r1 - r0))
             s.append(
                 Stroke(
@@ -228,10 +230,4 @@ struct Builder {
             name: "two-finger-drag", strokes: strokes(pts, land: 0, lift: 40 + dur + 90, moves: [move]),
             expected: ["drag fingers=2"])
     }
-}
-
-/// sin and cos for the builder (Foundation's, kept behind a name).
-enum Trig {
-    static func sin(_ x: Double) -> Double { _sin(x) }
-    static func cos(_ x: Double) -> Double { _cos(x) }
 }

@@ -56,7 +56,7 @@ struct ReplayCommand: ParsableCommand {
         guard let gestures else { return .all }
         var set = GestureKindSet()
         for name in gestures.split(separator: ",") {
-            let n = name.trimmingCharacters()
+            let n = String(name.filter { $0 != " " })
             guard let kind = GestureKind(rawValue: n) else {
                 let known = GestureKind.allCases.map(\.rawValue).joined(separator: ", ")
                 throw ValidationError("--gestures: unknown gesture '\(n)'; known: \(known)")
@@ -113,12 +113,6 @@ struct ReplayCommand: ParsableCommand {
 }
 
 private func fixed1(_ v: Double) -> String { String(Double((v * 10).rounded()) / 10) }
-
-extension Substring {
-    func trimmingCharacters() -> String {
-        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
-    }
-}
 
 /// Prints events as they come, in the chosen format.
 struct EventPrinter: GestureSink {
