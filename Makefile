@@ -5,7 +5,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all setup build release test lint format recordings throughput demo clean
+.PHONY: all setup build release test lint format harness recordings throughput demo clean
 
 all: build
 
@@ -19,10 +19,14 @@ build:
 release:
 	$(SWIFT) build -c release --product gestured
 
-# Style check, then every test (Swift Testing). Real recordings in
-# ../shared/traces are replayed when that folder is present.
-test: lint
+# Style check, the end-to-end harness, then every test (Swift Testing). Real
+# recordings in ../shared/traces are replayed when that folder is present.
+test: lint harness
 	$(SWIFT) test
+
+# The umockdev harness the end-to-end tests drive (needs libumockdev-dev).
+harness:
+	scripts/build-harness.sh
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests

@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // libinput + libudev for the daemon (Debian: libinput-dev, libudev-dev).
@@ -36,10 +37,26 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
+        // Linux calls Swift's Glibc module lacks (signalfd, SO_PEERCRED, accept4),
+        // compiled with _GNU_SOURCE; and the libinput log trampoline.
+        .target(
+            name: "CLinux",
+            cSettings: [.define("_GNU_SOURCE")],
+            linkerSettings: [.linkedLibrary("input")]
+        ),
+        // The daemon: libinput and replayed devices, the poll loop, the socket
+        // protocol, systemd integration.
+        .target(
+            name: "GestureDaemon",
+            dependencies: [
+                "GestureCore", "CInput", "CLinux",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "gestured",
             dependencies: [
-                "GestureCore",
+                "GestureCore", "GestureDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -49,10 +66,19 @@ let package = Package(
         .executableTarget(name: "synth-recordings", dependencies: ["TraceSynth"], path: "Sources/synth-recordings"),
         .testTarget(name: "GestureCoreTests", dependencies: ["GestureCore", "TraceSynth"]),
         .testTarget(name: "CInputTests", dependencies: ["CInput"]),
+        // The protocol and the daemon, in process and through the real binary
+        // (built first: the test target depends on it).
+        .testTarget(name: "DaemonTests", dependencies: ["GestureDaemon", "GestureCore", "Harness", "gestured"]),
+        // Test support: socket clients, the umockdev session, emulated touchscreens.
+        // Its C half (Tests/Harness/c) is built by scripts/build-harness.sh, not SwiftPM,
+        // so that only the end-to-end tests need libumockdev-dev.
+        .target(name: "Harness", dependencies: ["GestureCore"], path: "Tests/Harness", exclude: ["c"]),
+        // The real gestured binary on the real libinput, through umockdev.
+        .testTarget(name: "EndToEndTests", dependencies: ["Harness", "GestureCore", "gestured"]),
     ],
     swiftLanguageModes: [.v6]
 )
 
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.name != "CLinux" {
     target.swiftSettings = (target.swiftSettings ?? []) + sharedSettings
 }

@@ -4,6 +4,8 @@
 public struct Configuration: Sendable {
     public var thresholds = GestureThresholds.defaults
     public var devices: [DeviceSection] = []
+    /// Socket, permissions, seat, logging.
+    public var daemon = DaemonSettings()
     /// Files read, in order (for messages and `check-config`).
     public var sources: [String] = []
 
@@ -66,7 +68,7 @@ public struct Configuration: Sendable {
 
     /// The effective configuration as TOML (what `check-config` prints).
     public var rendered: String {
-        var s = "[thresholds]\n"
+        var s = daemon.rendered + "\n[thresholds]\n"
         for k in GestureThresholds.keys {
             s += "\(k.name) = \(JSONNumber.text(thresholds[keyPath: k.keyPath]))  # \(k.unit): \(k.summary)\n"
         }

@@ -27,7 +27,7 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
 /// be read one after another. Unknown keys are errors: a typo must not pass
 /// silently as a default.
 public enum ConfigurationReader {
-    static let topLevel = ["thresholds", "device"]
+    static let topLevel = ["daemon", "thresholds", "device"]
     static let deviceKeys = ["match", "size", "rotation", "flip-x", "flip-y", "thresholds"]
 
     public static func read(_ text: String, file: String, into config: inout Configuration) throws(ConfigurationError) {
@@ -65,6 +65,13 @@ public enum ConfigurationReader {
                     line: locator.line(table: "thresholds", key: p.split(separator: " ").first.map(String.init) ?? ""), message: p
                 )
             }
+        }
+        if let value = root["daemon"] {
+            guard let table = value.table else {
+                throw ConfigurationError(
+                    file: file, line: locator.line(table: "", key: "daemon"), message: "'daemon' must be a table: [daemon]")
+            }
+            try readDaemon(table, file: file, locator: locator, into: &result.daemon)
         }
         if let value = root["device"] {
             guard let array = value.array else {
@@ -144,6 +151,74 @@ public enum ConfigurationReader {
         return section
     }
 
+    private static func readDaemon(
+        _ table: TOMLTable, file: String, locator: KeyLocator, into d: inout DaemonSettings
+    ) throws(ConfigurationError) {
+        func fail(_ key: String, _ message: String) -> ConfigurationError {
+            ConfigurationError(file: file, line: locator.line(table: "daemon", key: key), message: message)
+        }
+        for key in table.keys where !DaemonSettings.keys.contains(key) {
+            throw fail(key, "unknown key '\(key)' in [daemon]; known: \(DaemonSettings.keys.joined(separator: ", "))")
+        }
+        if let v = table["socket"] {
+            guard let path = v.string, path.isEmpty || path.hasPrefix("/") else {
+                throw fail("socket", "socket must be an absolute path, e.g. \"/run/gestured/gestured.sock\"")
+            }
+            d.socket = path.isEmpty ? nil : path
+        }
+        if let v = table["socket-mode"] {
+            let mode: UInt32?
+            if let i = v.int { mode = UInt32(exactly: i) } else { mode = v.string.flatMap { UInt32($0, radix: 8) } }
+            guard let mode, mode <= 0o777 else {
+                throw fail("socket-mode", "socket-mode must be octal permission bits, e.g. \"0660\" or 0o660")
+            }
+            d.socketMode = mode
+        }
+        if let v = table["socket-group"] {
+            guard let g = v.string else { throw fail("socket-group", "socket-group must be a group name or \"\"") }
+            d.socketGroup = g.isEmpty ? nil : g
+        }
+        for (key, path) in [("allow-users", \DaemonSettings.allowUsers), ("allow-groups", \DaemonSettings.allowGroups)]
+            as [(String, WritableKeyPath<DaemonSettings, [String]>)]
+        {
+            guard let v = table[key] else { continue }
+            guard let array = v.array else { throw fail(key, "\(key) must be a list of names or ids, e.g. [\"alice\", 1000]") }
+            var names: [String] = []
+            for item in array {
+                if let s = item.string, !s.isEmpty {
+                    names.append(s)
+                } else if let i = item.int, i >= 0, i < Int(UInt32.max) {
+                    names.append(String(i))
+                } else {
+                    throw fail(key, "\(key) must be a list of names or ids, e.g. [\"alice\", 1000]")
+                }
+            }
+            d[keyPath: path] = names
+        }
+        if let v = table["seat"] {
+            guard let seat = v.string, !seat.isEmpty else { throw fail("seat", "seat must be a udev seat name, e.g. \"seat0\"") }
+            d.seat = seat
+        }
+        if let v = table["log-level"] {
+            guard let level = v.string, DaemonSettings.logLevels.contains(level) else {
+                throw fail("log-level", "log-level must be one of \(DaemonSettings.logLevels.joined(separator: ", "))")
+            }
+            d.logLevel = level
+        }
+        if let v = table["client-buffer-kib"] {
+            guard let kib = v.int, (4...65536).contains(kib) else {
+                throw fail("client-buffer-kib", "client-buffer-kib must be a whole number of KiB from 4 to 65536")
+            }
+            d.clientBuffer = kib * 1024
+        }
+        if let v = table["max-clients"] {
+            guard let n = v.int, (1...65536).contains(n) else {
+                throw fail("max-clients", "max-clients must be a whole number from 1 to 65536")
+            }
+            d.maxClients = n
+        }
+    }
+
     /// Flattens `tap.maxDuration = 500` and `[thresholds.tap] maxDuration = 500` alike into ("tap.maxDuration", 500).
     private static func thresholdValues(
         _ table: TOMLTable, file: String, table tableName: String, locator: KeyLocator, occurrence: Int = 0
@@ -206,6 +281,8 @@ struct KeyLocator {
             let parts = table.split(separator: ".")
             if parts.first == "device" {
                 start = max(0, headerLine("[[device]]", occurrence: occurrence) - 1)
+            } else if table == "daemon" {
+                start = max(0, headerLine("[daemon]", occurrence: 0) - 1)
             }
         }
         for i in start..<lines.count {

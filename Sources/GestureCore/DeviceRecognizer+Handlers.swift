@@ -42,6 +42,10 @@ extension DeviceRecognizer {
                 tapPossible = false
                 let c = landingCentroid()
                 let info = TapInfo(lift: now, x: c.x, y: c.y, fingers: touched, edge: edge)
+                if wantDoubleTap && immediateTaps && !taps.touchIsBounce {
+                    ids += 1
+                    emitTap(.tap, info: info, taps: 1, id: ids, at: now, timing: .immediate, sink: &sink)
+                }
                 deliver(
                     taps.handle(.tap, tap: info, now: now, wantDoubleTap: wantDoubleTap, t: t, log: &log), ids: &ids, sink: &sink)
             } else {
@@ -312,19 +316,22 @@ extension DeviceRecognizer {
             return
         case .tap(let info, let at), .tapThenPending(let info, let at):
             ids += 1
-            emitTap(.tap, info: info, taps: 1, id: ids, at: at, sink: &sink)
+            let timing: TapTiming = wantDoubleTap && immediateTaps ? .confirmed : .every
+            emitTap(.tap, info: info, taps: 1, id: ids, at: at, timing: timing, sink: &sink)
         case .doubleTap(let first, let second):
             ids += 1
-            emitTap(.doubleTap, info: first, taps: 2, id: ids, at: second.lift, sink: &sink)
+            emitTap(.doubleTap, info: first, taps: 2, id: ids, at: second.lift, timing: .every, sink: &sink)
         }
     }
 
-    private func emitTap<S: GestureSink>(_ kind: GestureKind, info: TapInfo, taps: Int, id: UInt64, at: Timestamp, sink: inout S)
-    {
+    private func emitTap<S: GestureSink>(
+        _ kind: GestureKind, info: TapInfo, taps: Int, id: UInt64, at: Timestamp, timing: TapTiming, sink: inout S
+    ) {
         var e = GestureEvent(
             gesture: kind, phase: .recognized, id: id, time: at, device: device, deviceName: name, fingers: info.fingers,
             x: info.x, y: info.y, nx: info.x / width, ny: info.y / height, edge: info.edge)
         e.taps = taps
+        e.timing = timing
         if wanted.contains(kind) { sink.receive(e) }
     }
 

@@ -56,6 +56,9 @@ struct DeviceRecognizer: Sendable {
     let height: Double
     var t: ResolvedThresholds
     var wantDoubleTap: Bool
+    /// With `wantDoubleTap`: also report each tap at its lift (`.immediate`), for
+    /// subscribers that do not want double taps; held-back taps are then `.confirmed`.
+    var immediateTaps = false
     /// Kinds reported; the rest are recognized and dropped.
     var wanted: GestureKindSet
 

@@ -54,6 +54,16 @@ extension GestureEvent {
     }
 }
 
+extension GestureEvent {
+    /// Appends `value` as a JSON string literal (quotes and escapes), as events write names.
+    package static func appendJSONString(_ value: String, to s: inout String) { JSON.appendString(value, to: &s) }
+
+    /// Appends a finite number rounded to 1/`scale`, or `null`, as events write numbers.
+    package static func appendJSONNumber(_ value: Double, scale: Double, to s: inout String) {
+        JSON.appendNumber(value, scale: scale, to: &s)
+    }
+}
+
 /// Minimal JSON writing for the fixed event schema (faster and lighter than a
 /// general encoder; the schema has no nesting).
 enum JSON {

@@ -96,6 +96,9 @@ public struct GestureEvent: Sendable, Hashable {
     public var taps: Int?
     /// Time since the gesture's first touch, ms (continuous gestures' `ended` and `cancelled`).
     public var duration: Double?
+    /// Which subscribers a tap is for when some want double taps and some do not
+    /// (see `GesturePipeline.setWanted(_:immediateTaps:)`); not part of the JSON.
+    package var timing: TapTiming = .every
 
     public init(
         gesture: GestureKind, phase: GesturePhase, id: UInt64, time: Timestamp, device: DeviceID,
@@ -114,6 +117,16 @@ public struct GestureEvent: Sendable, Hashable {
         self.ny = ny
         self.edge = edge
     }
+}
+
+/// Which subscribers an event is for.
+package enum TapTiming: Sendable, Hashable {
+    /// Everyone who wants this kind (every event but the two kinds of tap below).
+    case every
+    /// A tap reported at its lift, for subscribers that do not want double taps.
+    case immediate
+    /// A tap reported once the double-tap interval passed, for subscribers that want double taps.
+    case confirmed
 }
 
 /// Where the pipeline delivers events. `[GestureEvent]` is one; the daemon's

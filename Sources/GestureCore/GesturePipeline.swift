@@ -28,6 +28,8 @@ public struct GesturePipeline: Sendable {
     /// Kinds that are reported; the rest are recognized but dropped.
     /// Without `doubleTap`, taps are reported at the lift with no delay.
     public private(set) var wanted: GestureKindSet
+    /// With double taps wanted: also report taps at their lift (see `setWanted(_:immediateTaps:)`).
+    public private(set) var immediateTaps = false
 
     public init(wanted: GestureKindSet = .all, firstID: UInt64 = 1) {
         self.wanted = wanted
@@ -46,10 +48,11 @@ public struct GesturePipeline: Sendable {
             deadlines.remove(at: i)
         }
         deadlines.append(.never)
-        devices.append(
-            DeviceRecognizer(
-                device: id, name: name, geometry: geometry, thresholds: thresholds,
-                wantDoubleTap: wanted.contains(.doubleTap), wanted: wanted))
+        var recognizer = DeviceRecognizer(
+            device: id, name: name, geometry: geometry, thresholds: thresholds,
+            wantDoubleTap: wanted.contains(.doubleTap), wanted: wanted)
+        recognizer.immediateTaps = immediateTaps
+        devices.append(recognizer)
     }
 
     /// Removes a device: its continuous gestures end `cancelled`, nothing more is reported for it.
@@ -63,10 +66,18 @@ public struct GesturePipeline: Sendable {
     }
 
     /// Changes which kinds are reported (the union of what subscribers want).
-    public mutating func setWanted(_ kinds: GestureKindSet) {
+    ///
+    /// With double taps among `kinds`, taps are held back until the double-tap
+    /// interval has passed. `immediateTaps` asks for each tap at its lift as
+    /// well, for subscribers that do not want double taps: the tap at the lift
+    /// then has `timing == .immediate` and the held-back one `.confirmed`, and
+    /// the daemon sends each only to the subscribers it is for.
+    public mutating func setWanted(_ kinds: GestureKindSet, immediateTaps: Bool = false) {
         wanted = kinds
+        self.immediateTaps = immediateTaps
         for i in devices.indices {
             devices[i].wanted = kinds
+            devices[i].immediateTaps = immediateTaps
             devices[i].wantDoubleTap = kinds.contains(.doubleTap)
             deadlines[i] = devices[i].nextDeadline
         }

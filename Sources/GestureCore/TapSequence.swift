@@ -56,6 +56,9 @@ struct TapSequence: Sendable {
     /// The last tap reported at once (no double taps wanted), for bounce suppression.
     private var lastImmediate: TapInfo?
 
+    /// The touch under way began as a bounce of the pending or last tap.
+    var touchIsBounce: Bool { currentIsBounce }
+
     /// When `timeout` is due.
     var deadline: Timestamp = .never
 

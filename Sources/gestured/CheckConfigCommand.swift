@@ -1,5 +1,6 @@
 import ArgumentParser
 import GestureCore
+import GestureDaemon
 
 struct CheckConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GestureDaemon
 
 @main
 struct Gestured: ParsableCommand {
@@ -9,7 +10,10 @@ struct Gestured: ParsableCommand {
             Gestures follow Apple's Human Interface Guidelines; thresholds are in millimetres and
             milliseconds and can be tuned in /etc/gestured/gestured.toml (see `gestured check-config`).
             """,
-        version: "0.1.0",
-        subcommands: [ReplayCommand.self, CheckConfigCommand.self]
+        version: gesturedVersion,
+        subcommands: [
+            ServeCommand.self, MonitorCommand.self, DevicesCommand.self, ReplayCommand.self, CheckConfigCommand.self,
+        ],
+        defaultSubcommand: ServeCommand.self
     )
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GestureCore
+import GestureDaemon
 
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -111,8 +112,6 @@ struct ReplayCommand: ParsableCommand {
         printer.flush()
     }
 }
-
-private func fixed1(_ v: Double) -> String { String(Double((v * 10).rounded()) / 10) }
 
 /// Prints events as they come, in the chosen format.
 struct EventPrinter: GestureSink {

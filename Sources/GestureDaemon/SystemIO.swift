@@ -5,14 +5,14 @@
 #endif
 
 /// A file that could not be read, with the path and the system's reason.
-struct FileError: Error, CustomStringConvertible {
-    var path: String
-    var reason: String
-    var description: String { "\(path): \(reason)" }
+package struct FileError: Error, CustomStringConvertible {
+    package var path: String
+    package var reason: String
+    package var description: String { "\(path): \(reason)" }
 }
 
 /// Reads a whole file as UTF-8 text (invalid bytes become U+FFFD).
-func readTextFile(_ path: String) throws(FileError) -> String {
+package func readTextFile(_ path: String) throws(FileError) -> String {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
     defer { close(fd) }
@@ -32,10 +32,10 @@ func readTextFile(_ path: String) throws(FileError) -> String {
     return String(decoding: bytes, as: UTF8.self)
 }
 
-func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+package func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
 /// Names of the regular files in a directory ending in `suffix`, sorted; empty if it does not exist.
-func listDirectory(_ path: String, suffix: String) -> [String] {
+package func listDirectory(_ path: String, suffix: String) -> [String] {
     guard let dir = opendir(path) else { return [] }
     defer { closedir(dir) }
     var names: [String] = []
@@ -49,21 +49,21 @@ func listDirectory(_ path: String, suffix: String) -> [String] {
 }
 
 /// Buffered writes to a file descriptor (stdout by default); flushes at 64 KiB and on `flush()`.
-struct OutputBuffer {
-    var fd: Int32 = 1
+package struct OutputBuffer {
+    package var fd: Int32 = 1
     var buffer: [UInt8] = []
 
-    init(fd: Int32 = 1) {
+    package init(fd: Int32 = 1) {
         self.fd = fd
         buffer.reserveCapacity(1 << 16)
     }
 
-    mutating func write(_ s: String) {
+    package mutating func write(_ s: String) {
         buffer.append(contentsOf: s.utf8)
         if buffer.count >= 1 << 16 { flush() }
     }
 
-    mutating func flush() {
+    package mutating func flush() {
         var offset = 0
         while offset < buffer.count {
             let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
@@ -78,7 +78,7 @@ struct OutputBuffer {
 }
 
 /// Writes one line to standard error.
-func printError(_ message: String) {
+package func printError(_ message: String) {
     var e = OutputBuffer(fd: 2)
     e.write(message + "\n")
     e.flush()

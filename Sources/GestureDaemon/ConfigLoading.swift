@@ -1,14 +1,14 @@
-import GestureCore
+package import GestureCore
 
 /// Where the system configuration lives.
-enum ConfigPaths {
-    static let main = "/etc/gestured/gestured.toml"
-    static let dropInDirectory = "/etc/gestured/gestured.d"
+package enum ConfigPaths {
+    package static let main = "/etc/gestured/gestured.toml"
+    package static let dropInDirectory = "/etc/gestured/gestured.d"
 }
 
 /// Reads a configuration file, or the system one with its drop-ins when `path` is nil.
 /// A missing system file is not an error (the defaults apply); a missing named file is.
-func loadConfiguration(_ path: String?) throws -> Configuration {
+package func loadConfiguration(_ path: String?) throws -> Configuration {
     var config = Configuration()
     if let path {
         try ConfigurationReader.read(readTextFile(path), file: path, into: &config)

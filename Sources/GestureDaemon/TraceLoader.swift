@@ -1,15 +1,15 @@
-import GestureCore
+package import GestureCore
 
 /// A trace ready to replay: its events, the geometry and thresholds for its device.
-struct LoadedTrace {
-    var trace: Trace
-    var geometry: PanelGeometry
-    var thresholds: GestureThresholds
+package struct LoadedTrace {
+    package var trace: Trace
+    package var geometry: PanelGeometry
+    package var thresholds: GestureThresholds
 }
 
 /// Finds a trace's format and device description, and resolves its panel size.
-enum TraceLoader {
-    static func load(
+package enum TraceLoader {
+    package static func load(
         _ path: String, desc: String?, size: (width: Double, height: Double)?, configuration: Configuration
     ) throws
         -> [LoadedTrace]
@@ -38,13 +38,13 @@ enum TraceLoader {
     }
 
     /// An evemu file with an `N:` line carries its own description.
-    static func hasHeader(_ text: String) -> Bool {
+    package static func hasHeader(_ text: String) -> Bool {
         for line in text.split(separator: "\n", maxSplits: 400) where line.hasPrefix("N:") || line.hasPrefix("A:") { return true }
         return false
     }
 
     /// For "dir/A.B.events": "dir/A.B.desc", then "dir/A.desc".
-    static func siblingDescription(of path: String) -> String? {
+    package static func siblingDescription(of path: String) -> String? {
         var base = path
         while let dot = base.lastIndex(of: "."), !base[dot...].contains("/") {
             base = String(base[..<dot])

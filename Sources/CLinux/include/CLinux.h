@@ -1,0 +1,49 @@
+// Linux calls the daemon needs that Swift's Glibc module does not import.
+// Glibc's module map is built without _GNU_SOURCE, so `struct ucred`,
+// signalfd, accept4 and SOCK_CLOEXEC/SOCK_NONBLOCK on socket() are missing
+// there; this target is compiled with _GNU_SOURCE and wraps each one.
+#ifndef CLINUX_H
+#define CLINUX_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct libinput;
+
+/// Blocks `signals` for the process and returns a non-blocking, close-on-exec
+/// signalfd that reads them (Glibc's module has no sys/signalfd.h).
+int clinux_signalfd(const int *signals, int count);
+
+/// Reads one pending signal from a signalfd: its number, 0 if none is
+/// pending, -1 with errno on error.
+int clinux_signalfd_read(int fd);
+
+/// Unblocks every signal (a child process, before exec).
+int clinux_unblock_signals(void);
+
+/// The peer of a Unix socket: SO_PEERCRED's `struct ucred` needs _GNU_SOURCE.
+int clinux_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
+
+/// The peer's supplementary groups (SO_PEERGROUPS, Linux 4.13): how many were
+/// written to `groups` (at most `max`), or -1 with errno.
+int clinux_peer_groups(int fd, gid_t *groups, int max);
+
+/// accept4() with SOCK_CLOEXEC | SOCK_NONBLOCK (accept4 needs _GNU_SOURCE).
+int clinux_accept(int fd);
+
+/// A close-on-exec, optionally non-blocking AF_UNIX socket of `type`
+/// (SOCK_STREAM or SOCK_DGRAM); Swift sees the socket type as an enum that
+/// does not combine with the flags.
+int clinux_unix_socket(int type, int nonblocking);
+
+/// CLOCK_MONOTONIC in microseconds: the clock libinput stamps events with.
+uint64_t clinux_monotonic_usec(void);
+
+/// Called with each libinput log message, formatted, without the newline.
+typedef void (*clinux_log_callback)(void *user_data, int priority, const char *message);
+
+/// Routes libinput's log (printf-style with a va_list, which Swift cannot
+/// format) to `callback`, with libinput's user data as the first argument.
+void clinux_libinput_set_log(struct libinput *li, clinux_log_callback callback, int priority);
+
+#endif

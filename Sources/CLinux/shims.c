@@ -1,0 +1,87 @@
+#include "CLinux.h"
+
+#include <errno.h>
+#include <libinput.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+int clinux_signalfd(const int *signals, int count) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int i = 0; i < count; i++) sigaddset(&set, signals[i]);
+    if (sigprocmask(SIG_BLOCK, &set, NULL) < 0) return -1;
+    return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+int clinux_signalfd_read(int fd) {
+    struct signalfd_siginfo info;
+    for (;;) {
+        ssize_t n = read(fd, &info, sizeof info);
+        if (n == (ssize_t)sizeof info) return (int)info.ssi_signo;
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+        return -1;
+    }
+}
+
+int clinux_unblock_signals(void) {
+    sigset_t set;
+    sigfillset(&set);
+    return sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+int clinux_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) return -1;
+    *pid = cred.pid;
+    *uid = cred.uid;
+    *gid = cred.gid;
+    return 0;
+}
+
+int clinux_peer_groups(int fd, gid_t *groups, int max) {
+    socklen_t len = (socklen_t)(sizeof(gid_t) * (size_t)max);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) return -1;
+    return (int)(len / sizeof(gid_t));
+}
+
+int clinux_accept(int fd) {
+    for (;;) {
+        int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (c < 0 && errno == EINTR) continue;
+        return c;
+    }
+}
+
+int clinux_unix_socket(int type, int nonblocking) {
+    return socket(AF_UNIX, type | SOCK_CLOEXEC | (nonblocking ? SOCK_NONBLOCK : 0), 0);
+}
+
+uint64_t clinux_monotonic_usec(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static clinux_log_callback log_callback;
+
+static void log_trampoline(struct libinput *li, enum libinput_log_priority priority, const char *format, va_list args) {
+    char message[1024];
+    vsnprintf(message, sizeof message, format, args);
+    size_t n = strlen(message);
+    while (n > 0 && message[n - 1] == '\n') message[--n] = '\0';
+    if (log_callback) log_callback(libinput_get_user_data(li), (int)priority, message);
+}
+
+void clinux_libinput_set_log(struct libinput *li, clinux_log_callback callback, int priority) {
+    log_callback = callback;
+    libinput_log_set_handler(li, log_trampoline);
+    libinput_log_set_priority(li, (enum libinput_log_priority)priority);
+}

@@ -1,0 +1,63 @@
+/// The `[daemon]` section: where and to whom the daemon serves gestures.
+///
+/// ```toml
+/// [daemon]
+/// socket = "/run/gestured/gestured.sock"
+/// socket-mode = "0660"
+/// socket-group = "gesture"
+/// allow-users = ["alice", 1000]
+/// allow-groups = ["gesture"]
+/// seat = "seat0"
+/// log-level = "info"
+/// client-buffer-kib = 256
+/// max-clients = 128
+/// ```
+public struct DaemonSettings: Sendable, Hashable {
+    /// The listening socket's path; nil: `$RUNTIME_DIRECTORY`, `/run/gestured` as root, else `$XDG_RUNTIME_DIR`.
+    public var socket: String?
+    /// Permission bits of a socket the daemon binds itself (default 0660).
+    public var socketMode: UInt32 = 0o660
+    /// Group that owns a socket the daemon binds itself (nil: the daemon's own group).
+    public var socketGroup: String?
+    /// Users (names or uids) allowed to subscribe. Empty with `allowGroups` empty: anyone who can open the socket.
+    public var allowUsers: [String] = []
+    /// Groups (names or gids) whose members may subscribe (primary or supplementary group).
+    public var allowGroups: [String] = []
+    /// The udev seat whose touchscreens are used (default `seat0`).
+    public var seat = "seat0"
+    /// Least important messages logged: error, warning, notice, info or debug (default info).
+    public var logLevel = "info"
+    /// Bytes queued for a client that does not read before it gets `overflow` and is closed (default 256 KiB).
+    public var clientBuffer = 256 * 1024
+    /// Most clients served at once; more are told `busy` and closed (default 128).
+    public var maxClients = 128
+
+    public init() {}
+
+    /// The log levels `log-level` accepts, most severe first.
+    public static let logLevels = ["error", "warning", "notice", "info", "debug"]
+
+    /// The keys of the section, for messages.
+    static let keys = [
+        "socket", "socket-mode", "socket-group", "allow-users", "allow-groups", "seat", "log-level",
+        "client-buffer-kib", "max-clients",
+    ]
+
+    /// The section as TOML (part of `check-config`'s output).
+    var rendered: String {
+        func list(_ l: [String]) -> String {
+            "[" + l.map { UInt32($0) != nil ? $0 : "\"\($0)\"" }.joined(separator: ", ") + "]"
+        }
+        var s = "[daemon]\n"
+        s += "socket = " + (socket.map { "\"\($0)\"" } ?? "\"\"  # default: see gestured(8)") + "\n"
+        s += "socket-mode = \"0" + String(socketMode, radix: 8) + "\"\n"
+        s += "socket-group = \"\(socketGroup ?? "")\"\n"
+        s += "allow-users = \(list(allowUsers))\n"
+        s += "allow-groups = \(list(allowGroups))\n"
+        s += "seat = \"\(seat)\"\n"
+        s += "log-level = \"\(logLevel)\"\n"
+        s += "client-buffer-kib = \(clientBuffer / 1024)\n"
+        s += "max-clients = \(maxClients)\n"
+        return s
+    }
+}

@@ -1,0 +1,40 @@
+package import GestureCore
+
+/// A touchscreen the daemon serves gestures from, as clients and `gestured devices` see it.
+package struct DeviceInfo: Sendable, Hashable {
+    package var id: DeviceID
+    package var name: String
+    /// `/dev/input/eventN`, or `replay:FILE` for a replayed trace.
+    package var node: String
+    /// "vvvv:pppp", lower-case hex.
+    package var vendorProduct: String
+    /// Panel size in screen orientation, mm.
+    package var width: Double
+    package var height: Double
+    package var sizeSource: SizeSource
+    /// Clockwise rotation applied to the touches, degrees.
+    package var rotation: Int
+    /// How many touches the device tracks at once (0: unknown).
+    package var slots: Int
+
+    /// The device as a JSON object (in `hello` and `device_added`).
+    package var jsonObject: String {
+        var s = #"{"device":"# + jsonString(name) + #","node":"# + jsonString(node)
+        s += #","vendor_product":"# + jsonString(vendorProduct)
+        s += #","width_mm":"#
+        GestureEvent.appendJSONNumber(width, scale: 10, to: &s)
+        s += #","height_mm":"#
+        GestureEvent.appendJSONNumber(height, scale: 10, to: &s)
+        s += #","size_source":"# + jsonString(sizeSource.rawValue)
+        s += #","rotation":\#(rotation),"slots":\#(slots)}"#
+        return s
+    }
+
+    /// One readable line (`gestured devices`, the log).
+    package var summary: String {
+        let size = fixed1(width) + " x " + fixed1(height) + " mm"
+        return "\(name)  \(node)  \(vendorProduct)  \(size) (\(sizeSource.rawValue))  rotation \(rotation)  slots \(slots)"
+    }
+}
+
+package func fixed1(_ v: Double) -> String { String(Double((v * 10).rounded()) / 10) }

@@ -1,0 +1,324 @@
+import CInput
+import CLinux
+package import GestureCore
+package import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What a touch source tells the daemon.
+package protocol TouchSourceDelegate: AnyObject {
+    /// A touchscreen appeared; `geometry` gives its size in screen orientation.
+    func deviceAdded(_ info: DeviceInfo, geometry: PanelGeometry, thresholds: GestureThresholds)
+    func deviceRemoved(_ id: DeviceID)
+    func frame(_ frame: TouchFrame)
+    /// Allocates an id for a new device.
+    func nextDeviceID() -> DeviceID
+    var configuration: Configuration { get }
+}
+
+/// Touchscreens through libinput: the udev backend on a seat (with hotplug),
+/// or the path backend for devices named on the command line.
+///
+/// libinput opens devices through `open_restricted`, which opens touchscreens
+/// only (udev `ID_INPUT_TOUCHSCREEN=1`) and refuses every other node, so no
+/// keyboard event can ever reach the daemon.
+package final class LibinputSource {
+    private var li: OpaquePointer?
+    private let udev: OpaquePointer?
+    package let logger: Logger
+    package weak var delegate: (any TouchSourceDelegate)?
+
+    /// Per-device state, indexed by the id stored in libinput's device user data.
+    private var devices: [Int: Device] = [:]
+
+    private struct Device {
+        var handle: OpaquePointer
+        var info: DeviceInfo
+        var frame: TouchFrame
+        /// Each slot's last position, for its lift (a lift carries no position).
+        var last: InlineArray<16, (x: Double, y: Double)> = .init(repeating: (0, 0))
+        var warnedSlot = false
+    }
+
+    package enum Backend {
+        case seat(String)
+        case paths([String])
+    }
+
+    package struct SetupError: Error, CustomStringConvertible {
+        package var description: String
+    }
+
+    package init(_ backend: Backend, logger: Logger, delegate: any TouchSourceDelegate) throws(SetupError) {
+        self.logger = logger
+        self.delegate = delegate
+        guard let udev = udev_new() else { throw SetupError(description: "udev_new() failed: is /sys mounted?") }
+        self.udev = udev
+        let user = Unmanaged.passUnretained(self).toOpaque()
+        switch backend {
+        case .seat(let seat):
+            li = libinput_udev_create_context(libinputInterface, user, udev)
+            guard let li else { throw SetupError(description: "cannot create a libinput context") }
+            clinux_libinput_set_log(li, libinputLog, logger.logLevel <= .debug ? 10 : 20)
+            guard libinput_udev_assign_seat(li, seat) == 0 else {
+                throw SetupError(description: "libinput cannot use seat '\(seat)' (is udev running and /run/udev readable?)")
+            }
+        case .paths(let paths):
+            li = libinput_path_create_context(libinputInterface, user)
+            guard let li else { throw SetupError(description: "cannot create a libinput context") }
+            clinux_libinput_set_log(li, libinputLog, logger.logLevel <= .debug ? 10 : 20)
+            for path in paths where libinput_path_add_device(li, path) == nil {
+                throw SetupError(
+                    description:
+                        "cannot use \(path): not a touchscreen, not readable (is the user in group 'input'?), or not an input device; see `gestured devices`"
+                )
+            }
+        }
+    }
+
+    deinit { shutdown() }
+
+    /// libinput's epoll fd: readable when events wait.
+    package var fd: Int32 { li.map { libinput_get_fd($0) } ?? -1 }
+
+    package var deviceCount: Int { devices.count }
+
+    /// Releases every device and the context.
+    package func shutdown() {
+        if let li {
+            for (_, d) in devices { libinput_device_unref(d.handle) }
+            devices.removeAll()
+            libinput_unref(li)
+        }
+        li = nil
+        if let udev { udev_unref(udev) }
+    }
+
+    // MARK: open_restricted
+
+    /// Opens `path` only if udev says it is a touchscreen; -errno otherwise.
+    fileprivate func openRestricted(_ path: String, flags: Int32) -> Int32 {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return -errno }
+        guard (st.st_mode & S_IFMT) == S_IFCHR, let dev = udev_device_new_from_devnum(udev, CChar(UInt8(ascii: "c")), st.st_rdev)
+        else {
+            logger.notice("refused \(path): not a character device")
+            return -EACCES
+        }
+        defer { udev_device_unref(dev) }
+        let touchscreen = udev_device_get_property_value(dev, "ID_INPUT_TOUCHSCREEN").map { String(cString: $0) }
+        guard touchscreen == "1" else {
+            let name = udev_device_get_parent(dev).flatMap { udev_device_get_sysattr_value($0, "name") }.map {
+                String(cString: $0)
+            }
+            logger.info("refused \(path)\(name.map { " (\($0))" } ?? ""): not a touchscreen (udev ID_INPUT_TOUCHSCREEN is not 1)")
+            return -EACCES
+        }
+        let fd = open(path, flags | O_CLOEXEC)
+        return fd >= 0 ? fd : -errno
+    }
+
+    // MARK: Events
+
+    /// Reads and handles every queued libinput event.
+    package func dispatch() {
+        guard let li else { return }
+        if libinput_dispatch(li) != 0 { logger.warning("libinput_dispatch failed: \(String(cString: strerror(errno)))") }
+        while let event = libinput_get_event(li) {
+            handle(event)
+            libinput_event_destroy(event)
+        }
+    }
+
+    private func handle(_ event: OpaquePointer) {
+        let type = libinput_event_get_type(event)
+        let handle = libinput_event_get_device(event)!
+        switch type {
+        case LIBINPUT_EVENT_DEVICE_ADDED:
+            added(handle)
+        case LIBINPUT_EVENT_DEVICE_REMOVED:
+            guard let key = key(of: handle), let d = devices.removeValue(forKey: key) else { return }
+            logger.notice("removed \(d.info.name) (\(d.info.node))")
+            delegate?.deviceRemoved(d.info.id)
+            libinput_device_unref(d.handle)
+        case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION, LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL,
+            LIBINPUT_EVENT_TOUCH_FRAME:
+            guard let key = key(of: handle), devices[key] != nil, let touch = libinput_event_get_touch_event(event) else {
+                return
+            }
+            touchEvent(type, touch, key: key)
+        default:
+            break
+        }
+    }
+
+    private func key(of handle: OpaquePointer) -> Int? {
+        guard let p = libinput_device_get_user_data(handle) else { return nil }
+        return Int(bitPattern: p)
+    }
+
+    private func touchEvent(_ type: libinput_event_type, _ touch: OpaquePointer, key: Int) {
+        let time = Timestamp(microseconds: Int64(bitPattern: libinput_event_touch_get_time_usec(touch)))
+        var d = devices[key]!
+        defer { devices[key] = d }
+        if type == LIBINPUT_EVENT_TOUCH_FRAME {
+            d.frame.time = time
+            if !d.frame.isEmpty { delegate?.frame(d.frame) }
+            d.frame.removeAll()
+            return
+        }
+        let raw = libinput_event_touch_get_slot(touch)
+        let slot = raw < 0 ? 0 : Int(raw)
+        guard slot < TouchFrame.capacity else {
+            if !d.warnedSlot {
+                logger.warning(
+                    "\(d.info.name): touch in slot \(slot) ignored: at most \(TouchFrame.capacity) touches are tracked")
+                d.warnedSlot = true
+            }
+            return
+        }
+        d.frame.time = time
+        switch type {
+        case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
+            // Transformed coordinates are after libinput's calibration matrix (rotation), 0..1 of the screen.
+            let scale: UInt32 = 1_000_000
+            let x = libinput_event_touch_get_x_transformed(touch, scale) / Double(scale) * d.info.width
+            let y = libinput_event_touch_get_y_transformed(touch, scale) / Double(scale) * d.info.height
+            d.last[slot] = (x, y)
+            d.frame.append(Contact(slot: slot, phase: type == LIBINPUT_EVENT_TOUCH_DOWN ? .down : .move, x: x, y: y))
+        case LIBINPUT_EVENT_TOUCH_UP:
+            d.frame.append(Contact(slot: slot, phase: .up, x: d.last[slot].x, y: d.last[slot].y))
+        default:  // cancel
+            d.frame.append(Contact(slot: slot, phase: .cancel, x: d.last[slot].x, y: d.last[slot].y))
+        }
+    }
+
+    // MARK: Devices
+
+    private func added(_ handle: OpaquePointer) {
+        guard libinput_device_has_capability(handle, LIBINPUT_DEVICE_CAP_TOUCH) != 0, let delegate else { return }
+        let id = delegate.nextDeviceID()
+        let name = String(cString: libinput_device_get_name(handle))
+        let node = "/dev/input/" + String(cString: libinput_device_get_sysname(handle))
+        let vp = hex4(libinput_device_get_id_vendor(handle)) + ":" + hex4(libinput_device_get_id_product(handle))
+        let config = delegate.configuration
+        let sections = config.sections(forName: name, vendorProduct: vp)
+
+        // Rotation and mirroring through libinput's calibration matrix, so "left" is left on a rotated panel.
+        var rotation = 0
+        if libinput_device_config_calibration_has_matrix(handle) != 0 {
+            let r = sections.compactMap(\.rotation).last
+            let fx = sections.compactMap(\.flipX).last
+            let fy = sections.compactMap(\.flipY).last
+            if r != nil || fx != nil || fy != nil {
+                let m = Calibration.matrix(rotation: r ?? 0, flipX: fx ?? false, flipY: fy ?? false)
+                if libinput_device_config_calibration_set_matrix(handle, m) != LIBINPUT_CONFIG_STATUS_SUCCESS {
+                    logger.warning("\(name): libinput refused the calibration matrix for rotation \(r ?? 0)")
+                }
+                rotation = r ?? 0
+            } else {
+                var m = [Float](repeating: 0, count: 6)
+                libinput_device_config_calibration_get_matrix(handle, &m)
+                rotation = Calibration.rotation(of: m)
+            }
+        }
+
+        // Physical size: configuration, the device's resolution, the display's EDID, the fallback.
+        var width = 0.0
+        var height = 0.0
+        var source = SizeSource.fallback
+        if let size = sections.compactMap(\.size).last {
+            (width, height, source) = (size.width, size.height, .configuration)
+        } else if libinput_device_get_size(handle, &width, &height) == 0, width > 0, height > 0 {
+            source = .resolution
+        } else {
+            switch DisplaySize.find() {
+            case .success(let display):
+                (width, height, source) = (display.width, display.height, .display)
+                logger.info("\(name): size from the \(display.connector) display's EDID")
+            case .failure(let why):
+                let fallback = PanelGeometry.fallback(minX: 0, maxX: 16, minY: 0, maxY: 9)
+                (width, height) = (fallback.width, fallback.height)
+                logger.warning(
+                    "\(name): no size known (no resolution; \(why)); assuming \(fixed1(width)) x \(fixed1(height)) mm. Set size = \"WxH\" in a [[device]] section of /etc/gestured/gestured.toml"
+                )
+            }
+        }
+        var geometry = PanelGeometry(minX: 0, maxX: 1, minY: 0, maxY: 1, width: width, height: height, source: source)
+        geometry.rotation = rotation
+        let info = DeviceInfo(
+            id: id, name: name, node: node, vendorProduct: vp, width: geometry.screenWidth, height: geometry.screenHeight,
+            sizeSource: source, rotation: rotation, slots: Int(max(0, libinput_device_touch_get_touch_count(handle))))
+        libinput_device_ref(handle)
+        libinput_device_set_user_data(handle, UnsafeMutableRawPointer(bitPattern: id.rawValue))
+        devices[id.rawValue] = Device(handle: handle, info: info, frame: TouchFrame(device: id, time: .zero))
+        logger.notice("added \(info.summary)")
+        delegate.deviceAdded(info, geometry: geometry, thresholds: config.thresholds(forName: name, vendorProduct: vp))
+    }
+
+    /// The devices as they were opened (for `gestured devices`).
+    package var deviceInfos: [DeviceInfo] { devices.values.map(\.info).sorted { $0.id.rawValue < $1.id.rawValue } }
+}
+
+private func hex4(_ v: UInt32) -> String {
+    let s = String(v, radix: 16)
+    return String(repeating: "0", count: max(0, 4 - s.count)) + s
+}
+
+/// libinput's open/close callbacks; the user data is the `LibinputSource`.
+nonisolated(unsafe) private let libinputInterface: UnsafeMutablePointer<libinput_interface> = {
+    let p = UnsafeMutablePointer<libinput_interface>.allocate(capacity: 1)
+    p.initialize(
+        to: libinput_interface(
+            open_restricted: { path, flags, user in
+                guard let path, let user else { return -EINVAL }
+                let source = Unmanaged<LibinputSource>.fromOpaque(user).takeUnretainedValue()
+                return source.openRestricted(String(cString: path), flags: flags)
+            },
+            close_restricted: { fd, _ in _ = close(fd) }
+        ))
+    return p
+}()
+
+/// libinput's log messages into the daemon's log (debug for libinput's info, warning for its errors).
+private let libinputLog: clinux_log_callback = { user, priority, message in
+    guard let user, let message else { return }
+    let source = Unmanaged<LibinputSource>.fromOpaque(user).takeUnretainedValue()
+    let text = "libinput: " + String(cString: message)
+    switch priority {
+    case 30...: source.logger.warning("\(text)")
+    case 20..<30: source.logger.info("\(text)")
+    default: source.logger.debug("\(text)")
+    }
+}
+
+/// libinput calibration matrices for a panel's rotation and mirroring.
+package enum Calibration {
+    /// The matrix (row-major, 2x3, on 0..1 coordinates) that mirrors, then
+    /// rotates clockwise: the same mapping `PanelGeometry` applies in replay.
+    package static func matrix(rotation: Int, flipX: Bool, flipY: Bool) -> [Float] {
+        // Mirror: u' = 1 - u and/or v' = 1 - v.
+        let f: [Float] = [flipX ? -1 : 1, 0, flipX ? 1 : 0, 0, flipY ? -1 : 1, flipY ? 1 : 0]
+        let r: [Float]
+        switch rotation {
+        case 90: r = [0, -1, 1, 1, 0, 0]
+        case 180: r = [-1, 0, 1, 0, -1, 1]
+        case 270: r = [0, 1, 0, -1, 0, 1]
+        default: r = [1, 0, 0, 0, 1, 0]
+        }
+        // r · f, both as 3x3 with a last row 0 0 1.
+        return [
+            r[0] * f[0] + r[1] * f[3], r[0] * f[1] + r[1] * f[4], r[0] * f[2] + r[1] * f[5] + r[2],
+            r[3] * f[0] + r[4] * f[3], r[3] * f[1] + r[4] * f[4], r[3] * f[2] + r[4] * f[5] + r[5],
+        ]
+    }
+
+    /// The clockwise rotation a matrix makes, to the nearest quarter turn
+    /// (a device's default matrix may come from udev's LIBINPUT_CALIBRATION_MATRIX).
+    package static func rotation(of m: [Float]) -> Int {
+        if abs(m[0]) >= abs(m[1]) { return m[0] >= 0 ? 0 : 180 }
+        return m[1] < 0 ? 90 : 270
+    }
+}

@@ -1,0 +1,170 @@
+package import CLinux
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The listening Unix socket: passed by systemd (socket activation) or bound here.
+package struct Listener {
+    package let fd: Int32
+    package let path: String
+    /// Bound here (so removed at exit), not passed by systemd.
+    package let ownsPath: Bool
+
+    package struct SetupError: Error, CustomStringConvertible {
+        package var description: String
+    }
+
+    /// The first listening stream socket systemd passed (`LISTEN_FDS`), if any.
+    /// Takes the fds and clears the variables so children do not see them.
+    package static func fromSystemd(warn: (String) -> Void) -> Listener? {
+        defer {
+            unsetenv("LISTEN_PID")
+            unsetenv("LISTEN_FDS")
+            unsetenv("LISTEN_FDNAMES")
+        }
+        guard let pidText = getenv("LISTEN_PID").map({ String(cString: $0) }), let pid = Int32(pidText), pid == getpid(),
+            let countText = getenv("LISTEN_FDS").map({ String(cString: $0) }), let count = Int32(countText), count > 0
+        else { return nil }
+        var chosen: Listener?
+        for fd in 3..<(3 + count) {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            var type: Int32 = 0
+            var listening: Int32 = 0
+            var len = socklen_t(MemoryLayout<Int32>.size)
+            let isStream = getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == Int32(SOCK_STREAM.rawValue)
+            len = socklen_t(MemoryLayout<Int32>.size)
+            let isListening = getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) == 0 && listening != 0
+            if chosen == nil && isStream && isListening {
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                chosen = Listener(fd: fd, path: boundPath(fd) ?? "(socket from systemd)", ownsPath: false)
+            } else {
+                warn("ignoring socket fd \(fd) passed by systemd: not a listening stream socket, or not the first")
+                Glibc.close(fd)
+            }
+        }
+        return chosen
+    }
+
+    /// Binds and listens at `path`. A stale socket file is replaced; a running
+    /// instance, or a file that is not a socket, is an error naming what to do.
+    package static func bind(path: String, mode: UInt32, group: gid_t?) throws(SetupError) -> Listener {
+        var addr = sockaddr_un()
+        let pathBytes = Array(path.utf8)
+        guard pathBytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
+            throw SetupError(description: "socket path is too long (\(pathBytes.count) bytes, at most 107): \(path)")
+        }
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            for (i, b) in pathBytes.enumerated() { raw[i] = b }
+        }
+        var st = stat()
+        if lstat(path, &st) == 0 {
+            guard (st.st_mode & S_IFMT) == S_IFSOCK else {
+                throw SetupError(description: "\(path) exists and is not a socket; remove it or choose another --socket")
+            }
+            if let peer = probe(&addr) {
+                throw SetupError(
+                    description:
+                        "another gestured is already serving \(path)\(peer > 0 ? " (pid \(peer))" : ""); stop it or choose another --socket"
+                )
+            }
+            unlink(path)  // stale: nobody listens
+        }
+        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        if !directory.isEmpty && access(directory, F_OK) != 0 {
+            // /run/gestured when not started by systemd (which makes it with RuntimeDirectory=).
+            if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+                throw SetupError(description: "cannot create \(directory): \(String(cString: strerror(errno)))")
+            }
+        }
+        let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 1)
+        guard fd >= 0 else { throw SetupError(description: "socket(): \(String(cString: strerror(errno)))") }
+        let old = umask(0o177)
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        umask(old)
+        guard bound == 0 else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw SetupError(description: "cannot bind \(path): \(reason)")
+        }
+        if let group, chown(path, uid_t.max, group) != 0 {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            unlink(path)
+            throw SetupError(description: "cannot give \(path) to group \(group): \(reason)")
+        }
+        guard chmod(path, mode_t(mode)) == 0, listen(fd, 64) == 0 else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            unlink(path)
+            throw SetupError(description: "cannot listen on \(path): \(reason)")
+        }
+        return Listener(fd: fd, path: path, ownsPath: true)
+    }
+
+    /// Connects to `addr`: the pid of a listening peer (0 if unknown), or nil if nobody listens.
+    private static func probe(_ addr: inout sockaddr_un) -> pid_t? {
+        let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        let r = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard r == 0 else { return nil }
+        var pid: pid_t = 0
+        var uid: uid_t = 0
+        var gid: gid_t = 0
+        _ = clinux_peer_credentials(fd, &pid, &uid, &gid)
+        return pid
+    }
+
+    /// The path a socket is bound to, if it is a path.
+    private static func boundPath(_ fd: Int32) -> String? {
+        var addr = sockaddr_un()
+        var len = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let r = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        guard r == 0 else { return nil }
+        return withUnsafeBytes(of: addr.sun_path) { raw in
+            let bytes = raw.prefix(while: { $0 != 0 })
+            return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    /// Closes the socket and removes the file if it was bound here.
+    package func close() {
+        _ = Glibc.close(fd)
+        if ownsPath { unlink(path) }
+    }
+
+    /// The default socket path: `$RUNTIME_DIRECTORY` (systemd's RuntimeDirectory=),
+    /// `/run/gestured` for root, else `$XDG_RUNTIME_DIR` (a user instance).
+    package static func defaultPath() -> String? {
+        if let dir = getenv("RUNTIME_DIRECTORY").map({ String(cString: $0) }), !dir.isEmpty {
+            return String(dir.split(separator: ":").first ?? Substring(dir)) + "/gestured.sock"
+        }
+        if getuid() == 0 { return "/run/gestured/gestured.sock" }
+        if let dir = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !dir.isEmpty { return dir + "/gestured.sock" }
+        return nil
+    }
+
+    /// Where a client looks: `$GESTURED_SOCKET`, then `$XDG_RUNTIME_DIR/gestured.sock`
+    /// if it exists, then the system socket.
+    package static func clientPath() -> String {
+        if let s = getenv("GESTURED_SOCKET").map({ String(cString: $0) }), !s.isEmpty { return s }
+        if let dir = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !dir.isEmpty,
+            access(dir + "/gestured.sock", F_OK) == 0
+        {
+            return dir + "/gestured.sock"
+        }
+        return "/run/gestured/gestured.sock"
+    }
+}

@@ -1,0 +1,115 @@
+package import GestureCore
+
+/// What one client wants: server-side filters, all optional.
+///
+/// `gestures`, `devices` and `phases` are checked on every event. `fingers`
+/// and `region` are checked when a gesture starts (`began` or `recognized`);
+/// the later phases of a continuous gesture follow that decision, so a client
+/// never gets a `changed` or `ended` without its `began`.
+package struct Subscription: Equatable, Sendable {
+    package var gestures: GestureKindSet = .all
+    /// Finger counts (nil: any).
+    package var fingers: [Int]?
+    /// Device names, nodes (`/dev/input/event5`) or `vvvv:pppp` ids (nil: any).
+    package var devices: [String]?
+    /// Phases (nil: all).
+    package var phases: Set<GesturePhase>?
+    /// Fractions of the panel, x0 < x1, y0 < y1 (nil: the whole panel).
+    package var region: (x0: Double, y0: Double, x1: Double, y1: Double)?
+
+    package init() {}
+
+    init(
+        _ gestures: [String]?, _ fingers: [Int]?, _ devices: [String]?, _ phases: [String]?, _ region: [Double]?
+    ) throws(RequestError) {
+        if let gestures {
+            var set = GestureKindSet()
+            for g in gestures {
+                guard let kind = GestureKind(rawValue: g) else {
+                    let known = GestureKind.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw RequestError(code: "bad-request", message: "unknown gesture '\(g.prefix(40))'; known: \(known)")
+                }
+                set.insert(GestureKindSet(kind))
+            }
+            self.gestures = set
+        }
+        if let fingers {
+            guard fingers.allSatisfy({ (1...TouchFrame.capacity).contains($0) }) else {
+                throw RequestError(code: "bad-request", message: "fingers are counts from 1 to \(TouchFrame.capacity)")
+            }
+            self.fingers = Array(Set(fingers)).sorted()
+        }
+        if let devices {
+            guard devices.count <= 64, devices.allSatisfy({ $0.utf8.count <= 256 }) else {
+                throw RequestError(code: "bad-request", message: "at most 64 devices of at most 256 bytes each")
+            }
+            self.devices = devices
+        }
+        if let phases {
+            var set = Set<GesturePhase>()
+            for p in phases {
+                guard let phase = GesturePhase(rawValue: p) else {
+                    let known = GesturePhase.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw RequestError(code: "bad-request", message: "unknown phase '\(p.prefix(40))'; known: \(known)")
+                }
+                set.insert(phase)
+            }
+            self.phases = set
+        }
+        if let region {
+            guard region.count == 4, region.allSatisfy({ $0 >= 0 && $0 <= 1 }), region[0] < region[2], region[1] < region[3]
+            else {
+                throw RequestError(
+                    code: "bad-request",
+                    message: "region is [x0, y0, x1, y1] with 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1 (fractions of the panel)")
+            }
+            self.region = (region[0], region[1], region[2], region[3])
+        }
+    }
+
+    package static func == (a: Subscription, b: Subscription) -> Bool {
+        a.gestures == b.gestures && a.fingers == b.fingers && a.devices == b.devices && a.phases == b.phases
+            && a.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] } == b.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] }
+    }
+
+    /// Whether taps should come after the double-tap interval for this client.
+    package var wantsDoubleTap: Bool { gestures.contains(.doubleTap) }
+
+    /// Whether events of `device` pass the device filter.
+    package func accepts(device: DeviceInfo) -> Bool {
+        guard let devices else { return true }
+        return devices.contains { $0 == device.name || $0 == device.node || $0.lowercased() == device.vendorProduct }
+    }
+
+    /// Whether a gesture starting with `event` passes the fingers and region filters.
+    package func admits(_ event: GestureEvent) -> Bool {
+        if let fingers, !fingers.contains(event.fingers) { return false }
+        if let r = region, !(event.nx >= r.x0 && event.nx <= r.x1 && event.ny >= r.y0 && event.ny <= r.y1) { return false }
+        return true
+    }
+
+    /// The filters as JSON fields (the `subscribed` reply), `null` for "any".
+    var jsonFields: String {
+        var s = #""gestures":["# + gestures.kinds.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
+        s += #","fingers":"# + (fingers.map { "[" + $0.map(String.init).joined(separator: ",") + "]" } ?? "null")
+        s += #","devices":"# + (devices.map { "[" + $0.map(jsonString).joined(separator: ",") + "]" } ?? "null")
+        s += #","phases":"#
+        if let phases {
+            s += "[" + GesturePhase.allCases.filter(phases.contains).map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
+        } else {
+            s += "null"
+        }
+        s += #","region":"#
+        if let r = region {
+            s += "["
+            for (i, v) in [r.x0, r.y0, r.x1, r.y1].enumerated() {
+                if i > 0 { s += "," }
+                GestureEvent.appendJSONNumber(v, scale: 1_000_000, to: &s)
+            }
+            s += "]"
+        } else {
+            s += "null"
+        }
+        return s
+    }
+}

@@ -1,0 +1,152 @@
+import FoundationEssentials
+package import GestureCore
+
+/// The socket protocol: JSON Lines over a stream socket (docs/protocol.md).
+///
+/// The server speaks first with `hello`; a client sends `subscribe` (with
+/// optional filters), `unsubscribe` or `ping`. Unknown fields are ignored by
+/// both sides; additive changes bump the minor version, renames and new
+/// meanings the major.
+package enum WireProtocol {
+    package static let name = "gestured"
+    package static let version = (major: 1, minor: 0)
+    /// The longest line a client may send, newline excluded.
+    package static let maxLineLength = 64 * 1024
+}
+
+/// What a client asked for in one line.
+package enum ClientRequest: Equatable, Sendable {
+    case subscribe(Subscription)
+    case unsubscribe
+    case ping
+}
+
+/// A line a client sent that cannot be used: what was wrong and what to send instead.
+package struct RequestError: Error, Equatable, Sendable {
+    /// `bad-json`, `bad-request` or `unknown-type`.
+    package var code: String
+    package var message: String
+}
+
+extension ClientRequest {
+    private struct Wire: Decodable {
+        var type: String
+        var gestures: [String]?
+        var fingers: [Int]?
+        var devices: [String]?
+        var phases: [String]?
+        var region: [Double]?
+    }
+
+    private struct TypeOnly: Decodable {
+        var type: String?
+    }
+
+    /// Parses one line (without its newline).
+    package static func parse(_ line: some Collection<UInt8>) throws(RequestError) -> ClientRequest {
+        let data = Data(line)
+        let decoder = JSONDecoder()
+        let head: TypeOnly
+        do {
+            head = try decoder.decode(TypeOnly.self, from: data)
+        } catch let DecodingError.typeMismatch(_, context) where context.codingPath.isEmpty {
+            throw RequestError(code: "bad-request", message: "a request is a JSON object, e.g. {\"type\":\"subscribe\"}")
+        } catch DecodingError.typeMismatch {
+            throw RequestError(code: "bad-request", message: "\"type\" must be a string, e.g. \"subscribe\"")
+        } catch {
+            throw RequestError(
+                code: "bad-json", message: "not a JSON object on one line of UTF-8; send e.g. {\"type\":\"subscribe\"}")
+        }
+        switch head.type {
+        case "subscribe":
+            let wire: Wire
+            do {
+                wire = try decoder.decode(Wire.self, from: data)
+            } catch {
+                throw RequestError(code: "bad-request", message: Self.explain(error))
+            }
+            return .subscribe(try Subscription(wire.gestures, wire.fingers, wire.devices, wire.phases, wire.region))
+        case "unsubscribe": return .unsubscribe
+        case "ping": return .ping
+        case nil:
+            throw RequestError(code: "bad-request", message: "a request needs \"type\": subscribe, unsubscribe or ping")
+        case let other?:
+            throw RequestError(
+                code: "unknown-type", message: "unknown request type '\(other.prefix(40))'; known: subscribe, unsubscribe, ping")
+        }
+    }
+
+    private static let fieldHelp = [
+        "gestures": "a list of gesture names, e.g. [\"tap\",\"swipe\"]",
+        "fingers": "a list of finger counts, e.g. [1,2]",
+        "devices": "a list of device names, nodes or vvvv:pppp ids",
+        "phases": "a list of phases, e.g. [\"recognized\",\"ended\"]",
+        "region": "[x0, y0, x1, y1], fractions 0..1 of the panel",
+    ]
+
+    private static func explain(_ error: Error) -> String {
+        let path: [any CodingKey]
+        switch error {
+        case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c): path = c.codingPath
+        case DecodingError.dataCorrupted(let c): path = c.codingPath
+        case DecodingError.keyNotFound(_, let c): path = c.codingPath
+        default: path = []
+        }
+        guard let field = path.first?.stringValue, let help = fieldHelp[field] else {
+            return "the request does not have the expected fields; see docs/protocol.md"
+        }
+        return "\"\(field)\" must be \(help)"
+    }
+}
+
+/// Server messages other than gesture events, one JSON object per line.
+package enum ServerMessage {
+    package static func hello(devices: [DeviceInfo], server: String) -> String {
+        var s = #"{"type":"hello","protocol":""# + WireProtocol.name + #"","version":["#
+        s += "\(WireProtocol.version.major),\(WireProtocol.version.minor)],"
+        s += #""gestures":["# + GestureKind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "],"
+        s += #""phases":["# + GesturePhase.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "],"
+        s += #""server":"# + jsonString(server) + ","
+        s += #""devices":["# + devices.map(\.jsonObject).joined(separator: ",") + "]}"
+        return s
+    }
+
+    package static func subscribed(_ sub: Subscription) -> String {
+        #"{"type":"subscribed","# + sub.jsonFields + "}"
+    }
+
+    package static let unsubscribed = #"{"type":"unsubscribed"}"#
+    package static let pong = #"{"type":"pong"}"#
+
+    package static func deviceAdded(_ d: DeviceInfo, time: Timestamp) -> String {
+        var object = d.jsonObject
+        object.removeFirst()
+        return #"{"type":"device_added","time_us":\#(time.microseconds),"# + object
+    }
+
+    package static func deviceRemoved(_ d: DeviceInfo, time: Timestamp) -> String {
+        #"{"type":"device_removed","time_us":\#(time.microseconds),"device":"# + jsonString(d.name) + #","node":"#
+            + jsonString(d.node) + "}"
+    }
+
+    package static func configReloaded(files: [String], time: Timestamp) -> String {
+        #"{"type":"config_reloaded","time_us":\#(time.microseconds),"files":["#
+            + files.map(jsonString).joined(separator: ",") + "]}"
+    }
+
+    /// `fatal`: the server closes the connection after this message.
+    package static func error(code: String, message: String, fatal: Bool) -> String {
+        #"{"type":"error","code":"# + jsonString(code) + #","message":"# + jsonString(message) + #","fatal":\#(fatal)}"#
+    }
+
+    package static func goodbye(reason: String) -> String {
+        #"{"type":"goodbye","reason":"# + jsonString(reason) + "}"
+    }
+}
+
+/// A JSON string literal.
+package func jsonString(_ s: String) -> String {
+    var out = ""
+    GestureEvent.appendJSONString(s, to: &out)
+    return out
+}

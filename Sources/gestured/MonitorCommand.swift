@@ -1,0 +1,310 @@
+import ArgumentParser
+import CLinux
+import FoundationEssentials
+import GestureCore
+import GestureDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct MonitorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "monitor",
+        abstract: "Subscribe to a running gestured and print what it publishes (the reference client).",
+        discussion: """
+            Connects to --socket, else $GESTURED_SOCKET, else $XDG_RUNTIME_DIR/gestured.sock if it
+            exists, else /run/gestured/gestured.sock. The filter options become the subscription's
+            server-side filters (docs/protocol.md). Ends on Ctrl-C, after --count gestures, or when
+            the daemon closes the connection; with --latency it then prints delivery latency
+            statistics: receipt time minus each event's time_us, both on CLOCK_MONOTONIC.
+            """
+    )
+
+    @Option(help: ArgumentHelp("The daemon's socket.", valueName: "PATH"))
+    var socket: String?
+
+    @Option(help: ArgumentHelp("Only these gestures (comma-separated), e.g. tap,swipe.", valueName: "LIST"))
+    var gestures: String?
+
+    @Option(help: ArgumentHelp("Only gestures with these finger counts, e.g. 1,2.", valueName: "LIST"))
+    var fingers: String?
+
+    @Option(
+        name: .customLong("devices"),
+        help: ArgumentHelp("Only these devices: names, nodes or vvvv:pppp, comma-separated.", valueName: "LIST"))
+    var devices: String?
+
+    @Option(help: ArgumentHelp("Only these phases, e.g. recognized,ended.", valueName: "LIST"))
+    var phases: String?
+
+    @Option(help: ArgumentHelp("Only gestures starting in this part of the panel (fractions 0..1).", valueName: "X0,Y0,X1,Y1"))
+    var region: String?
+
+    @Flag(help: "Print the JSON lines as received.")
+    var json = false
+
+    @Flag(help: "Print delivery latency statistics (p50, p90, p99, max) at the end.")
+    var latency = false
+
+    @Flag(name: .shortAndLong, help: "Print nothing per event (with --latency: only the statistics).")
+    var quiet = false
+
+    @Option(help: ArgumentHelp("Stop after this many gesture events.", valueName: "N"))
+    var count: Int?
+
+    func validate() throws {
+        _ = try subscribeLine()
+        if let count, count < 1 { throw ValidationError("--count must be 1 or more") }
+    }
+
+    private func list(_ s: String?) -> [String]? {
+        s.map { $0.split(separator: ",").map { String($0.filter { $0 != " " }) }.filter { !$0.isEmpty } }
+    }
+
+    /// The subscribe request for the options given.
+    func subscribeLine() throws -> String {
+        var fields = [#""type":"subscribe""#]
+        if let g = list(gestures) {
+            for name in g where GestureKind(rawValue: name) == nil {
+                throw ValidationError(
+                    "--gestures: unknown gesture '\(name)'; known: \(GestureKind.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
+            }
+            fields.append(#""gestures":["# + g.map { "\"\($0)\"" }.joined(separator: ",") + "]")
+        }
+        if let f = list(fingers) {
+            let counts = f.compactMap(Int.init)
+            guard counts.count == f.count else { throw ValidationError("--fingers: a comma-separated list of counts, e.g. 1,2") }
+            fields.append(#""fingers":["# + counts.map(String.init).joined(separator: ",") + "]")
+        }
+        if let d = list(devices) { fields.append(#""devices":["# + d.map(jsonString).joined(separator: ",") + "]") }
+        if let p = list(phases) {
+            for name in p where GesturePhase(rawValue: name) == nil {
+                throw ValidationError(
+                    "--phases: unknown phase '\(name)'; known: \(GesturePhase.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            fields.append(#""phases":["# + p.map { "\"\($0)\"" }.joined(separator: ",") + "]")
+        }
+        if let r = list(region) {
+            let v = r.compactMap(Double.init)
+            guard v.count == 4 else { throw ValidationError("--region: four numbers X0,Y0,X1,Y1 from 0 to 1") }
+            fields.append(#""region":["# + v.map { String($0) }.joined(separator: ",") + "]")
+        }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    func run() throws {
+        let path = socket ?? Listener.clientPath()
+        let fd = try connectTo(path)
+        defer { close(fd) }
+        var signals: [Int32] = [SIGINT, SIGTERM]
+        let sfd = clinux_signalfd(&signals, Int32(signals.count))
+        var out = OutputBuffer()
+        var reader = LineReader(fd: fd)
+        var latencies: [Int64] = []
+        var gestureCount = 0
+        var origin: Timestamp?
+        var sentSubscribe = false
+        var exitStatus: Int32 = 0
+        loop: while true {
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: sfd, events: Int16(POLLIN), revents: 0)]
+            out.flush()
+            if poll(&fds, 2, -1) < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            if fds[1].revents != 0 { break }
+            guard let lines = reader.read() else {
+                if !quiet || latency { printError("gestured monitor: the daemon closed the connection") }
+                break
+            }
+            let received = Int64(clinux_monotonic_usec())
+            for line in lines {
+                let message = WireMessage.decode(line)
+                if message.type == "hello" && !sentSubscribe {
+                    sentSubscribe = true
+                    try writeAll(fd, try subscribeLine() + "\n")
+                }
+                if message.type == "gesture" {
+                    gestureCount += 1
+                    if let t = message.time_us { latencies.append(received - t) }
+                }
+                if message.type == "error" && message.fatal == true { exitStatus = 1 }
+                if message.type == "error" {
+                    printError("gestured monitor: \(message.code ?? "error"): \(message.message ?? "")")
+                }
+                if !quiet {
+                    if json {
+                        out.write(line + "\n")
+                    } else if let text = message.readable(origin: &origin) {
+                        out.write(text + "\n")
+                    }
+                }
+                if let count, gestureCount >= count { break loop }
+            }
+        }
+        out.flush()
+        if latency { printLatency(latencies) }
+        if exitStatus != 0 { throw ExitCode(exitStatus) }
+    }
+
+    private func printLatency(_ values: [Int64]) {
+        var out = OutputBuffer()
+        guard !values.isEmpty else {
+            out.write("latency: no gesture events received\n")
+            out.flush()
+            return
+        }
+        let sorted = values.sorted()
+        func pct(_ p: Double) -> String {
+            let i = min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)
+            return ms(sorted[max(0, i)])
+        }
+        func ms(_ us: Int64) -> String { String(Double(us) / 1000) + " ms" }
+        out.write(
+            "latency over \(sorted.count) events: p50 \(pct(0.5))  p90 \(pct(0.9))  p99 \(pct(0.99))  max \(ms(sorted.last!))  min \(ms(sorted.first!))\n"
+        )
+        out.flush()
+    }
+}
+
+/// Connects a blocking stream socket to `path`, with a message saying what to do when that fails.
+func connectTo(_ path: String) throws -> Int32 {
+    let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 0)
+    var addr = sockaddr_un()
+    addr.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard fd >= 0, bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
+        printError("gestured monitor: bad socket path \(path)")
+        throw ExitCode(1)
+    }
+    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+        for (i, b) in bytes.enumerated() { raw[i] = b }
+    }
+    let r = withUnsafePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard r == 0 else {
+        let why = String(cString: strerror(errno))
+        close(fd)
+        printError(
+            "gestured monitor: cannot connect to \(path): \(why). Is gestured running (systemctl status gestured)? Are you allowed (group 'gesture')? --socket chooses another path."
+        )
+        throw ExitCode(1)
+    }
+    return fd
+}
+
+func writeAll(_ fd: Int32, _ s: String) throws {
+    let bytes = Array(s.utf8)
+    var off = 0
+    while off < bytes.count {
+        let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + off, $0.count - off, Int32(MSG_NOSIGNAL)) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else {
+            printError("gestured monitor: write failed: \(String(cString: strerror(errno)))")
+            throw ExitCode(1)
+        }
+        off += n
+    }
+}
+
+/// Splits what a socket delivers into lines.
+struct LineReader {
+    let fd: Int32
+    var pending: [UInt8] = []
+
+    /// The complete lines available now; nil at end of stream.
+    mutating func read() -> [String]? {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n < 0 && errno == EINTR { return [] }
+        guard n > 0 else { return nil }
+        pending.append(contentsOf: chunk[0..<n])
+        var lines: [String] = []
+        while let nl = pending.firstIndex(of: UInt8(ascii: "\n")) {
+            lines.append(String(decoding: pending[..<nl], as: UTF8.self))
+            pending.removeSubrange(...nl)
+        }
+        return lines
+    }
+}
+
+/// Any server message, every field optional (clients ignore what they do not know).
+struct WireMessage: Decodable {
+    var type: String?
+    // gesture
+    var gesture: String?
+    var phase: String?
+    var id: UInt64?
+    var time_us: Int64?
+    var device: String?
+    var fingers: Int?
+    var x_mm: Double?
+    var y_mm: Double?
+    var x: Double?
+    var y: Double?
+    var direction: String?
+    var distance_mm: Double?
+    var dx_mm: Double?
+    var dy_mm: Double?
+    var vx_mm_s: Double?
+    var vy_mm_s: Double?
+    var scale: Double?
+    var rotation: Double?
+    var edge: String?
+    // device_added, hello, error, …
+    var node: String?
+    var width_mm: Double?
+    var height_mm: Double?
+    var size_source: String?
+    var code: String?
+    var message: String?
+    var fatal: Bool?
+    var reason: String?
+    var files: [String]?
+    var version: [Int]?
+    var server: String?
+
+    static func decode(_ line: String) -> WireMessage {
+        (try? JSONDecoder().decode(WireMessage.self, from: Data(line.utf8))) ?? WireMessage(type: nil)
+    }
+
+    /// One readable line, or nil for messages not worth a line.
+    func readable(origin: inout Timestamp?) -> String? {
+        switch type {
+        case "gesture":
+            guard let g = gesture.flatMap(GestureKind.init), let p = phase.flatMap(GesturePhase.init), let time_us else {
+                return nil
+            }
+            let time = Timestamp(microseconds: time_us)
+            if origin == nil { origin = time }
+            var e = GestureEvent(
+                gesture: g, phase: p, id: id ?? 0, time: time, device: DeviceID(0), deviceName: device ?? "",
+                fingers: fingers ?? 0, x: x_mm ?? 0, y: y_mm ?? 0, nx: x ?? 0, ny: y ?? 0, edge: edge.flatMap(PanelEdge.init))
+            e.direction = direction.flatMap(GestureDirection.init)
+            e.distance = distance_mm
+            e.dx = dx_mm
+            e.dy = dy_mm
+            e.vx = vx_mm_s
+            e.vy = vy_mm_s
+            e.scale = scale
+            e.rotation = rotation
+            return e.textLine(origin: origin!) + "  " + (device ?? "")
+        case "hello":
+            return "# connected to \(server ?? "gestured"), protocol \(version?.map(String.init).joined(separator: ".") ?? "?")"
+        case "device_added":
+            let size = width_mm.flatMap { w in height_mm.map { "\(w) x \($0) mm" } } ?? "size unknown"
+            return "# device added: \(device ?? "?") \(node ?? "") \(size) (\(size_source ?? "?"))"
+        case "device_removed":
+            return "# device removed: \(device ?? "?") \(node ?? "")"
+        case "config_reloaded":
+            return "# configuration reloaded (\((files ?? []).joined(separator: ", ")))"
+        case "goodbye":
+            return "# the daemon says goodbye: \(reason ?? "")"
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where the package's build products are: the directory of the running test binary.
+package enum BuildProducts {
+    package static var directory: String {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        var dir = (exe as NSString).deletingLastPathComponent
+        // swift test runs .build/<triple>/debug/gesturedPackageTests.xctest
+        if dir.hasSuffix(".xctest") { dir = (dir as NSString).deletingLastPathComponent }
+        return dir
+    }
+
+    /// The `gestured` executable built beside the tests.
+    package static var gestured: String { directory + "/gestured" }
+
+    /// The package's root (for Recordings/).
+    package static var packageRoot: String {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }
+
+    /// Where `scripts/build-harness.sh` puts the umockdev harness.
+    package static var harnessDirectory: String { packageRoot + "/.build/harness" }
+}
+
+/// Something went wrong talking to a child process or a socket.
+package struct ChannelError: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ d: String) { description = d }
+}
+
+/// Reads lines from a file descriptor with a timeout.
+package final class LineChannel {
+    package let fd: Int32
+    private var pending: [UInt8] = []
+    package private(set) var closed = false
+
+    package init(fd: Int32) { self.fd = fd }
+
+    /// The next line, waiting at most `timeout` seconds; nil at end of stream.
+    package func readLine(timeout: Double) throws -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let nl = pending.firstIndex(of: 10) {
+                let line = String(decoding: pending[..<nl], as: UTF8.self)
+                pending.removeSubrange(...nl)
+                return line
+            }
+            if closed { return nil }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else {
+                throw ChannelError("no line within \(timeout) s (have: \(String(decoding: pending, as: UTF8.self)))")
+            }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let r = poll(&p, 1, Int32(left * 1000) + 1)
+            if r < 0 && errno == EINTR { continue }
+            if r <= 0 { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            if n <= 0 {
+                closed = true
+                continue
+            }
+            pending.append(contentsOf: chunk[0..<n])
+        }
+    }
+}
+
+/// A client of the daemon's socket, for tests: raw lines in and out.
+package final class SocketClient {
+    package let fd: Int32
+    package let lines: LineChannel
+
+    package init(path: String, timeout: Double = 5) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var addr = sockaddr_un()
+            addr.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+                for (i, b) in path.utf8.enumerated() { raw[i] = b }
+            }
+            let r = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            if r == 0 {
+                self.fd = fd
+                lines = LineChannel(fd: fd)
+                return
+            }
+            let why = String(cString: strerror(errno))
+            close(fd)
+            if Date() > deadline { throw ChannelError("cannot connect to \(path): \(why)") }
+            usleep(10_000)
+        }
+    }
+
+    deinit { close(fd) }
+
+    package func send(_ line: String) throws {
+        let bytes = Array((line + "\n").utf8)
+        try sendRaw(bytes)
+    }
+
+    package func sendRaw(_ bytes: [UInt8]) throws {
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + off, $0.count - off, Int32(MSG_NOSIGNAL)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw ChannelError("send: \(String(cString: strerror(errno)))") }
+            off += n
+        }
+    }
+
+    /// The next line parsed as a JSON object.
+    package func next(timeout: Double = 5) throws -> [String: Any]? {
+        guard let line = try lines.readLine(timeout: timeout) else { return nil }
+        guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            throw ChannelError("not a JSON object: \(line)")
+        }
+        return object
+    }
+
+    /// Reads messages until one of `type` arrives; returns it and everything before it.
+    package func read(until type: String, timeout: Double = 5) throws -> (message: [String: Any], before: [[String: Any]]) {
+        var before: [[String: Any]] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            guard let m = try next(timeout: max(0.01, deadline.timeIntervalSinceNow)) else {
+                throw ChannelError("connection closed while waiting for \(type); got \(before.count) messages")
+            }
+            if m["type"] as? String == type { return (m, before) }
+            before.append(m)
+        }
+    }
+
+    /// hello, then subscribe with `filters` (a JSON fragment such as `"gestures":["tap"]`), then subscribed.
+    @discardableResult
+    package func subscribe(_ filters: String = "", timeout: Double = 5) throws -> [String: Any] {
+        let hello = try next(timeout: timeout)
+        guard hello?["type"] as? String == "hello" else { throw ChannelError("expected hello, got \(String(describing: hello))") }
+        try send(#"{"type":"subscribe""# + (filters.isEmpty ? "" : "," + filters) + "}")
+        return try read(until: "subscribed", timeout: timeout).message
+    }
+
+    /// Gesture summaries ("tap fingers=1", "drag ended fingers=2 direction=…") received until `quiet` seconds pass with nothing.
+    package func gestures(quiet: Double, max: Double = 10) throws -> [[String: Any]] {
+        var out: [[String: Any]] = []
+        let deadline = Date().addingTimeInterval(max)
+        while Date() < deadline {
+            do {
+                guard let m = try next(timeout: quiet) else { break }
+                if m["type"] as? String == "gesture" { out.append(m) }
+            } catch is ChannelError {
+                break
+            }
+        }
+        return out
+    }
+}
+
+/// "gesture[ phase] fingers=N[ direction=D]" for discrete gestures and ends of continuous ones,
+/// the way `.expect` files list them.
+package func summarize(_ events: [[String: Any]]) -> [String] {
+    events.compactMap { e in
+        let phase = e["phase"] as? String ?? ""
+        guard ["recognized", "ended", "cancelled"].contains(phase) else { return nil }
+        var s = e["gesture"] as? String ?? "?"
+        if phase == "cancelled" { s += " cancelled" }
+        s += " fingers=\(e["fingers"] as? Int ?? 0)"
+        if let d = e["direction"] as? String { s += " direction=\(d)" }
+        if let edge = e["edge"] as? String { s += " edge=\(edge)" }
+        return s
+    }
+}
