@@ -52,7 +52,100 @@ struct LibinputEndToEndTests {
         let events = try client.gestures(quiet: 0.8)
         let got = summarize(events)
         #expect(got == (try Self.expected(name)), "daemon log:\n\(session.daemonLog)")
-        print("E2E \(name): \(got) \(events.count) events; log:\n\(session.daemonLog)")
+        #expect(try session.command("stop") == "exited 0")
+    }
+
+    /// Starts the daemon on the udev backend (seat0) in a fresh testbed and waits for READY=1.
+    static func seatDaemon(_ session: UmockdevSession, extra: [String] = []) throws {
+        try session.startDaemon(["serve", "--socket", session.socket, "--seat", "seat0", "-v"] + extra)
+        _ = try session.notify.wait(for: "READY=1", timeout: 10)
+    }
+
+    @Test("hotplug on the udev backend: added, a drag under way, removed: the drag ends cancelled")
+    func hotplugAndRemovalMidGesture() throws {
+        guard try Self.harnessOrSkip() else { return }
+        let (path, device) = try Self.recording("slow-drag-right.tablet.evemu")
+        let session = try UmockdevSession()
+        try Self.seatDaemon(session)
+        let client = try SocketClient(path: session.socket)
+        let hello = try client.next()
+        #expect((hello?["devices"] as? [Any])?.isEmpty == true)
+        try client.send(#"{"type":"subscribe"}"#)
+        _ = try client.read(until: "subscribed")
+
+        let screen = EmulatedTouchscreen(device, number: 3)
+        try session.add(screen, uevent: true)
+        let added: [String: Any]
+        do { added = try client.read(until: "device_added").message } catch {
+            Issue.record("log: \(session.daemonLog)")
+            throw error
+        }
+        #expect(added["device"] as? String == device.name && added["node"] as? String == screen.devnode)
+        #expect(added["size_source"] as? String == "resolution")
+        try session.command("waitopen \(screen.devnode) 5000")
+
+        // Half the drag, then the device goes.
+        try session.command("replay \(screen.devnode) \(path) 600", timeout: 30)
+        let began = try client.read(until: "gesture").message
+        #expect(began["gesture"] as? String == "drag" && began["phase"] as? String == "began")
+        try session.command("remove \(screen.syspath)")
+        let (removed, before) = try client.read(until: "device_removed")
+        #expect(removed["node"] as? String == screen.devnode)
+        let last = before.last { $0["type"] as? String == "gesture" }
+        #expect(last?["phase"] as? String == "cancelled" && last?["gesture"] as? String == "drag", "\(before)")
+        #expect(!before.contains { $0["phase"] as? String == "ended" })
+        #expect(try session.command("stop") == "exited 0")
+    }
+
+    @Test("open_restricted refuses a keyboard on the seat; the touchscreen beside it works")
+    func keyboardIsRefused() throws {
+        guard try Self.harnessOrSkip() else { return }
+        let (path, device) = try Self.recording("tap-1f.phone.evemu")
+        let session = try UmockdevSession()
+        let keyboard = EmulatedTouchscreen.keyboard(number: 2)
+        let screen = EmulatedTouchscreen(device, number: 5)
+        try session.add(keyboard)
+        try session.add(screen)
+        try Self.seatDaemon(session)
+        let client = try SocketClient(path: session.socket)
+        let hello = try client.next()
+        let devices = (hello?["devices"] as? [[String: Any]]) ?? []
+        #expect(devices.map { $0["node"] as? String } == [screen.devnode])
+        try client.send(#"{"type":"subscribe","gestures":["tap"]}"#)
+        _ = try client.read(until: "subscribed")
+        try session.command("waitopen \(screen.devnode) 5000")
+        try session.command("replay \(screen.devnode) \(path)", timeout: 30)
+        #expect(summarize(try client.gestures(quiet: 0.5)) == ["tap fingers=1"])
+        #expect(try session.command("stop") == "exited 0")
+        let log = session.daemonLog
+        #expect(log.contains("refused \(keyboard.devnode) (Emulated Keyboard): not a touchscreen"), "\(log)")
+        #expect(!log.contains("added Emulated Keyboard"))
+    }
+
+    @Test("rotation = 90 in the configuration turns libinput's calibration matrix: a leftward swipe comes out up")
+    func rotationThroughCalibration() throws {
+        guard try Self.harnessOrSkip() else { return }
+        let (path, device) = try Self.recording("swipe-left-1f.tablet.evemu")
+        let session = try UmockdevSession()
+        let config = session.directory + "/rotated.toml"
+        try "[[device]]\nmatch = \"\(device.name)\"\nrotation = 90\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let screen = EmulatedTouchscreen(device, number: 4)
+        try session.add(screen)
+        try session.startDaemon(["serve", "--socket", session.socket, "--device", screen.devnode, "--config", config])
+        _ = try session.notify.wait(for: "READY=1", timeout: 10)
+        let client = try SocketClient(path: session.socket)
+        let hello = try client.next()
+        let info = (hello?["devices"] as? [[String: Any]])?.first
+        #expect(info?["rotation"] as? Int == 90)
+        // The panel's height is now the screen's width.
+        let w = info?["width_mm"] as? Double ?? 0
+        let h = info?["height_mm"] as? Double ?? 0
+        #expect(w < h, "\(String(describing: info))")
+        try client.send(#"{"type":"subscribe","gestures":["swipe"]}"#)
+        _ = try client.read(until: "subscribed")
+        try session.command("waitopen \(screen.devnode) 5000")
+        try session.command("replay \(screen.devnode) \(path)", timeout: 30)
+        #expect(summarize(try client.gestures(quiet: 0.5)) == ["swipe fingers=1 direction=up"])
         #expect(try session.command("stop") == "exited 0")
     }
 }

@@ -9,9 +9,24 @@ package struct EmulatedTouchscreen: Sendable {
     /// N in /dev/input/eventN and inputN.
     package var number: Int
 
+    /// A keyboard instead (udev ID_INPUT_KEYBOARD): the daemon must refuse to open it.
+    package var isKeyboard = false
+
     package init(_ description: DeviceDescription, number: Int) {
         self.description = description
         self.number = number
+    }
+
+    /// A plain keyboard (keys A to Z and Enter, no axes).
+    package static func keyboard(number: Int) -> EmulatedTouchscreen {
+        var d = DeviceDescription(name: "Emulated Keyboard")
+        d.bus = 0x11
+        d.vendor = 1
+        d.product = 1
+        d.codes[Evdev.EV_KEY] = Set((16...50).map(UInt16.init) + [28])
+        var k = EmulatedTouchscreen(d, number: number)
+        k.isKeyboard = true
+        return k
     }
 
     package var minor: Int { 64 + number }
@@ -69,6 +84,8 @@ package struct EmulatedTouchscreen: Sendable {
         }
     }
 
+    private var udevKind: String { isKeyboard ? "ID_INPUT_KEYBOARD" : "ID_INPUT_TOUCHSCREEN" }
+
     /// The sysfs and udev record for `umockdev_testbed_add_from_file`.
     package var umockdevRecord: String {
         let d = description
@@ -86,7 +103,7 @@ package struct EmulatedTouchscreen: Sendable {
             E: MINOR=\(minor)
             E: SUBSYSTEM=input
             E: ID_INPUT=1
-            E: ID_INPUT_TOUCHSCREEN=1
+            E: \(udevKind)=1
             A: dev=13:\(minor)\\n
 
             P: \(input)
@@ -99,7 +116,7 @@ package struct EmulatedTouchscreen: Sendable {
             E: SUBSYSTEM=input
             E: TAGS=:seat:
             E: ID_INPUT=1
-            E: ID_INPUT_TOUCHSCREEN=1
+            E: \(udevKind)=1
             A: capabilities/abs=\(abs)\\n
             A: capabilities/ev=\(ev)\\n
             A: capabilities/key=\(key)\\n

@@ -36,10 +36,13 @@ package final class UmockdevSession {
         let fix = BuildProducts.harnessDirectory + "/fstat-fix.so"
         // A tmpfs on /run/udev (or on /run when there is no /run/udev) in a private
         // mount namespace: udev database entries written there never reach the host.
+        // The harness runs under umockdev's preload library itself (as
+        // umockdev-wrapper would run it) so that the uevents it sends for hotplug
+        // find the testbed's sysfs.
         let script = """
             set -e
             if [ -d /run/udev ]; then mount -t tmpfs tmpfs /run/udev; else mount -t tmpfs tmpfs /run; mkdir /run/udev; fi
-            exec "$0" "$1"
+            LD_PRELOAD=libumockdev-preload.so.0 exec "$0" "$1"
             """
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         // Without root, a user namespace gives the mount namespace its privileges.
@@ -59,7 +62,10 @@ package final class UmockdevSession {
     deinit {
         try? input.fileHandleForWriting.write(contentsOf: Data("quit\n".utf8))
         process.waitUntilExit()
-        try? FileManager.default.removeItem(atPath: directory)
+        // GESTURED_KEEP_E2E=1 keeps the records, logs and socket for a look afterwards.
+        if ProcessInfo.processInfo.environment["GESTURED_KEEP_E2E"] == nil {
+            try? FileManager.default.removeItem(atPath: directory)
+        }
     }
 
     /// Sends one command; returns its reply, or throws with the reply when it is an error.
@@ -79,7 +85,8 @@ package final class UmockdevSession {
         try device.umockdevRecord.write(toFile: base + ".umockdev", atomically: true, encoding: .utf8)
         try device.ioctlRecord.write(toFile: base + ".ioctl", atomically: true, encoding: .utf8)
         try command(
-            "add \(base).umockdev \(base).ioctl \(device.devnode) \(device.minor)" + (uevent ? " uevent" : ""))
+            "add \(base).umockdev \(base).ioctl \(device.devnode) \(device.minor) \(device.isKeyboard ? "keyboard" : "touchscreen")"
+                + (uevent ? " uevent" : ""))
     }
 
     /// Starts `gestured` with `arguments` inside the testbed; its output goes to `log`.

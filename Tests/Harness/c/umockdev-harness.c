@@ -8,11 +8,12 @@
  * on /run/udev (it writes udev database entries there).
  *
  * Driven by one command per line on stdin; each gets one reply line on stdout:
- *   add UMOCKDEV IOCTL DEVNODE MINOR [uevent]  -> ok SYSPATH
+ *   add UMOCKDEV IOCTL DEVNODE MINOR KIND [uevent]  -> ok SYSPATH
+ *       (KIND: touchscreen or keyboard, for udev's database entry)
  *   start LOGFILE PROGRAM [ARG...]             -> started PID
  *   waitopen DEVNODE TIMEOUT_MS                -> open
  *   replay DEVNODE EVEMU [UNTIL_MS]            -> done FRAMES
- *   remove SYSPATH                             -> ok
+ *   remove SYSPATH                             -> ok (a "remove" uevent, then gone)
  *   stop                                       -> exited STATUS
  *   quit
  * Failures reply "error MESSAGE".
@@ -62,7 +63,9 @@ static void sleep_until(unsigned long long usec) {
 }
 
 static void cmd_add(char **argv, int argc) {
-    if (argc < 5) return reply("error usage: add UMOCKDEV IOCTL DEVNODE MINOR [uevent]");
+    if (argc < 6) return reply("error usage: add UMOCKDEV IOCTL DEVNODE MINOR KIND [uevent]");
+    const char *kind = strcmp(argv[5], "keyboard") == 0 ? "E:ID_INPUT_KEY=1\nE:ID_INPUT_KEYBOARD=1\n"
+                                                        : "E:ID_INPUT_TOUCHSCREEN=1\n";
     GError *error = NULL;
     if (!umockdev_testbed_add_from_file(testbed, argv[1], &error)) {
         reply("error %s: %s", argv[1], error->message);
@@ -80,7 +83,7 @@ static void cmd_add(char **argv, int argc) {
     snprintf(path, sizeof path, "/run/udev/data/c13:%s", argv[4]);
     FILE *f = fopen(path, "w");
     if (!f) return reply("error cannot write %s: %s", path, strerror(errno));
-    fprintf(f, "I:1000000\nE:ID_INPUT=1\nE:ID_INPUT_TOUCHSCREEN=1\nG:seat\nQ:seat\n");
+    fprintf(f, "I:1000000\nE:ID_INPUT=1\n%sG:seat\nQ:seat\n", kind);
     fclose(f);
     /* Find the event node's sysfs path: the first P: line of the record. */
     char syspath[512] = "";
@@ -102,7 +105,7 @@ static void cmd_add(char **argv, int argc) {
             tcsetattr(master, TCSANOW, &t);
         }
     }
-    if (argc > 5 && strcmp(argv[5], "uevent") == 0) umockdev_testbed_uevent(testbed, syspath, "add");
+    if (argc > 6 && strcmp(argv[6], "uevent") == 0) umockdev_testbed_uevent(testbed, syspath, "add");
     reply("ok %s", syspath);
 }
 
@@ -266,6 +269,7 @@ int main(int argc, char **argv) {
         else if (strcmp(args[0], "remove") == 0) {
             if (n < 2) reply("error usage: remove SYSPATH");
             else {
+                umockdev_testbed_uevent(testbed, args[1], "remove");
                 umockdev_testbed_remove_device(testbed, args[1]);
                 reply("ok");
             }
