@@ -161,6 +161,7 @@ package final class Daemon: TouchSourceDelegate {
     // MARK: The loop
 
     private var pollSet: [pollfd] = []
+    private var polled: [Client] = []
 
     /// One turn of the loop: wait, then handle whatever woke us.
     package func step() {
@@ -169,6 +170,8 @@ package final class Daemon: TouchSourceDelegate {
         pollSet.append(pollfd(fd: listener!.fd, events: Int16(POLLIN), revents: 0))
         let libinputFD = libinput?.fd ?? -1
         pollSet.append(pollfd(fd: libinputFD, events: Int16(POLLIN), revents: 0))
+        polled.removeAll(keepingCapacity: true)
+        polled.append(contentsOf: clients)
         for c in clients {
             var events: Int32 = 0
             if !c.readClosed && c.state != .closing { events |= Int32(POLLIN) }
@@ -188,13 +191,12 @@ package final class Daemon: TouchSourceDelegate {
         var sink = FanOut(daemon: self)
         pipeline.advance(to: now, into: &sink)
         if pollSet[1].revents != 0 { acceptClients(now: now) }
-        // Clients polled this turn (accepted ones are not in the set yet).
-        let polled = pollSet.count - 3
-        for i in 0..<polled {
-            let c = clients[i]
+        // The clients polled this turn; handling one may drop it from `clients`.
+        for (i, c) in polled.enumerated() {
             let revents = Int32(pollSet[i + 3].revents)
             if revents & Int32(POLLIN) != 0 { readRequests(c, now: now) }
-            if revents & Int32(POLLHUP | POLLERR | POLLNVAL) != 0 && c.state != .closing {
+            if revents & Int32(POLLHUP | POLLERR | POLLNVAL) != 0 && c.state != .closing && clients.contains(where: { $0 === c })
+            {
                 drop(c, "disconnected")
             }
         }

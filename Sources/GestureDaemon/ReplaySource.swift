@@ -11,8 +11,8 @@ package struct ReplaySource {
     package let thresholds: GestureThresholds
     package let speed: Double
     package let loop: Bool
-    /// Pause between the end of the trace and its next round with `loop`.
-    package var gap = Timestamp.Duration.milliseconds(1000)
+    /// Pause between the end of the trace and its next round with `loop` (1 s of trace time).
+    package var gap: Timestamp.Duration { .milliseconds(1000 / speed) }
 
     private var assembler: TouchAssembler
     private var index = 0

@@ -1,0 +1,204 @@
+import Foundation
+import GestureCore
+import Harness
+import Testing
+
+/// The socket protocol, against the real binary serving a replayed trace
+/// (`gestured serve --replay TRACE --wait-subscribers N`): the trace starts
+/// once N clients have subscribed, so every client sees all of it.
+@Suite("Socket protocol")
+struct ProtocolTests {
+    static let tap = DaemonProcess.recording("tap-1f.phone.evemu")
+    static let doubleTap = DaemonProcess.recording("double-tap-1f.phone.evemu")
+    static let slowDrag = DaemonProcess.recording("slow-drag-right.tablet.evemu")
+    static let swipe = DaemonProcess.recording("swipe-left-1f.tablet.evemu")
+
+    @Test("hello names the protocol, its version, the gesture kinds and the devices")
+    func handshake() throws {
+        let d = try DaemonProcess(["--replay", Self.tap, "--wait-subscribers", "1"])
+        let c = try SocketClient(path: d.socket)
+        let hello = try #require(try c.next())
+        #expect(hello["type"] as? String == "hello")
+        #expect(hello["protocol"] as? String == "gestured")
+        #expect(hello["version"] as? [Int] == [1, 0])
+        #expect(hello["gestures"] as? [String] == GestureKind.allCases.map(\.rawValue))
+        let devices = try #require(hello["devices"] as? [[String: Any]])
+        #expect(devices.count == 1 && devices[0]["device"] as? String == "Synthetic Phone Touchscreen")
+        #expect(devices[0]["size_source"] as? String == "resolution" && devices[0]["slots"] as? Int == 10)
+        try c.send(#"{"type":"ping"}"#)
+        #expect(try c.next()?["type"] as? String == "pong")
+        // Nothing is sent to a client that has not subscribed.
+        #expect(try c.gestures(quiet: 0.5).isEmpty)
+        #expect(d.stop() == 0)
+    }
+
+    @Test("filters: gestures, phases, fingers, devices and region are applied by the server")
+    func filters() throws {
+        let d = try DaemonProcess(["--replay", Self.slowDrag, "--wait-subscribers", "7"])
+        let everything = try SocketClient(path: d.socket)
+        let endedOnly = try SocketClient(path: d.socket)
+        let twoFingers = try SocketClient(path: d.socket)
+        let otherDevice = try SocketClient(path: d.socket)
+        let byNode = try SocketClient(path: d.socket)
+        let leftPart = try SocketClient(path: d.socket)
+        let rightPart = try SocketClient(path: d.socket)
+        try everything.subscribe()
+        let ack = try endedOnly.subscribe(#""gestures":["drag"],"phases":["ended"]"#)
+        #expect(ack["gestures"] as? [String] == ["drag"] && ack["phases"] as? [String] == ["ended"])
+        try twoFingers.subscribe(#""fingers":[2]"#)
+        try otherDevice.subscribe(#""devices":["Some Other Panel"]"#)
+        try byNode.subscribe(#""devices":["replay:\#(Self.slowDrag)"]"#)
+        // The drag begins at x = 0.42 of the panel and ends at 0.59.
+        try leftPart.subscribe(#""region":[0,0,0.45,1]"#)
+        try rightPart.subscribe(#""region":[0.45,0,1,1]"#)
+
+        let all = try everything.gestures(quiet: 0.6)
+        #expect(all.first?["phase"] as? String == "began" && all.last?["phase"] as? String == "ended")
+        #expect(all.count > 20 && all.allSatisfy { $0["gesture"] as? String == "drag" })
+        let ended = try endedOnly.gestures(quiet: 0.2)
+        #expect(ended.count == 1 && ended[0]["phase"] as? String == "ended")
+        #expect(ended[0]["id"] as? Int == all.last?["id"] as? Int)
+        #expect(try twoFingers.gestures(quiet: 0.2).isEmpty)
+        #expect(try otherDevice.gestures(quiet: 0.2).isEmpty)
+        #expect(try byNode.gestures(quiet: 0.2).count == all.count)
+        // A gesture is admitted where it starts, and then followed to its end.
+        #expect(try leftPart.gestures(quiet: 0.2).count == all.count)
+        #expect(try rightPart.gestures(quiet: 0.2).isEmpty)
+        #expect(d.stop() == 0)
+    }
+
+    @Test("taps come at the lift for a subscriber without double taps, and after the interval for one with")
+    func tapTimingFollowsEachSubscriber() throws {
+        let d = try DaemonProcess(["--replay", Self.tap, "--wait-subscribers", "2"])
+        let quick = try SocketClient(path: d.socket)
+        let patient = try SocketClient(path: d.socket)
+        try quick.subscribe(#""gestures":["tap"]"#)
+        try patient.subscribe(#""gestures":["tap","double-tap"]"#)
+        let a = try quick.gestures(quiet: 0.7)
+        let b = try patient.gestures(quiet: 0.2)
+        #expect(summarize(a) == ["tap fingers=1"] && summarize(b) == ["tap fingers=1"])
+        let ta = try #require(a.first?["time_us"] as? Int)
+        let tb = try #require(b.first?["time_us"] as? Int)
+        // doubleTap.maxInterval = 300 ms: the patient subscriber's tap is confirmed 300 ms after the lift.
+        #expect(tb - ta == 300_000)
+        #expect(d.stop() == 0)
+
+        let d2 = try DaemonProcess(["--replay", Self.doubleTap, "--wait-subscribers", "2"])
+        let taps = try SocketClient(path: d2.socket)
+        let doubles = try SocketClient(path: d2.socket)
+        try taps.subscribe(#""gestures":["tap"]"#)
+        try doubles.subscribe(#""gestures":["tap","double-tap"]"#)
+        #expect(summarize(try taps.gestures(quiet: 0.7)) == ["tap fingers=1", "tap fingers=1"])
+        #expect(summarize(try doubles.gestures(quiet: 0.2)) == ["double-tap fingers=1"])
+        #expect(d2.stop() == 0)
+    }
+
+    @Test("a subscription can be changed and dropped")
+    func subscriptionChanges() throws {
+        let d = try DaemonProcess(["--replay", Self.swipe, "--loop", "--wait-subscribers", "1"])
+        let c = try SocketClient(path: d.socket)
+        try c.subscribe(#""gestures":["swipe"]"#)
+        let first = try c.read(until: "gesture", timeout: 5).message
+        #expect(first["gesture"] as? String == "swipe")
+        try c.send(#"{"type":"subscribe","gestures":["drag"],"phases":["began"]}"#)
+        let (ack, _) = try c.read(until: "subscribed")
+        #expect(ack["gestures"] as? [String] == ["drag"])
+        let next = try c.read(until: "gesture", timeout: 5).message
+        #expect(next["gesture"] as? String == "drag" && next["phase"] as? String == "began")
+        try c.send(#"{"type":"unsubscribe"}"#)
+        _ = try c.read(until: "unsubscribed")
+        // The trace loops every ~1.5 s: after unsubscribing nothing more comes.
+        #expect(try c.gestures(quiet: 2.5, max: 3).isEmpty)
+        #expect(d.stop() == 0)
+    }
+
+    @Test("malformed lines get an error naming what was wrong; the connection and everyone else carry on")
+    func malformedLines() throws {
+        let d = try DaemonProcess(["--replay", Self.tap, "--wait-subscribers", "1"])
+        let bad = try SocketClient(path: d.socket)
+        _ = try bad.next()
+        func error(after bytes: [UInt8]) throws -> [String: Any] {
+            try bad.sendRaw(bytes + [10])
+            return try bad.read(until: "error").message
+        }
+        let cases: [(bytes: [UInt8], code: String, says: String)] = [
+            (Array("not json".utf8), "bad-json", "JSON"),
+            ([0xff, 0xfe, 0x7b, 0x7d], "bad-json", "UTF-8"),
+            (Array("[1,2]".utf8), "bad-request", "JSON object"),
+            (Array(#"{"type":7}"#.utf8), "bad-request", "\"type\""),
+            (Array(#"{"gestures":["tap"]}"#.utf8), "bad-request", "needs \"type\""),
+            (Array(#"{"type":"dance"}"#.utf8), "unknown-type", "dance"),
+            (Array(#"{"type":"subscribe","fingers":"two"}"#.utf8), "bad-request", "\"fingers\""),
+            (Array(#"{"type":"subscribe","gestures":["wave"]}"#.utf8), "bad-request", "wave"),
+            (Array(#"{"type":"subscribe","region":[0.5,0,0.2,1]}"#.utf8), "bad-request", "region"),
+            (Array(#"{"type":"subscribe","phases":["done"]}"#.utf8), "bad-request", "done"),
+        ]
+        for (bytes, code, says) in cases {
+            let e = try error(after: bytes)
+            #expect(e["code"] as? String == code && e["fatal"] as? Bool == false, "\(String(decoding: bytes, as: UTF8.self))")
+            #expect((e["message"] as? String ?? "").contains(says), "\(e)")
+        }
+        // Still connected, and a good subscription after all that works.
+        try bad.send(#"{"type":"subscribe"}"#)
+        _ = try bad.read(until: "subscribed")
+        #expect(summarize(try bad.gestures(quiet: 0.7)) == ["tap fingers=1"])
+
+        // A line longer than 64 KiB: a fatal error, then the connection closes.
+        let long = try SocketClient(path: d.socket)
+        _ = try long.next()
+        try long.sendRaw([UInt8](repeating: 0x61, count: 70_000))
+        let e = try long.read(until: "error").message
+        #expect(e["code"] as? String == "line-too-long" && e["fatal"] as? Bool == true)
+        #expect(try long.next(timeout: 2) == nil)
+        #expect(d.stop() == 0)
+    }
+
+    @Test("a client that does not read gets overflow and is closed; a reading client misses nothing")
+    func overflow() throws {
+        let d = try DaemonProcess(
+            ["--replay", Self.slowDrag, "--loop", "--speed", "20", "--wait-subscribers", "2"],
+            config: "[daemon]\nclient-buffer-kib = 16\n")
+        let reader = try SocketClient(path: d.socket)
+        let sleeper = try SocketClient(path: d.socket)
+        try reader.subscribe()
+        try sleeper.subscribe()
+        try d.waitForLog("does not read", timeout: 20)
+        // The reader got every event in order: ids rise, each drag's phases are whole.
+        var events = try reader.gestures(quiet: 0.5, max: 3)
+        events.removeAll { $0["phase"] as? String == "changed" }
+        #expect(events.count > 4)
+        var open: Int?
+        for e in events {
+            switch e["phase"] as? String {
+            case "began":
+                #expect(open == nil)
+                open = e["id"] as? Int
+            case "ended":
+                #expect(open == e["id"] as? Int)
+                open = nil
+            default: break
+            }
+        }
+        // The sleeper, reading at last, finds whole lines and then the overflow error.
+        var last: [String: Any]?
+        while let m = try sleeper.next(timeout: 2) { last = m }
+        #expect(last?["type"] as? String == "error" && last?["code"] as? String == "overflow")
+        #expect(d.stop() == 0)
+    }
+
+    @Test("disconnects and half-closed clients: the daemon carries on serving")
+    func disconnects() throws {
+        let d = try DaemonProcess(["--replay", Self.tap, "--wait-subscribers", "2"])
+        var gone: SocketClient? = try SocketClient(path: d.socket)
+        try gone?.subscribe()
+        // A client that shuts down its sending side still receives.
+        let half = try SocketClient(path: d.socket)
+        try half.subscribe()
+        shutdown(half.fd, Int32(SHUT_WR))
+        gone = nil  // closes its socket as the trace starts
+        #expect(summarize(try half.gestures(quiet: 0.7)) == ["tap fingers=1"])
+        try d.waitForLog("disconnected")
+        #expect(d.process.isRunning)
+        #expect(d.stop() == 0)
+    }
+}

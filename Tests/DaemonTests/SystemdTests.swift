@@ -1,0 +1,159 @@
+import Foundation
+import Harness
+import Testing
+
+/// What systemd sees of the daemon: sd_notify messages, socket activation,
+/// signals; and who may use the socket.
+@Suite("systemd integration and access")
+struct SystemdTests {
+    static let tap = DaemonProcess.recording("tap-1f.phone.evemu")
+
+    @Test("READY=1 with STATUS; SIGHUP: RELOADING=1 with MONOTONIC_USEC, then READY=1; SIGTERM: STOPPING=1 and goodbye")
+    func notifications() throws {
+        let d = try DaemonProcess(
+            ["--replay", Self.tap, "--wait-subscribers", "9"], config: "[thresholds]\nslop = 2.5\n", waitReady: false)
+        let ready = try d.notify.wait(for: "READY=1", timeout: 10)
+        #expect(ready.last?.contains("STATUS=1 touchscreen(s), 0 subscriber(s), 0 client(s)") == true, "\(ready)")
+        let c = try SocketClient(path: d.socket)
+        try c.subscribe()
+        let status = try d.notify.wait(for: "STATUS=1 touchscreen(s), 1 subscriber(s), 1 client(s)", timeout: 5)
+        #expect(!status.isEmpty)
+
+        d.signal(SIGHUP)
+        let reloading = try d.notify.wait(for: "RELOADING=1", timeout: 5)
+        let fields = reloading.last!.split(separator: "\n")
+        let usec = fields.first { $0.hasPrefix("MONOTONIC_USEC=") }.flatMap { Int($0.dropFirst(15)) }
+        #expect(usec != nil && usec! > 0)
+        _ = try d.notify.wait(for: "READY=1", timeout: 5)
+        let reloaded = try c.read(until: "config_reloaded").message
+        #expect((reloaded["files"] as? [String])?.first?.hasSuffix("gestured.toml") == true)
+
+        // A broken file on SIGHUP: the old configuration stays, the log says why.
+        try "[thresholds]\nslop = \"wide\"\n".write(toFile: d.directory + "/gestured.toml", atomically: true, encoding: .utf8)
+        d.signal(SIGHUP)
+        let kept = try d.notify.wait(for: "READY=1", timeout: 5)
+        #expect(kept.last?.contains("STATUS=configuration not reloaded") == true, "\(kept)")
+        try d.waitForLog("keeping the previous one")
+        #expect(d.log.contains("gestured.toml:2: threshold 'slop' must be a number"), "\(d.log)")
+        try c.send(#"{"type":"ping"}"#)
+        _ = try c.read(until: "pong")
+
+        d.signal(SIGTERM)
+        _ = try d.notify.wait(for: "STOPPING=1", timeout: 5)
+        let bye = try c.read(until: "goodbye").message
+        #expect(bye["reason"] as? String == "the daemon is stopping")
+        #expect(try c.next(timeout: 2) == nil)
+        d.process.waitUntilExit()
+        #expect(d.process.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: d.socket), "the socket file is removed at exit")
+    }
+
+    @Test("socket activation: the daemon serves on the socket systemd-socket-activate passes")
+    func socketActivation() throws {
+        let activate = "/usr/bin/systemd-socket-activate"
+        guard FileManager.default.isExecutableFile(atPath: activate) else {
+            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("\(activate) is missing (package systemd)") }
+            return
+        }
+        let dir = NSTemporaryDirectory() + "gestured-activate-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/activated.sock"
+        // systemd-socket-activate listens, then starts gestured on the first connection with LISTEN_FDS=1.
+        let d = try DaemonProcess(
+            ["--replay", Self.tap, "--wait-subscribers", "1"], wrapper: [activate, "-l", path, "-E", "NOTIFY_SOCKET"],
+            waitReady: false)
+        let c = try SocketClient(path: path)
+        try c.subscribe()
+        #expect(summarize(try c.gestures(quiet: 0.7)) == ["tap fingers=1"])
+        _ = try d.notify.wait(for: "READY=1", timeout: 5)
+        #expect(d.log.contains("(socket from systemd)"), "\(d.log)")
+        // Its own --socket path was not bound: the passed socket was used.
+        #expect(!FileManager.default.fileExists(atPath: d.socket))
+    }
+
+    @Test("a second instance on the same socket is refused; a stale socket file is replaced")
+    func socketAlreadyTaken() throws {
+        let first = try DaemonProcess(["--replay", Self.tap])
+        let second = Process()
+        second.executableURL = URL(fileURLWithPath: BuildProducts.gestured)
+        second.arguments = ["serve", "--replay", Self.tap, "--socket", first.socket]
+        let err = Pipe()
+        second.standardError = err
+        try second.run()
+        second.waitUntilExit()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(second.terminationStatus == 1)
+        #expect(
+            message.contains("another gestured is already serving \(first.socket) (pid \(first.process.processIdentifier))"),
+            "\(message)")
+        // The first one still serves.
+        let c = try SocketClient(path: first.socket)
+        #expect(try c.next()?["type"] as? String == "hello")
+
+        // Killed without cleaning up: its socket file stays, and the next start replaces it.
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        #expect(FileManager.default.fileExists(atPath: first.socket))
+        let third = Process()
+        third.executableURL = URL(fileURLWithPath: BuildProducts.gestured)
+        third.arguments = ["serve", "--replay", Self.tap, "--socket", first.socket]
+        third.standardError = FileHandle.nullDevice
+        try third.run()
+        defer {
+            third.terminate()
+            third.waitUntilExit()
+        }
+        let again = try SocketClient(path: first.socket)
+        #expect(try again.next()?["type"] as? String == "hello")
+    }
+
+    /// Runs `socat` as uid/gid 65534 (nobody) against `socket`, sending `line`; returns stdout and stderr.
+    static func asNobody(_ socket: String, _ line: String) throws -> (out: String, err: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        p.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "socat", "-t", "2", "-", "UNIX-CONNECT:" + socket]
+        let input = Pipe()
+        let out = Pipe()
+        let err = Pipe()
+        p.standardInput = input
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        p.waitUntilExit()
+        return (
+            String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+            String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        )
+    }
+
+    @Test("the socket is 0660 and the peer-credential allow-list is enforced")
+    func accessControl() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/socat") else {
+            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("needs root and socat") }
+            return
+        }
+        // The directory must be reachable by nobody for the test (the socket's own mode is what is checked).
+        let d = try DaemonProcess(["--replay", Self.tap])
+        chmod(d.directory, 0o755)
+        var st = stat()
+        stat(d.socket, &st)
+        #expect(st.st_mode & 0o777 == 0o660)
+        let denied = try Self.asNobody(d.socket, #"{"type":"ping"}"#)
+        #expect(denied.err.contains("Permission denied"), "\(denied)")
+        #expect(d.stop() == 0)
+
+        // An open socket, but only root's group may subscribe: nobody is told and closed.
+        let open = try DaemonProcess(
+            ["--replay", Self.tap], config: "[daemon]\nsocket-mode = \"0666\"\nallow-groups = [\"root\"]\n")
+        chmod(open.directory, 0o755)
+        let refused = try Self.asNobody(open.socket, #"{"type":"subscribe"}"#)
+        #expect(refused.out.contains(#""code":"forbidden""#) && !refused.out.contains("hello"), "\(refused)")
+        try open.waitForLog("refused client")
+        // root is still served.
+        let c = try SocketClient(path: open.socket)
+        #expect(try c.next()?["type"] as? String == "hello")
+        #expect(open.stop() == 0)
+    }
+}
