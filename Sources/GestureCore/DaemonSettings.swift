@@ -49,7 +49,10 @@ public struct DaemonSettings: Sendable, Hashable {
             "[" + l.map { UInt32($0) != nil ? $0 : "\"\($0)\"" }.joined(separator: ", ") + "]"
         }
         var s = "[daemon]\n"
-        s += "socket = " + (socket.map { "\"\($0)\"" } ?? "\"\"  # default: see gestured(8)") + "\n"
+        s +=
+            "socket = "
+            + (socket.map { "\"\($0)\"" } ?? "\"\"  # default: $RUNTIME_DIRECTORY, /run/gestured as root, else $XDG_RUNTIME_DIR")
+            + "\n"
         s += "socket-mode = \"0" + String(socketMode, radix: 8) + "\"\n"
         s += "socket-group = \"\(socketGroup ?? "")\"\n"
         s += "allow-users = \(list(allowUsers))\n"

@@ -57,7 +57,7 @@ package final class DaemonProcess {
     /// SIGTERM, then the exit status.
     @discardableResult
     package func stop() -> Int32 {
-        signal(SIGTERM)
+        if process.isRunning { signal(SIGTERM) }
         process.waitUntilExit()
         return process.terminationStatus
     }

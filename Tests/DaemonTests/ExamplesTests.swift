@@ -1,0 +1,74 @@
+import Foundation
+import Harness
+import Testing
+
+/// The copy-paste examples of docs/protocol.md, run as written.
+@Suite("Documented clients")
+struct ExamplesTests {
+    static let swipe = DaemonProcess.recording("swipe-right-1f.tablet.evemu")
+
+    /// Runs `command` through /bin/sh until a line of its output contains `until`, then
+    /// calls `then` (which stops the daemon, so the client ends by itself); returns the output.
+    static func run(_ command: String, until: String, timeout: Double = 10, then: () -> Void = {}) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", command]
+        p.currentDirectoryURL = URL(fileURLWithPath: BuildProducts.packageRoot)
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let lines = LineChannel(fd: out.fileHandleForReading.fileDescriptor)
+        var text = ""
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline, let line = try lines.readLine(timeout: max(0.01, deadline.timeIntervalSinceNow)) {
+            text += line + "\n"
+            if line.contains(until) {
+                then()
+                // The client ends when the daemon closes the connection.
+                while try lines.readLine(timeout: 5) != nil {}
+                p.waitUntilExit()
+                return text
+            }
+        }
+        then()
+        throw ChannelError("no line with \"\(until)\" from `\(command)`:\n\(text)")
+    }
+
+    static func available(_ tool: String) -> Bool {
+        let found = ["/usr/bin/", "/bin/", "/usr/local/bin/"].contains { FileManager.default.isExecutableFile(atPath: $0 + tool) }
+        if !found && ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("\(tool) is missing in CI") }
+        return found
+    }
+
+    @Test("socat: subscribe with echo, read the swipe")
+    func socat() throws {
+        guard Self.available("socat") else { return }
+        let d = try DaemonProcess(["--replay", Self.swipe, "--wait-subscribers", "1"])
+        let out = try Self.run(
+            #"echo '{"type":"subscribe","gestures":["swipe","flick"]}' | socat -t 100000 - UNIX-CONNECT:"# + d.socket,
+            until: #""gesture":"swipe""#, then: { d.stop() })
+        #expect(out.contains(#""type":"hello""#) && out.contains(#""direction":"right""#))
+        #expect(d.process.terminationStatus == 0)
+    }
+
+    @Test("the Python example client")
+    func python() throws {
+        guard Self.available("python3") else { return }
+        let d = try DaemonProcess(["--replay", Self.swipe, "--wait-subscribers", "1"])
+        let out = try Self.run(
+            "python3 examples/python/gestured_client.py --socket \(d.socket) swipe flick", until: "swipe recognized",
+            then: { d.stop() })
+        #expect(out.contains("# gestured ") && out.contains("swipe recognized fingers=1"), "\(out)")
+        #expect(d.process.terminationStatus == 0)
+    }
+
+    @Test("gestured monitor --json and --latency")
+    func monitor() throws {
+        let d = try DaemonProcess(["--replay", Self.swipe, "--wait-subscribers", "1"])
+        let out = try Self.run(
+            "\(BuildProducts.gestured) monitor --socket \(d.socket) --gestures swipe --count 1 --latency", until: "latency over")
+        #expect(out.contains("swipe") && out.contains("right") && out.contains("latency over 1 events: p50"), "\(out)")
+        #expect(d.stop() == 0)
+    }
+}

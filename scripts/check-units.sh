@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the units into a scratch directory (with ExecStart= pointing at a
+# binary that exists there) and checks them: `systemd-analyze verify`, then
+# the offline `systemd-analyze security` exposure score of gestured.service.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+make -s install DESTDIR= BINDIR="$root/bin" UNITDIR="$root/system" USERUNITDIR="$root/user" \
+    SYSUSERSDIR="$root/sysusers.d" TMPFILESDIR="$root/tmpfiles.d" DOCDIR="$root/doc" >/dev/null
+echo "== systemd-analyze verify gestured.socket gestured.service"
+systemd-analyze verify "$root/system/gestured.socket" "$root/system/gestured.service"
+mkdir -p "$root/run" && chmod 700 "$root/run"
+XDG_RUNTIME_DIR="$root/run" systemd-analyze verify --user "$root/user/gestured.service"
+echo "ok"
+echo "== systemd-analyze security --offline=true gestured.service"
+systemd-analyze security --offline=true "$root/system/gestured.service" | tail -1
