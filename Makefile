@@ -12,7 +12,7 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR ?= $(PREFIX)/share/doc/gestured
 
-.PHONY: all setup build release test lint format harness install uninstall check-units recordings throughput demo clean
+.PHONY: all setup build release test lint format harness install install-files uninstall check-units systemd-smoke recordings throughput demo clean
 
 all: build
 
@@ -44,8 +44,13 @@ format:
 # The daemon, its systemd units, sysusers/tmpfiles snippets and an example
 # configuration. With DESTDIR (packaging) nothing else happens; without it the
 # user and group are created and systemd reloads, if systemd runs.
-install: release
-	install -Dm755 "$$($(SWIFT) build -c release --show-bin-path)/gestured" "$(DESTDIR)$(BINDIR)/gestured"
+install: release install-files
+
+# What install copies, without building: GESTURED_BIN picks the binary (the
+# release build by default).
+GESTURED_BIN ?= $$($(SWIFT) build -c release --show-bin-path)/gestured
+install-files:
+	install -Dm755 "$(GESTURED_BIN)" "$(DESTDIR)$(BINDIR)/gestured"
 	install -d "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(USERUNITDIR)"
 	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' systemd/gestured.service > "$(DESTDIR)$(UNITDIR)/gestured.service"
 	sed -e 's|@DOCDIR@|$(DOCDIR)|g' systemd/gestured.socket > "$(DESTDIR)$(UNITDIR)/gestured.socket"
@@ -70,6 +75,11 @@ uninstall:
 check-units:
 	scripts/check-units.sh
 
+# gestured under a throwaway systemd in its own namespaces: systemd-run, the
+# shipped socket and service units, reload, stop (scripts/systemd-smoke.sh).
+systemd-smoke: release
+	scripts/systemd-smoke.sh
+
 # Regenerates Recordings/ from the synthesizer (tests check the two agree).
 recordings:
 	rm -f Recordings/*.evemu Recordings/*.expect
@@ -79,9 +89,9 @@ recordings:
 throughput:
 	scripts/replay-throughput.sh
 
+# The daemon serving bundled recordings as virtual touchscreens to `gestured monitor`.
 demo: release
-	$$($(SWIFT) build -c release --show-bin-path)/gestured replay --format text \
-	    Recordings/double-tap-1f.phone.evemu Recordings/swipe-right-1f.tablet.evemu Recordings/pinch-close-3f.tablet.evemu
+	scripts/demo.sh
 
 clean:
 	rm -rf .build

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
-make -s install DESTDIR= BINDIR="$root/bin" UNITDIR="$root/system" USERUNITDIR="$root/user" \
+make -s install-files GESTURED_BIN="${GESTURED_BIN:-$(swift build -c release --show-bin-path)/gestured}" DESTDIR= BINDIR="$root/bin" UNITDIR="$root/system" USERUNITDIR="$root/user" \
     SYSUSERSDIR="$root/sysusers.d" TMPFILESDIR="$root/tmpfiles.d" DOCDIR="$root/doc" >/dev/null
 echo "== systemd-analyze verify gestured.socket gestured.service"
 systemd-analyze verify "$root/system/gestured.socket" "$root/system/gestured.service"

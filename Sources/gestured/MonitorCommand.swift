@@ -107,6 +107,7 @@ struct MonitorCommand: ParsableCommand {
         var origin: Timestamp?
         var sentSubscribe = false
         var exitStatus: Int32 = 0
+        var saidGoodbye = false
         loop: while true {
             var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: sfd, events: Int16(POLLIN), revents: 0)]
             out.flush()
@@ -116,7 +117,7 @@ struct MonitorCommand: ParsableCommand {
             }
             if fds[1].revents != 0 { break }
             guard let lines = reader.read() else {
-                if !quiet || latency { printError("gestured monitor: the daemon closed the connection") }
+                if !saidGoodbye { printError("gestured monitor: the daemon closed the connection") }
                 break
             }
             let received = Int64(clinux_monotonic_usec())
@@ -131,6 +132,7 @@ struct MonitorCommand: ParsableCommand {
                     if let t = message.time_us { latencies.append(received - t) }
                 }
                 if message.type == "error" && message.fatal == true { exitStatus = 1 }
+                if message.type == "goodbye" { saidGoodbye = true }
                 if message.type == "error" {
                     printError("gestured monitor: \(message.code ?? "error"): \(message.message ?? "")")
                 }

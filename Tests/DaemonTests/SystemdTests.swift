@@ -157,3 +157,53 @@ struct SystemdTests {
         #expect(open.stop() == 0)
     }
 }
+
+/// The shipped units, checked by systemd itself.
+@Suite("systemd units", .serialized)
+struct SystemdUnitTests {
+    /// Runs a script of scripts/ with GESTURED_BIN set to the binary under test.
+    static func script(_ name: String) throws -> (status: Int32, output: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/bash")
+        p.arguments = [BuildProducts.packageRoot + "/scripts/" + name]
+        var env = ProcessInfo.processInfo.environment
+        env["GESTURED_BIN"] = BuildProducts.gestured
+        p.environment = env
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    static func systemdAvailable() -> Bool {
+        let ok =
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")
+            && FileManager.default.isExecutableFile(atPath: "/lib/systemd/systemd")
+        if !ok && ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("systemd is not installed") }
+        return ok
+    }
+
+    @Test("systemd-analyze verify passes and the security exposure is low")
+    func verify() throws {
+        guard Self.systemdAvailable() else { return }
+        let (status, output) = try Self.script("check-units.sh")
+        #expect(status == 0, "\(output)")
+        let score = output.split(separator: "\n").last { $0.contains("Overall exposure level") }
+        let value = score.flatMap { $0.split(separator: " ").compactMap { Double($0) }.first }
+        #expect(value != nil && value! <= 2.0, "\(output)")
+    }
+
+    @Test("under a real systemd: systemd-run --service-type=notify, then the socket-activated service as user gestured")
+    func smoke() throws {
+        guard Self.systemdAvailable() else { return }
+        let (status, output) = try Self.script("systemd-smoke.sh")
+        #expect(status == 0 && output.contains("systemd-smoke: ok"), "\(output)")
+        #expect(output.contains("pinch          ended"), "systemd-run: the monitor received the replayed pinch\n\(output)")
+        #expect(output.contains("srw-rw---- 1 root gesture"), "\(output)")
+        #expect(output.contains("User=gestured") && output.contains("gestured gestured"), "\(output)")
+        #expect(output.contains("configuration reloaded"), "\(output)")
+    }
+}

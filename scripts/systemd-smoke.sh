@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Runs gestured under a real systemd without touching the host's: boots a
+# throwaway systemd as PID 1 of new PID, mount and UTS namespaces (tmpfs on
+# /run, /tmp, /var/tmp and /etc/systemd/system, copies of /etc/passwd and
+# /etc/group), then
+#   1. starts it ad hoc: systemd-run --service-type=notify --collect … serve --replay
+#      and reads gestures with `gestured monitor`;
+#   2. installs the shipped units and starts gestured.socket; the first client
+#      activates gestured.service, which runs as user gestured;
+#   3. reloads and stops it.
+# Needs root (or a user namespace) and systemd; prints "systemd-smoke: ok" at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${GESTURED_BIN:-$(swift build -c release --show-bin-path)/gestured}
+[ -x "$bin" ] || { echo "systemd-smoke: no gestured at $bin; build first (make release) or set GESTURED_BIN" >&2; exit 1; }
+work=$(mktemp -d /var/tmp/gestured-smoke.XXXXXX)
+chmod 755 "$work"
+pid1=""
+cleanup() {
+    [ -n "$pid1" ] && kill -9 "$pid1" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Installed as a package would be, under /mnt/gestured: a tmpfs inside the
+# namespaces that the unit's PrivateTmp= and ProtectHome= leave visible.
+root=/mnt/gestured
+make -s install-files GESTURED_BIN="$bin" DESTDIR="$work" BINDIR="$root/bin" UNITDIR="$root/system" USERUNITDIR="$root/user" \
+    SYSUSERSDIR="$root/sysusers.d" TMPFILESDIR="$root/tmpfiles.d" DOCDIR="$root/doc" >/dev/null
+cp -r Recordings "$work$root/Recordings"
+
+cat >"$work/boot.sh" <<'BOOT'
+set -e
+mount -t tmpfs tmpfs /run
+mkdir -p /run/systemd
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /etc/systemd/system
+mount -t tmpfs tmpfs /mnt
+cp -a "$1/mnt/gestured" /mnt/
+for f in passwd group; do cp "/etc/$f" "/run/$f.copy"; mount --bind "/run/$f.copy" "/etc/$f"; done
+printf '[Unit]\nDescription=gestured smoke test\nDefaultDependencies=no\n' >/etc/systemd/system/smoke.target
+exec /lib/systemd/systemd --system --unit=smoke.target --log-target=console --log-level=warning </dev/null
+BOOT
+user_ns=""
+[ "$(id -u)" -eq 0 ] || user_ns="--map-root-user"
+setsid unshare $user_ns --pid --fork --mount --uts --propagation private --mount-proc sh "$work/boot.sh" "$work" \
+    >"$work/systemd.log" 2>&1 </dev/null &
+for _ in $(seq 100); do
+    pid1=$(pgrep -f "systemd --system --unit=smoke.target" | head -1 || true)
+    [ -n "$pid1" ] && nsenter -t "$pid1" -m -p -- systemctl is-system-running >/dev/null 2>&1 && break
+    sleep 0.1
+done
+[ -n "$pid1" ] || { echo "systemd-smoke: systemd did not start:" >&2; cat "$work/systemd.log" >&2; exit 1; }
+inside() { nsenter -t "$pid1" -m -p -- "$@"; }
+echo "== systemd $(inside systemctl --version | head -1 | cut -d' ' -f2) running as PID 1 of its own namespaces"
+
+echo "== 1. systemd-run --service-type=notify --collect gestured serve --replay … --loop"
+# DefaultDependencies=no: this throwaway systemd has no sysinit.target to pull in.
+inside systemd-run --service-type=notify --collect -p DefaultDependencies=no --unit=gestured-try \
+    "$root/bin/gestured" serve --socket /run/gestured-try.sock --replay "$root/Recordings/pinch-close-2f.phone.evemu" --loop
+inside systemctl show -p ActiveState -p StatusText gestured-try
+inside timeout 10 "$root/bin/gestured" monitor --socket /run/gestured-try.sock --phases began,ended --count 2
+inside systemctl stop gestured-try
+
+echo "== 2. the shipped gestured.socket and gestured.service"
+# The user and groups of gestured.sysusers.conf (written directly: sysusers cannot
+# replace a bind-mounted /etc/passwd).
+inside sh -c 'echo "gesture:x:995:" >>/etc/group; echo "input:x:994:" >>/etc/group
+    echo "gestured:x:993:" >>/etc/group; echo "gestured:x:993:993::/:/usr/sbin/nologin" >>/etc/passwd'
+inside sh -c "cp $root/system/gestured.service $root/system/gestured.socket /etc/systemd/system/ && systemctl daemon-reload"
+inside systemctl start gestured.socket
+inside ls -l /run/gestured/gestured.sock
+# The first connection activates the service.
+inside timeout 1 "$root/bin/gestured" monitor --socket /run/gestured/gestured.sock --quiet || true
+inside systemctl show -p ActiveState -p StatusText -p User gestured.service
+inside ps -o user=,comm= -C gestured
+echo "== 3. systemctl reload, stop"
+inside systemctl reload gestured.service
+sleep 0.3
+inside systemctl stop gestured.service gestured.socket
+inside journalctl -u gestured --no-pager -o cat | tail -5
+echo "systemd-smoke: ok"
