@@ -4,6 +4,8 @@ public struct TraceReplay: Sendable {
     public var thresholds: GestureThresholds
     public var wanted: GestureKindSet
     public var tracing = false
+    /// With double taps wanted, also report taps at the lift (see `GesturePipeline.setWanted(_:immediateTaps:)`).
+    package var immediateTaps = false
 
     public init(geometry: PanelGeometry, thresholds: GestureThresholds = .defaults, wanted: GestureKindSet = .all) {
         self.geometry = geometry
@@ -25,6 +27,7 @@ public struct TraceReplay: Sendable {
     /// fires the timers still pending, as if time went on.
     public func run<S: GestureSink>(_ trace: Trace, firstID: UInt64 = 1, into sink: inout S) throws(TraceError) -> Outcome {
         var pipeline = GesturePipeline(wanted: wanted, firstID: firstID)
+        if immediateTaps { pipeline.setWanted(wanted, immediateTaps: true) }
         let id = DeviceID(1)
         pipeline.addDevice(id, name: trace.device.name, geometry: geometry, thresholds: thresholds)
         pipeline.setTracing(tracing)

@@ -32,7 +32,8 @@ extension ClientRequest {
     private struct Wire: Decodable {
         var type: String
         var gestures: [String]?
-        var fingers: [Int]?
+        /// Numbers, checked to be whole counts after decoding (so that 1.5 gets a clear message).
+        var fingers: [Double]?
         var devices: [String]?
         var phases: [String]?
         var region: [Double]?
@@ -65,7 +66,14 @@ extension ClientRequest {
             } catch {
                 throw RequestError(code: "bad-request", message: Self.explain(error))
             }
-            return .subscribe(try Subscription(wire.gestures, wire.fingers, wire.devices, wire.phases, wire.region))
+            var fingers: [Int]?
+            if let f = wire.fingers {
+                guard f.allSatisfy({ $0 == $0.rounded() && abs($0) < 1000 }) else {
+                    throw RequestError(code: "bad-request", message: "\"fingers\" must be \(fieldHelp["fingers"]!)")
+                }
+                fingers = f.map { Int($0) }
+            }
+            return .subscribe(try Subscription(wire.gestures, fingers, wire.devices, wire.phases, wire.region))
         case "unsubscribe": return .unsubscribe
         case "ping": return .ping
         case nil:

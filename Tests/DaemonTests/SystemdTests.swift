@@ -108,7 +108,7 @@ struct SystemdTests {
         #expect(try again.next()?["type"] as? String == "hello")
     }
 
-    /// Runs `socat` as uid/gid 65534 (nobody) against `socket`, sending `line`; returns stdout and stderr.
+    /// Runs `socat` as uid/gid 65534 (nobody) against `socket`, sending `line` (if not empty); returns stdout and stderr.
     static func asNobody(_ socket: String, _ line: String) throws -> (out: String, err: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
@@ -120,7 +120,8 @@ struct SystemdTests {
         p.standardOutput = out
         p.standardError = err
         try p.run()
-        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        if !line.isEmpty { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+        try input.fileHandleForWriting.close()
         p.waitUntilExit()
         return (
             String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
@@ -148,7 +149,8 @@ struct SystemdTests {
         let open = try DaemonProcess(
             ["--replay", Self.tap], config: "[daemon]\nsocket-mode = \"0666\"\nallow-groups = [\"root\"]\n")
         chmod(open.directory, 0o755)
-        let refused = try Self.asNobody(open.socket, #"{"type":"subscribe"}"#)
+        // Nothing is sent: the daemon speaks first, here with the refusal (writing could race its close).
+        let refused = try Self.asNobody(open.socket, "")
         #expect(refused.out.contains(#""code":"forbidden""#) && !refused.out.contains("hello"), "\(refused)")
         try open.waitForLog("refused client")
         // root is still served.

@@ -121,3 +121,58 @@ struct EventJSONTests {
         #expect(o["x_mm"] is NSNull)
     }
 }
+
+@Suite("Configuration: [daemon]")
+struct DaemonConfigurationTests {
+    @Test("every [daemon] key is read")
+    func valid() throws {
+        let text = """
+            [daemon]
+            socket = "/run/g/g.sock"
+            socket-mode = "0666"
+            socket-group = "gesture"
+            allow-users = ["alice", 1000]
+            allow-groups = ["gesture"]
+            seat = "seat1"
+            log-level = "debug"
+            client-buffer-kib = 64
+            max-clients = 8
+            """
+        var c = Configuration()
+        try ConfigurationReader.read(text, file: "d.toml", into: &c)
+        let d = c.daemon
+        #expect(d.socket == "/run/g/g.sock" && d.socketMode == 0o666 && d.socketGroup == "gesture")
+        #expect(d.allowUsers == ["alice", "1000"] && d.allowGroups == ["gesture"] && d.seat == "seat1")
+        #expect(d.logLevel == "debug" && d.clientBuffer == 64 * 1024 && d.maxClients == 8)
+        var octal = Configuration()
+        try ConfigurationReader.read("[daemon]\nsocket-mode = 0o640\n", file: "o.toml", into: &octal)
+        #expect(octal.daemon.socketMode == 0o640)
+        #expect(c.rendered.contains("socket-mode = \"0666\"") && c.rendered.contains("allow-users = [\"alice\", 1000]"))
+    }
+
+    @Test(
+        "[daemon] errors name the line and the key",
+        arguments: [
+            ("[daemon]\nsocket = \"relative.sock\"\n", 2, "absolute path"),
+            ("[daemon]\nsocket-mode = \"rw\"\n", 2, "socket-mode"),
+            ("[daemon]\nsocket-mode = 0o1777\n", 2, "socket-mode"),
+            ("[daemon]\nallow-users = \"alice\"\n", 2, "allow-users"),
+            ("[daemon]\nallow-groups = [-1]\n", 2, "allow-groups"),
+            ("[daemon]\nlog-level = \"loud\"\n", 2, "log-level"),
+            ("[daemon]\nclient-buffer-kib = 1\n", 2, "client-buffer-kib"),
+            ("[daemon]\nmax-clients = 0\n", 2, "max-clients"),
+            ("# x\n[daemon]\nseat = \"\"\n", 3, "seat"),
+            ("[daemon]\nsokcet = \"/x\"\n", 2, "unknown key 'sokcet'"),
+            ("daemon = 3\n", 1, "must be a table"),
+        ])
+    func errors(text: String, line: Int, says: String) {
+        var c = Configuration()
+        do {
+            try ConfigurationReader.read(text, file: "bad.toml", into: &c)
+            Issue.record("accepted: \(text)")
+        } catch {
+            #expect(error.line == line && error.message.contains(says), "\(error)")
+            #expect(error.description.hasPrefix("bad.toml:\(line): "))
+        }
+    }
+}

@@ -41,6 +41,21 @@ enum Fixtures {
     }
 }
 
+extension Fixtures {
+    /// A bundled recording, parsed.
+    static func recording(_ name: String) throws -> Trace {
+        try EvemuReader.parse(read(recordings + "/" + name), file: name, device: nil)
+    }
+
+    /// The events of a trace replayed with `wanted` and, optionally, taps at the lift as well.
+    static func replayEvents(_ trace: Trace, wanted: GestureKindSet, immediateTaps: Bool) throws -> [GestureEvent] {
+        let geometry = TouchAssembler.geometry(for: trace.device, size: nil, source: .commandLine)!
+        var r = TraceReplay(geometry: geometry, wanted: wanted)
+        r.immediateTaps = immediateTaps
+        return try r.events(trace).events
+    }
+}
+
 /// Builds touch frames by hand for state machine tests: one device, 100 x 60 mm.
 struct Hand {
     var pipeline: GesturePipeline

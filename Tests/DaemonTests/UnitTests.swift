@@ -1,0 +1,128 @@
+import GestureCore
+import Testing
+
+@testable import GestureDaemon
+
+@Suite("Daemon parts")
+struct DaemonPartsTests {
+    @Test("client requests: subscribe with every filter, unsubscribe, ping")
+    func requests() throws {
+        let line =
+            #"{"type":"subscribe","gestures":["tap","pinch"],"fingers":[2,1,2],"devices":["056a:00e6"],"phases":["began","ended"],"region":[0,0.25,0.5,1],"future":{"x":1}}"#
+        guard case .subscribe(let s) = try ClientRequest.parse(Array(line.utf8)) else {
+            Issue.record("not a subscribe")
+            return
+        }
+        #expect(s.gestures == GestureKindSet([.tap, .pinch]))
+        #expect(s.fingers == [1, 2] && s.devices == ["056a:00e6"] && s.phases == [.began, .ended])
+        #expect(s.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] } == [0, 0.25, 0.5, 1])
+        #expect(!s.wantsDoubleTap)
+        #expect(try ClientRequest.parse(Array(#"{"type":"unsubscribe"}"#.utf8)) == .unsubscribe)
+        #expect(try ClientRequest.parse(Array(#"{"type":"ping","id":3}"#.utf8)) == .ping)
+        // null means "any".
+        guard case .subscribe(let any) = try ClientRequest.parse(Array(#"{"type":"subscribe","fingers":null}"#.utf8)) else {
+            Issue.record("not a subscribe")
+            return
+        }
+        #expect(any == Subscription())
+    }
+
+    @Test(
+        "bad requests name the field",
+        arguments: [
+            (#"{"type":"subscribe","fingers":[0]}"#, "fingers are counts"),
+            (#"{"type":"subscribe","fingers":[1.5]}"#, "\"fingers\""),
+            (#"{"type":"subscribe","region":[0,0,1]}"#, "region"),
+            (#"{"type":"subscribe","region":[0,0,1,2]}"#, "region"),
+            (#"{"type":"subscribe","devices":"all"}"#, "\"devices\""),
+            (#"{"type":"subscribe","gestures":[1]}"#, "\"gestures\""),
+            (#"{"type":"subscribe","phases":["over"]}"#, "over"),
+        ])
+    func badRequests(line: String, says: String) {
+        do {
+            _ = try ClientRequest.parse(Array(line.utf8))
+            Issue.record("accepted \(line)")
+        } catch {
+            #expect(error.code == "bad-request" && error.message.contains(says), "\(error.message)")
+        }
+    }
+
+    @Test("admission: fingers and region at the start, devices by name, node or vendor:product")
+    func admission() throws {
+        var s = Subscription()
+        s.fingers = [2]
+        s.region = (0, 0, 0.5, 0.5)
+        var e = GestureEvent(
+            gesture: .drag, phase: .began, id: 1, time: .zero, device: DeviceID(1), deviceName: "P", fingers: 2, x: 0,
+            y: 0, nx: 0.25, ny: 0.5, edge: nil)
+        #expect(s.admits(e))
+        e.ny = 0.51
+        #expect(!s.admits(e))
+        e.ny = 0.2
+        e.fingers = 1
+        #expect(!s.admits(e))
+        let d = DeviceInfo(
+            id: DeviceID(1), name: "Panel", node: "/dev/input/event5", vendorProduct: "056a:00e6", width: 1, height: 1,
+            sizeSource: .resolution, rotation: 0, slots: 10)
+        for filter in ["Panel", "/dev/input/event5", "056A:00E6"] {
+            s.devices = [filter]
+            #expect(s.accepts(device: d))
+        }
+        s.devices = ["Other"]
+        #expect(!s.accepts(device: d))
+    }
+
+    @Test("EDID: the detailed timing descriptor's size in mm, else the basic size in cm; anything else is refused")
+    func edid() {
+        var block = [UInt8](repeating: 0, count: 128)
+        block[0..<8] = [0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x00]
+        block[21] = 31  // cm
+        block[22] = 17
+        #expect(DisplaySize.parse(edid: block).map { [$0.width, $0.height] } == [310, 170])
+        block[54] = 0x1d  // a pixel clock: the descriptor is a timing
+        block[66] = 0x35  // 309 mm = 0x135, 174 mm = 0x0ae
+        block[67] = 0xae
+        block[68] = 0x10
+        #expect(DisplaySize.parse(edid: block).map { [$0.width, $0.height] } == [309, 174])
+        #expect(DisplaySize.parse(edid: Array(block[0..<100])) == nil)
+        var notEDID = block
+        notEDID[1] = 0
+        #expect(DisplaySize.parse(edid: notEDID) == nil)
+    }
+
+    @Test("calibration matrices map like replay's geometry: mirror, then rotate clockwise")
+    func calibration() {
+        func apply(_ m: [Float], _ u: Float, _ v: Float) -> [Float] { [m[0] * u + m[1] * v + m[2], m[3] * u + m[4] * v + m[5]] }
+        for rotation in [0, 90, 180, 270] {
+            for (fx, fy) in [(false, false), (true, false), (false, true)] {
+                let m = Calibration.matrix(rotation: rotation, flipX: fx, flipY: fy)
+                var g = PanelGeometry(minX: 0, maxX: 1000, minY: 0, maxY: 1000, width: 1, height: 1, source: .configuration)
+                g.rotation = rotation
+                g.flipX = fx
+                g.flipY = fy
+                for (u, v) in [(0.1, 0.2), (0.9, 0.3), (0.5, 0.75)] {
+                    let want = g.millimetres(rawX: Int32(u * 1000), rawY: Int32(v * 1000))
+                    let got = apply(m, Float(u), Float(v))
+                    #expect(abs(Double(got[0]) - want.x) < 1e-6 && abs(Double(got[1]) - want.y) < 1e-6, "\(rotation) \(fx) \(fy)")
+                }
+                if !fx && !fy { #expect(Calibration.rotation(of: m) == rotation) }
+            }
+        }
+    }
+
+    @Test("server messages are single-line JSON")
+    func messages() {
+        let d = DeviceInfo(
+            id: DeviceID(1), name: "A \"quoted\" panel", node: "/dev/input/event5", vendorProduct: "056a:00e6", width: 276.94,
+            height: 155.8, sizeSource: .display, rotation: 90, slots: 10)
+        let added = ServerMessage.deviceAdded(d, time: Timestamp(microseconds: 42))
+        #expect(
+            added
+                == #"{"type":"device_added","time_us":42,"device":"A \"quoted\" panel","node":"/dev/input/event5","vendor_product":"056a:00e6","width_mm":276.9,"height_mm":155.8,"size_source":"display","rotation":90,"slots":10}"#
+        )
+        #expect(!ServerMessage.hello(devices: [d], server: "gestured").contains("\n"))
+        #expect(
+            ServerMessage.error(code: "overflow", message: "a\nb", fatal: true)
+                == #"{"type":"error","code":"overflow","message":"a\nb","fatal":true}"#)
+    }
+}
