@@ -26,7 +26,7 @@ package protocol TouchSourceDelegate: AnyObject {
 /// keyboard event can ever reach the daemon.
 package final class LibinputSource {
     private var li: OpaquePointer?
-    private let udev: OpaquePointer?
+    private var udev: OpaquePointer?
     package let logger: Logger
     package weak var delegate: (any TouchSourceDelegate)?
 
@@ -94,6 +94,7 @@ package final class LibinputSource {
         }
         li = nil
         if let udev { udev_unref(udev) }
+        udev = nil
     }
 
     // MARK: open_restricted

@@ -148,4 +148,28 @@ struct LibinputEndToEndTests {
         #expect(summarize(try client.gestures(quiet: 0.5)) == ["swipe fingers=1 direction=up"])
         #expect(try session.command("stop") == "exited 0")
     }
+
+    @Test("gestured devices lists the seat's touchscreens with size and source, and not the keyboard")
+    func devicesCommand() throws {
+        guard try Self.harnessOrSkip() else { return }
+        let (_, phone) = try Self.recording("tap-1f.phone.evemu")
+        let (_, laptop) = try Self.recording("tap-3f.laptop.evemu")
+        let session = try UmockdevSession()
+        try session.add(EmulatedTouchscreen(phone, number: 6))
+        try session.add(EmulatedTouchscreen(laptop, number: 8))
+        try session.add(EmulatedTouchscreen.keyboard(number: 1))
+        try session.startDaemon(["devices", "--json"])
+        var lines: [String] = []
+        for _ in 0..<100 where lines.count < 2 {
+            usleep(50_000)
+            lines = session.daemonLog.split(separator: "\n").map(String.init).filter { $0.hasPrefix("{") }
+        }
+        #expect(try session.command("stop") == "exited 0")
+        let devices = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:] }
+        #expect(devices.map { $0["node"] as? String } == ["/dev/input/event6", "/dev/input/event8"], "\(session.daemonLog)")
+        #expect(devices.first?["size_source"] as? String == "resolution")
+        // The laptop panel reports no resolution and there is no display: the fallback, with a warning.
+        #expect(devices.last?["size_source"] as? String == "fallback")
+        #expect(session.daemonLog.contains("no size known"), "\(session.daemonLog)")
+    }
 }
