@@ -393,10 +393,11 @@ package final class Daemon: TouchSourceDelegate {
                     code: "overflow", message: "you did not read fast enough; \(c.outboxLimit / 1024) KiB were waiting",
                     fatal: true),
                 closeBy: MonotonicClock.now + Self.closeGrace)
-            if c.state == .subscribed || true { updateWantedLater = true }
+            updateWantedLater = true
         }
     }
 
+    /// A client left the subscribers while events were being sent: recompute what is wanted once the turn is over.
     private var updateWantedLater = false
 
     /// Sends a fatal error and closes the client once it is written (or after a grace period).
@@ -420,11 +421,9 @@ package final class Daemon: TouchSourceDelegate {
         while i < clients.count {
             let c = clients[i]
             var gone = false
-            if c.pending > 0 {
-                if case .failed(let e) = c.flush(), c.state != .closing || true {
-                    if e != EPIPE && e != ECONNRESET { logger.info("\(c.label): write failed: \(String(cString: strerror(e)))") }
-                    gone = true
-                }
+            if c.pending > 0, case .failed(let e) = c.flush() {
+                if e != EPIPE && e != ECONNRESET { logger.info("\(c.label): write failed: \(String(cString: strerror(e)))") }
+                gone = true
             }
             if c.state == .closing && (c.pending == 0 || now >= c.closeDeadline) { gone = true }
             if gone {
