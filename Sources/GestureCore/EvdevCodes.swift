@@ -132,7 +132,8 @@ public struct DeviceDescription: Sendable, Hashable {
     }
 }
 
-func hex4(_ v: UInt16) -> String {
+/// Four lower-case hex digits, as evemu, udev and vendor:product ids write them.
+package func hex4(_ v: UInt16) -> String {
     let s = String(v, radix: 16)
     return String(repeating: "0", count: max(0, 4 - s.count)) + s
 }

@@ -190,11 +190,11 @@ package final class Daemon: TouchSourceDelegate {
         runReplay(now: now)
         var sink = FanOut(daemon: self)
         pipeline.advance(to: now, into: &sink)
-        if pollSet[1].revents != 0 { acceptClients(now: now) }
+        if pollSet[1].revents != 0 { acceptClients() }
         // The clients polled this turn; handling one may drop it from `clients`.
         for (i, c) in polled.enumerated() {
             let revents = Int32(pollSet[i + 3].revents)
-            if revents & Int32(POLLIN) != 0 { readRequests(c, now: now) }
+            if revents & Int32(POLLIN) != 0 { readRequests(c) }
             if revents & Int32(POLLHUP | POLLERR | POLLNVAL) != 0 && c.state != .closing && clients.contains(where: { $0 === c })
             {
                 drop(c, "disconnected")
@@ -277,7 +277,7 @@ package final class Daemon: TouchSourceDelegate {
 
     // MARK: Clients
 
-    private func acceptClients(now: Timestamp) {
+    private func acceptClients() {
         while true {
             let fd = clinux_accept(listener!.fd)
             if fd < 0 {
@@ -316,7 +316,7 @@ package final class Daemon: TouchSourceDelegate {
 
     private var serverName: String { "gestured \(gesturedVersion)" }
 
-    private func readRequests(_ c: Client, now: Timestamp) {
+    private func readRequests(_ c: Client) {
         switch c.readLines() {
         case .lines(let lines):
             for line in lines where c.state != .closing {

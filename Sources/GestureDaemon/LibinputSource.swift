@@ -203,7 +203,9 @@ package final class LibinputSource {
         let id = delegate.nextDeviceID()
         let name = String(cString: libinput_device_get_name(handle))
         let node = "/dev/input/" + String(cString: libinput_device_get_sysname(handle))
-        let vp = hex4(libinput_device_get_id_vendor(handle)) + ":" + hex4(libinput_device_get_id_product(handle))
+        let vp =
+            hex4(UInt16(truncatingIfNeeded: libinput_device_get_id_vendor(handle))) + ":"
+            + hex4(UInt16(truncatingIfNeeded: libinput_device_get_id_product(handle)))
         let config = delegate.configuration
         let sections = config.sections(forName: name, vendorProduct: vp)
 
@@ -261,11 +263,6 @@ package final class LibinputSource {
 
     /// The devices as they were opened (for `gestured devices`).
     package var deviceInfos: [DeviceInfo] { devices.values.map(\.info).sorted { $0.id.rawValue < $1.id.rawValue } }
-}
-
-private func hex4(_ v: UInt32) -> String {
-    let s = String(v, radix: 16)
-    return String(repeating: "0", count: max(0, 4 - s.count)) + s
 }
 
 /// libinput's open/close callbacks; the user data is the `LibinputSource`.

@@ -49,21 +49,15 @@ package struct Listener {
     /// Binds and listens at `path`. A stale socket file is replaced; a running
     /// instance, or a file that is not a socket, is an error naming what to do.
     package static func bind(path: String, mode: UInt32, group: gid_t?) throws(SetupError) -> Listener {
-        var addr = sockaddr_un()
-        let pathBytes = Array(path.utf8)
-        guard pathBytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
-            throw SetupError(description: "socket path is too long (\(pathBytes.count) bytes, at most 107): \(path)")
-        }
-        addr.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            for (i, b) in pathBytes.enumerated() { raw[i] = b }
+        guard !path.hasPrefix("@"), let addr = UnixAddress(path) else {
+            throw SetupError(description: "socket path must be a file path of at most 107 bytes: \(path)")
         }
         var st = stat()
         if lstat(path, &st) == 0 {
             guard (st.st_mode & S_IFMT) == S_IFSOCK else {
                 throw SetupError(description: "\(path) exists and is not a socket; remove it or choose another --socket")
             }
-            if let peer = probe(&addr) {
+            if let peer = probe(addr) {
                 throw SetupError(
                     description:
                         "another gestured is already serving \(path)\(peer > 0 ? " (pid \(peer))" : ""); stop it or choose another --socket"
@@ -81,11 +75,7 @@ package struct Listener {
         let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 1)
         guard fd >= 0 else { throw SetupError(description: "socket(): \(String(cString: strerror(errno)))") }
         let old = umask(0o177)
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        let bound = addr.withSockaddr { Glibc.bind(fd, $0, $1) }
         umask(old)
         guard bound == 0 else {
             let reason = String(cString: strerror(errno))
@@ -108,15 +98,11 @@ package struct Listener {
     }
 
     /// Connects to `addr`: the pid of a listening peer (0 if unknown), or nil if nobody listens.
-    private static func probe(_ addr: inout sockaddr_un) -> pid_t? {
+    private static func probe(_ addr: UnixAddress) -> pid_t? {
         let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
         defer { Glibc.close(fd) }
-        let r = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        let r = addr.withSockaddr { connect(fd, $0, $1) }
         guard r == 0 else { return nil }
         var pid: pid_t = 0
         var uid: uid_t = 0

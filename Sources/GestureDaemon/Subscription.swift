@@ -11,7 +11,11 @@ package struct Subscription: Equatable, Sendable {
     /// Finger counts (nil: any).
     package var fingers: [Int]?
     /// Device names, nodes (`/dev/input/event5`) or `vvvv:pppp` ids (nil: any).
-    package var devices: [String]?
+    package var devices: [String]? {
+        didSet { devicesLowercased = devices?.map { $0.lowercased() } }
+    }
+    /// `devices` in lower case, made once, for matching vendor:product ids per event.
+    private var devicesLowercased: [String]?
     /// Phases (nil: all).
     package var phases: Set<GesturePhase>?
     /// Fractions of the panel, x0 < x1, y0 < y1 (nil: the whole panel).
@@ -44,6 +48,7 @@ package struct Subscription: Equatable, Sendable {
                 throw RequestError(code: "bad-request", message: "at most 64 devices of at most 256 bytes each")
             }
             self.devices = devices
+            devicesLowercased = devices.map { $0.lowercased() }  // didSet does not run in init
         }
         if let phases {
             var set = Set<GesturePhase>()
@@ -77,8 +82,8 @@ package struct Subscription: Equatable, Sendable {
 
     /// Whether events of `device` pass the device filter.
     package func accepts(device: DeviceInfo) -> Bool {
-        guard let devices else { return true }
-        return devices.contains { $0 == device.name || $0 == device.node || $0.lowercased() == device.vendorProduct }
+        guard let devices, let lowered = devicesLowercased else { return true }
+        return devices.contains { $0 == device.name || $0 == device.node } || lowered.contains(device.vendorProduct)
     }
 
     /// Whether a gesture starting with `event` passes the fingers and region filters.

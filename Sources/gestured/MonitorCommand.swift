@@ -173,20 +173,16 @@ struct MonitorCommand: ParsableCommand {
 
 /// Connects a blocking stream socket to `path`, with a message saying what to do when that fails.
 func connectTo(_ path: String) throws -> Int32 {
-    let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 0)
-    var addr = sockaddr_un()
-    addr.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard fd >= 0, bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
-        printError("gestured monitor: bad socket path \(path)")
+    guard let addr = UnixAddress(path) else {
+        printError("gestured monitor: bad socket path \(path) (at most 107 bytes)")
         throw ExitCode(1)
     }
-    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-        for (i, b) in bytes.enumerated() { raw[i] = b }
+    let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else {
+        printError("gestured monitor: socket(): \(String(cString: strerror(errno)))")
+        throw ExitCode(1)
     }
-    let r = withUnsafePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
+    let r = addr.withSockaddr { connect(fd, $0, $1) }
     guard r == 0 else {
         let why = String(cString: strerror(errno))
         close(fd)

@@ -77,13 +77,6 @@ package struct EmulatedTouchscreen: Sendable {
         return [UInt8(u & 0xff), UInt8((u >> 8) & 0xff), UInt8((u >> 16) & 0xff), UInt8(u >> 24)]
     }
 
-    private var hex4: (UInt16) -> String {
-        { v in
-            let s = String(v, radix: 16)
-            return String(repeating: "0", count: max(0, 4 - s.count)) + s
-        }
-    }
-
     private var udevKind: String { isKeyboard ? "ID_INPUT_KEYBOARD" : "ID_INPUT_TOUCHSCREEN" }
 
     /// The sysfs and udev record for `umockdev_testbed_add_from_file`.
