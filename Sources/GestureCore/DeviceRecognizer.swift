@@ -63,10 +63,10 @@ struct DeviceRecognizer: Sendable {
     var wanted: GestureKindSet
 
     var state: State = .idle
-    var fingers: InlineArray<16, FingerTrack> = .init(repeating: FingerTrack())
-    /// Each slot's recent positions, apart from `fingers` so that reading a
-    /// finger's small state never copies its 1.5 KB history.
-    var histories: InlineArray<16, VelocityHistory> = .init(repeating: VelocityHistory())
+    /// Each slot's finger and recent positions (26 KB), on the heap; see `SlotStorage`.
+    private var slots = SlotStorage()
+    var fingers: UnsafeMutablePointer<FingerTrack> { slots.fingers }
+    var histories: UnsafeMutablePointer<VelocityHistory> { slots.histories }
     var downCount = 0
     var memberDown = 0
 
@@ -116,13 +116,22 @@ struct DeviceRecognizer: Sendable {
 
     var hasFingersDown: Bool { downCount > 0 }
 
+    /// Copy on write: a recognizer copied (a pipeline copied) gets its own
+    /// slots before either copy changes them. Called by every entry point that
+    /// changes slot state (`process`, `advance`, `removeAll`).
+    private mutating func ensureUniqueSlots() {
+        if !isKnownUniquelyReferenced(&slots) { slots = slots.copy() }
+    }
+
     // MARK: - Input
 
-    /// Fires every timer due at or before `now`, in deadline order.
-    mutating func advance<S: GestureSink>(to now: Timestamp, ids: inout UInt64, sink: inout S) {
+    /// Fires every timer due at or before `now`, in deadline order; returns the next deadline.
+    @discardableResult
+    mutating func advance<S: GestureSink>(to now: Timestamp, ids: inout UInt64, sink: inout S) -> Timestamp {
+        ensureUniqueSlots()
         while true {
             let due = nextDeadline
-            guard due <= now, due != .never else { return }
+            guard due <= now, due != .never else { return due }
             if due == taps.deadline {
                 taps.deadline = .never
                 deliver(taps.handle(.timeout, now: due, wantDoubleTap: wantDoubleTap, t: t, log: &log), ids: &ids, sink: &sink)
@@ -136,8 +145,10 @@ struct DeviceRecognizer: Sendable {
         }
     }
 
-    /// Processes one frame (timers due by its time must have been fired first).
-    mutating func process<S: GestureSink>(_ frame: TouchFrame, ids: inout UInt64, sink: inout S) {
+    /// Processes one frame (timers due by its time must have been fired first); returns the next deadline.
+    @discardableResult
+    mutating func process<S: GestureSink>(_ frame: TouchFrame, ids: inout UInt64, sink: inout S) -> Timestamp {
+        ensureUniqueSlots()
         let now = frame.time
         // Motion first, then lifts, then landings: a frame that lifts one
         // finger and lands another in the same slot ends one touch before the
@@ -187,10 +198,12 @@ struct DeviceRecognizer: Sendable {
             land(slot: c.slot, x: c.x, y: c.y, now: now, ids: &ids, sink: &sink)
         }
         endFrame(now: now)
+        return nextDeadline
     }
 
     /// The device is gone: continuous gestures end `cancelled`, pending taps are dropped.
     mutating func removeAll<S: GestureSink>(now: Timestamp, ids: inout UInt64, sink: inout S) {
+        ensureUniqueSlots()
         if memberDown > 0 { handle(.cancel, now: now, ids: &ids, sink: &sink) }
         for s in 0..<TouchFrame.capacity where fingers[s].isDown { release(slot: s, now: now) }
         taps.reset()
@@ -440,7 +453,7 @@ struct DeviceRecognizer: Sendable {
     }
 
     /// The current velocity of the members down, averaged.
-    mutating func currentVelocity(now: Timestamp) -> (vx: Double, vy: Double) {
+    func currentVelocity(now: Timestamp) -> (vx: Double, vy: Double) {
         var n = 0.0
         var vx = 0.0
         var vy = 0.0

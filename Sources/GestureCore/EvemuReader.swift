@@ -9,16 +9,36 @@ public enum EvemuReader {
     /// Parses a whole evemu file. `device` supplies the description when the
     /// file has no header of its own (an `.events` file beside a `.desc`).
     public static func parse(_ text: String, file: String, device: DeviceDescription? = nil) throws(TraceError) -> Trace {
+        // The text's UTF-8 bytes in place: lines and fields are index ranges
+        // into them, so reading allocates only the events array.
+        var text = text
+        let result = text.withUTF8 { bytes in
+            Result { () throws(TraceError) -> Trace in try parse(bytes: bytes, file: file, device: device) }
+        }
+        return try result.get()
+    }
+
+    /// A line or a field: a range of the text's bytes.
+    typealias Bytes = Slice<UnsafeBufferPointer<UInt8>>
+
+    private static func parse(
+        bytes: UnsafeBufferPointer<UInt8>, file: String, device: DeviceDescription?
+    ) throws(TraceError) -> Trace {
         var desc = DeviceDescription(name: "")
         var sawHeader = false
         var events: [EvdevEvent] = []
-        events.reserveCapacity(text.utf8.count / 28)
+        events.reserveCapacity(bytes.count / 28)
         var lineNumber = 0
         var bitsByType: [UInt16: [UInt8]] = [:]
         var props: [UInt8] = []
-        for rawLine in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+        var next = 0
+        while next < bytes.count {
+            let start = next
+            var stop = start
+            while stop < bytes.count && bytes[stop] != UInt8(ascii: "\n") { stop += 1 }
+            next = stop + 1
             lineNumber += 1
-            var line = rawLine[...]
+            var line = bytes[start..<stop]
             if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
             guard let first = line.first else { continue }
             if first == UInt8(ascii: "#") {
@@ -114,7 +134,7 @@ public enum EvemuReader {
     // MARK: - Pieces
 
     /// `E: 1330495944.185030 0003 0039 1`
-    static func parseEvent(_ s: Substring.UTF8View.SubSequence, file: String, line: Int) throws(TraceError) -> EvdevEvent {
+    static func parseEvent(_ s: Bytes, file: String, line: Int) throws(TraceError) -> EvdevEvent {
         var i = s.startIndex
         let end = s.endIndex
         func skipSpaces() { while i < end, s[i] == 32 || s[i] == 9 { i = s.index(after: i) } }
@@ -198,18 +218,18 @@ public enum EvemuReader {
         return out
     }
 
-    static func fields(_ s: Substring.UTF8View.SubSequence) -> [String] {
+    static func fields(_ s: Bytes) -> [String] {
         String(decoding: s, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
     }
 
     /// `# Size in mm: 97x64`
-    static func sizeComment(_ line: Substring.UTF8View.SubSequence) -> (Double, Double)? {
+    static func sizeComment(_ line: Bytes) -> (Double, Double)? {
         let s = String(decoding: line, as: UTF8.self)
         guard let r = s.range(of: "Size in mm:") else { return nil }
         return parseSize(String(s[r.upperBound...]))
     }
 
-    static func preview(_ line: Substring.UTF8View.SubSequence) -> String {
+    static func preview(_ line: Bytes) -> String {
         let s = String(decoding: line.prefix(60), as: UTF8.self)
         return "'" + s + (line.count > 60 ? "…'" : "'")
     }

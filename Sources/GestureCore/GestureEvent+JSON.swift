@@ -4,107 +4,209 @@ extension GestureEvent {
     ///
     /// Positions are rounded to 0.01 mm, fractions of the panel to 0.0001,
     /// velocities to 0.1 mm/s, scale and rotation to 0.0001.
+    ///
+    /// Written byte by byte into the new string's own storage: one allocation
+    /// per event, no intermediate strings (docs/performance.md).
     public var jsonLine: String {
-        var s = ""
-        s.reserveCapacity(360)
-        s += #"{"type":"gesture","gesture":""#
-        s += gesture.rawValue
-        s += #"","phase":""#
-        s += phase.rawValue
-        s += #"","id":"#
-        s += String(id)
-        s += #","time_us":"#
-        s += String(time.microseconds)
-        s += #","device":"#
-        JSON.appendString(deviceName, to: &s)
-        s += #","fingers":"#
-        s += String(fingers)
-        JSON.field("x_mm", x, 100, &s)
-        JSON.field("y_mm", y, 100, &s)
-        JSON.field("x", nx, 10_000, &s)
-        JSON.field("y", ny, 10_000, &s)
-        if let direction {
-            s += #","direction":""#
-            s += direction.rawValue
-            s += "\""
+        // Fixed text and numbers take under 420 bytes; a name escapes to at most 6 bytes per byte.
+        let capacity = 512 + 6 * deviceName.utf8.count
+        return String(unsafeUninitializedCapacity: capacity) { buffer in
+            var w = JSONWriter(buffer)
+            w.raw(#"{"type":"gesture","gesture":""#)
+            w.raw(gesture.rawValue)
+            w.raw(#"","phase":""#)
+            w.raw(phase.rawValue)
+            w.raw(#"","id":"#)
+            w.integer(id)
+            w.raw(#","time_us":"#)
+            w.integer(time.microseconds)
+            w.raw(#","device":"#)
+            w.string(deviceName)
+            w.raw(#","fingers":"#)
+            w.integer(fingers)
+            w.field(#","x_mm":"#, x, decimals: 2)
+            w.field(#","y_mm":"#, y, decimals: 2)
+            w.field(#","x":"#, nx, decimals: 4)
+            w.field(#","y":"#, ny, decimals: 4)
+            if let direction {
+                w.raw(#","direction":""#)
+                w.raw(direction.rawValue)
+                w.raw("\"")
+            }
+            if let distance { w.field(#","distance_mm":"#, distance, decimals: 2) }
+            if let dx { w.field(#","dx_mm":"#, dx, decimals: 2) }
+            if let dy { w.field(#","dy_mm":"#, dy, decimals: 2) }
+            if let vx { w.field(#","vx_mm_s":"#, vx, decimals: 1) }
+            if let vy { w.field(#","vy_mm_s":"#, vy, decimals: 1) }
+            if let scale { w.field(#","scale":"#, scale, decimals: 4) }
+            if let rotation { w.field(#","rotation":"#, rotation, decimals: 4) }
+            if let deceleration { w.field(#","deceleration":"#, deceleration, decimals: 4) }
+            if let taps {
+                w.raw(#","taps":"#)
+                w.integer(taps)
+            }
+            if let duration { w.field(#","duration_ms":"#, duration, decimals: 1) }
+            w.raw(#","edge":"#)
+            if let edge {
+                w.raw("\"")
+                w.raw(edge.rawValue)
+                w.raw("\"}")
+            } else {
+                w.raw("null}")
+            }
+            return w.count
         }
-        if let distance { JSON.field("distance_mm", distance, 100, &s) }
-        if let dx { JSON.field("dx_mm", dx, 100, &s) }
-        if let dy { JSON.field("dy_mm", dy, 100, &s) }
-        if let vx { JSON.field("vx_mm_s", vx, 10, &s) }
-        if let vy { JSON.field("vy_mm_s", vy, 10, &s) }
-        if let scale { JSON.field("scale", scale, 10_000, &s) }
-        if let rotation { JSON.field("rotation", rotation, 10_000, &s) }
-        if let deceleration { JSON.field("deceleration", deceleration, 10_000, &s) }
-        if let taps {
-            s += #","taps":"#
-            s += String(taps)
-        }
-        if let duration { JSON.field("duration_ms", duration, 10, &s) }
-        s += #","edge":"#
-        if let edge {
-            s += "\""
-            s += edge.rawValue
-            s += "\""
-        } else {
-            s += "null"
-        }
-        s += "}"
-        return s
     }
 }
 
 extension GestureEvent {
     /// Appends `value` as a JSON string literal (quotes and escapes), as events write names.
-    package static func appendJSONString(_ value: String, to s: inout String) { JSON.appendString(value, to: &s) }
+    package static func appendJSONString(_ value: String, to s: inout String) {
+        s += String(unsafeUninitializedCapacity: 2 + 6 * value.utf8.count) { buffer in
+            var w = JSONWriter(buffer)
+            w.string(value)
+            return w.count
+        }
+    }
 
-    /// Appends a finite number rounded to 1/`scale`, or `null`, as events write numbers.
+    /// Appends a finite number rounded to 1/`scale` (a power of ten), or `null`, as events write numbers.
     package static func appendJSONNumber(_ value: Double, scale: Double, to s: inout String) {
-        JSON.appendNumber(value, scale: scale, to: &s)
+        var decimals = 0
+        var p = 1.0
+        while p < scale && decimals < JSONWriter.maxDecimals {
+            p *= 10
+            decimals += 1
+        }
+        s += String(unsafeUninitializedCapacity: JSONWriter.numberCapacity) { buffer in
+            var w = JSONWriter(buffer)
+            w.number(value, decimals: decimals)
+            return w.count
+        }
     }
 }
 
-/// Minimal JSON writing for the fixed event schema (faster and lighter than a
-/// general encoder; the schema has no nesting).
-enum JSON {
-    static func field(_ name: String, _ value: Double, _ scale: Double, _ s: inout String) {
-        s += ",\""
-        s += name
-        s += "\":"
-        appendNumber(value, scale: scale, to: &s)
+/// Writes the fixed event schema as JSON into a buffer the caller sized
+/// (faster and lighter than a general encoder; the schema has no nesting).
+///
+/// Numbers are rounded to a number of decimals and written as Swift's
+/// `Double.description` writes the rounded value ("12.5", "0.0", "-3.25"),
+/// without formatting a `Double`.
+struct JSONWriter {
+    static let maxDecimals = 6
+    /// The most bytes `number` writes.
+    static let numberCapacity = 32
+    private static let powers: [UInt64] = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000]
+
+    private let buffer: UnsafeMutableBufferPointer<UInt8>
+    private(set) var count = 0
+
+    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) { self.buffer = buffer }
+
+    private mutating func byte(_ b: UInt8) {
+        buffer[count] = b
+        count += 1
     }
 
-    /// A finite number rounded to 1/scale; `null` for NaN and infinities.
-    static func appendNumber(_ value: Double, scale: Double, to s: inout String) {
+    /// Text that needs no escaping (the schema's names and enum values).
+    mutating func raw(_ s: StaticString) {
+        s.withUTF8Buffer { for b in $0 { byte(b) } }
+    }
+
+    mutating func raw(_ s: String) {
+        var s = s
+        s.withUTF8 { for b in $0 { byte(b) } }
+    }
+
+    mutating func field(_ name: StaticString, _ value: Double, decimals: Int) {
+        raw(name)
+        number(value, decimals: decimals)
+    }
+
+    mutating func integer(_ v: some BinaryInteger) {
+        if v < 0 { byte(UInt8(ascii: "-")) }
+        digits(UInt64(v.magnitude))
+    }
+
+    /// The decimal digits of `v`, at least `minimum` of them (leading zeros).
+    private mutating func digits(_ v: UInt64, minimum: Int = 1) {
+        var n = v
+        var width = 1
+        var p: UInt64 = 10
+        while n >= p && width < 20 {
+            width += 1
+            if p > UInt64.max / 10 { break }
+            p *= 10
+        }
+        width = max(width, minimum)
+        var i = count + width
+        count = i
+        for _ in 0..<width {
+            i -= 1
+            buffer[i] = UInt8(ascii: "0") + UInt8(n % 10)
+            n /= 10
+        }
+    }
+
+    /// A finite number rounded to `decimals` places; `null` for NaN and infinities.
+    mutating func number(_ value: Double, decimals: Int) {
         guard value.isFinite else {
-            s += "null"
+            raw("null")
             return
         }
-        var r = (value * scale).rounded() / scale
-        if r == 0 { r = 0 }  // no "-0.0"
-        s += r.description
+        let scale = Self.powers[decimals]
+        let scaled = (value * Double(scale)).rounded()
+        // The digits of `scaled` are what Swift writes while a Double's spacing
+        // at the value is under a quarter of the last decimal place (below
+        // 2^50 in units of it), and the value is 0 or at least 0.0001 (Swift
+        // writes smaller ones as "1e-05"). Beyond that, let Swift write it.
+        let magnitudeLimit = 1_125_899_906_842_624.0
+        guard abs(scaled) < magnitudeLimit, scaled == 0 || abs(scaled) >= Double(scale) / 10_000 else {
+            var r = scaled / Double(scale)
+            if r == 0 { r = 0 }
+            raw(r.description)
+            return
+        }
+        let magnitude = UInt64(abs(scaled))
+        if scaled < 0 { byte(UInt8(ascii: "-")) }
+        digits(magnitude / scale)
+        byte(UInt8(ascii: "."))
+        var fraction = magnitude % scale
+        guard fraction != 0 else {
+            byte(UInt8(ascii: "0"))
+            return
+        }
+        var places = decimals
+        while fraction % 10 == 0 {
+            fraction /= 10
+            places -= 1
+        }
+        digits(fraction, minimum: places)
     }
 
-    static func appendString(_ value: String, to s: inout String) {
-        s += "\""
-        for u in value.unicodeScalars {
-            switch u {
-            case "\"": s += "\\\""
-            case "\\": s += "\\\\"
-            case "\n": s += "\\n"
-            case "\r": s += "\\r"
-            case "\t": s += "\\t"
-            default:
-                if u.value < 0x20 {
-                    let h = String(u.value, radix: 16)
-                    s += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-                } else {
-                    s.unicodeScalars.append(u)
+    /// A JSON string literal: quotes, and escapes for quotes, backslashes and control characters.
+    mutating func string(_ value: String) {
+        byte(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { bytes in
+            for b in bytes {
+                switch b {
+                case UInt8(ascii: "\""): raw(#"\""#)
+                case UInt8(ascii: "\\"): raw(#"\\"#)
+                case UInt8(ascii: "\n"): raw(#"\n"#)
+                case UInt8(ascii: "\r"): raw(#"\r"#)
+                case UInt8(ascii: "\t"): raw(#"\t"#)
+                case 0..<0x20:
+                    raw(#"\u00"#)
+                    byte(Self.hexDigits[Int(b >> 4)])
+                    byte(Self.hexDigits[Int(b & 15)])
+                default: byte(b)
                 }
             }
         }
-        s += "\""
+        byte(UInt8(ascii: "\""))
     }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }
 
 extension GestureEvent {

@@ -20,8 +20,10 @@ public struct GestureKindSet: OptionSet, Sendable, Hashable {
 /// frame is processed.
 public struct GesturePipeline: Sendable {
     private var devices: [DeviceRecognizer] = []
-    /// `devices[i].nextDeadline`, kept beside the devices so that finding the
-    /// next timer does not copy each recognizer out of the array.
+    /// `devices[i].device` and `devices[i].nextDeadline`, kept beside the
+    /// devices: reading a recognizer's property through the array copies the
+    /// whole recognizer (about 25 KB), and these are read for every frame.
+    private var ids: [DeviceID] = []
     private var deadlines: [Timestamp] = []
     private var nextID: UInt64 = 0
     private var lastTime: Timestamp = .zero
@@ -43,10 +45,12 @@ public struct GesturePipeline: Sendable {
     public mutating func addDevice(
         _ id: DeviceID, name: String, geometry: PanelGeometry, thresholds: GestureThresholds = .defaults
     ) {
-        if let i = devices.firstIndex(where: { $0.device == id }) {
+        if let i = ids.firstIndex(of: id) {
             devices.remove(at: i)
+            ids.remove(at: i)
             deadlines.remove(at: i)
         }
+        ids.append(id)
         deadlines.append(.never)
         var recognizer = DeviceRecognizer(
             device: id, name: name, geometry: geometry, thresholds: thresholds,
@@ -57,11 +61,12 @@ public struct GesturePipeline: Sendable {
 
     /// Removes a device: its continuous gestures end `cancelled`, nothing more is reported for it.
     public mutating func removeDevice<S: GestureSink>(_ id: DeviceID, at time: Timestamp, into sink: inout S) {
-        guard let i = devices.firstIndex(where: { $0.device == id }) else { return }
+        guard let i = ids.firstIndex(of: id) else { return }
         let now = max(time, lastTime)
         advance(to: now, into: &sink)
         devices[i].removeAll(now: now, ids: &nextID, sink: &sink)
         devices.remove(at: i)
+        ids.remove(at: i)
         deadlines.remove(at: i)
     }
 
@@ -85,7 +90,7 @@ public struct GesturePipeline: Sendable {
 
     /// Changes a device's thresholds; a gesture under way keeps its decisions so far.
     public mutating func setThresholds(_ thresholds: GestureThresholds, for id: DeviceID) {
-        guard let i = devices.firstIndex(where: { $0.device == id }) else { return }
+        guard let i = ids.firstIndex(of: id) else { return }
         devices[i].t = ResolvedThresholds(thresholds)
         deadlines[i] = devices[i].nextDeadline
     }
@@ -105,8 +110,7 @@ public struct GesturePipeline: Sendable {
                 best = i
             }
             guard best >= 0, due <= time else { break }
-            devices[best].advance(to: due, ids: &nextID, sink: &sink)
-            deadlines[best] = devices[best].nextDeadline
+            deadlines[best] = devices[best].advance(to: due, ids: &nextID, sink: &sink)
         }
         if time > lastTime && time != .never { lastTime = time }
     }
@@ -118,9 +122,8 @@ public struct GesturePipeline: Sendable {
         var frame = frame
         if frame.time < lastTime { frame.time = lastTime }
         advance(to: frame.time, into: &sink)
-        guard let i = devices.firstIndex(where: { $0.device == frame.device }) else { return }
-        devices[i].process(frame, ids: &nextID, sink: &sink)
-        deadlines[i] = devices[i].nextDeadline
+        guard let i = ids.firstIndex(of: frame.device) else { return }
+        deadlines[i] = devices[i].process(frame, ids: &nextID, sink: &sink)
     }
 
     /// Fires every pending timer, as if time went on (the end of a trace).

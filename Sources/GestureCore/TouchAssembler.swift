@@ -214,7 +214,7 @@ public struct TouchAssembler: Sendable {
 
     private mutating func slotsFrame(_ frame: inout TouchFrame) {
         for i in 0..<min(slotLimit, TouchFrame.capacity) {
-            var s = slots[i]
+            var s = slots.span[i]
             let p = mm(s)
             if s.active && (s.trackingID < 0 || s.palm) {
                 // Lifted, or turned into a palm: libinput cancels a palm touch.
@@ -247,18 +247,18 @@ public struct TouchAssembler: Sendable {
         var claimed: InlineArray<16, Bool> = .init(repeating: false)
         var slotFor: InlineArray<16, Int> = .init(repeating: -1)
         let useIDs = pendingA.contains { $0.id != nil }
-        for s in 0..<TouchFrame.capacity where slots[s].active {
+        for s in 0..<TouchFrame.capacity where slots.span[s].active {
             var best = -1
             var bestD = Int64.max
             for (k, c) in pendingA.enumerated() where !claimed[k] {
                 if useIDs {
-                    if c.id == slots[s].trackingID {
+                    if c.id == slots.span[s].trackingID {
                         best = k
                         break
                     }
                 } else {
-                    let dx = Int64(c.x) - Int64(slots[s].rawX)
-                    let dy = Int64(c.y) - Int64(slots[s].rawY)
+                    let dx = Int64(c.x) - Int64(slots.span[s].rawX)
+                    let dy = Int64(c.y) - Int64(slots.span[s].rawY)
                     let d = dx * dx + dy * dy
                     if d < bestD {
                         bestD = d
@@ -271,11 +271,11 @@ public struct TouchAssembler: Sendable {
                 slotFor[best] = s
             }
         }
-        for s in 0..<TouchFrame.capacity where slots[s].active {
+        for s in 0..<TouchFrame.capacity where slots.span[s].active {
             var kept = false
             for k in 0..<pendingA.count where slotFor[k] == s { kept = true }
             if !kept {
-                let p = mm(slots[s])
+                let p = mm(slots.span[s])
                 frame.append(Contact(slot: s, phase: .up, x: p.x, y: p.y))
                 slots[s].active = false
             }
@@ -283,15 +283,15 @@ public struct TouchAssembler: Sendable {
         for (k, c) in pendingA.enumerated() {
             if slotFor[k] >= 0 {
                 let s = slotFor[k]
-                if c.x != slots[s].rawX || c.y != slots[s].rawY {
+                if c.x != slots.span[s].rawX || c.y != slots.span[s].rawY {
                     slots[s].rawX = c.x
                     slots[s].rawY = c.y
-                    let p = mm(slots[s])
+                    let p = mm(slots.span[s])
                     frame.append(Contact(slot: s, phase: .move, x: p.x, y: p.y))
                 }
-            } else if let s = (0..<TouchFrame.capacity).first(where: { !slots[$0].active }) {
+            } else if let s = (0..<TouchFrame.capacity).first(where: { !slots.span[$0].active }) {
                 slots[s] = Slot(trackingID: c.id ?? 0, rawX: c.x, rawY: c.y, active: true)
-                let p = mm(slots[s])
+                let p = mm(slots.span[s])
                 frame.append(Contact(slot: s, phase: .down, x: p.x, y: p.y))
             }
         }
@@ -299,11 +299,11 @@ public struct TouchAssembler: Sendable {
     }
 
     private mutating func singleFrame(_ frame: inout TouchFrame) {
-        let p = mm(slots[0])
+        let p = mm(slots.span[0])
         if touchChanged {
             frame.append(Contact(slot: 0, phase: touchDown ? .down : .up, x: p.x, y: p.y))
             slots[0].active = touchDown
-        } else if slots[0].active && slots[0].moved {
+        } else if slots.span[0].active && slots.span[0].moved {
             frame.append(Contact(slot: 0, phase: .move, x: p.x, y: p.y))
         }
         touchChanged = false

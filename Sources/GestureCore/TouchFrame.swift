@@ -60,14 +60,14 @@ public struct TouchFrame: Sendable {
     public mutating func removeAll() { count = 0 }
 
     public subscript(i: Int) -> Contact {
-        get { storage[i] }
+        get { storage.span[i] }
         set { storage[i] = newValue }
     }
 
     public var isEmpty: Bool { count == 0 }
 
     /// The changes as an array (tests and tools; allocates).
-    public var contacts: [Contact] { (0..<count).map { storage[$0] } }
+    public var contacts: [Contact] { (0..<count).map { storage.span[$0] } }
 }
 
 /// Identifies a device within one pipeline.

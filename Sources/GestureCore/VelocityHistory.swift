@@ -29,18 +29,21 @@ struct VelocityHistory: Sendable {
 
     /// The time of the newest sample, if any.
     var lastTime: Timestamp? {
-        count == 0 ? nil : Timestamp(microseconds: t[(head - 1) & (Self.capacity - 1)])
+        count == 0 ? nil : Timestamp(microseconds: t.span[(head - 1) & (Self.capacity - 1)])
     }
 
     /// Least-squares slope (mm/s) of the samples within `window` before `now`.
     ///
     /// Zero when the finger is at rest (no sample within `restGap` of `now`)
     /// or when fewer than two samples fall in the window.
-    /// `mutating` only so that callers reach the history in place: a
-    /// non-mutating call through an `InlineArray` subscript copies all 1.5 KB.
-    mutating func velocity(at now: Timestamp, window: Duration) -> (vx: Double, vy: Double) {
+    /// Samples are read through `span`: an `InlineArray` subscript read here
+    /// copied the whole array.
+    func velocity(at now: Timestamp, window: Duration) -> (vx: Double, vy: Double) {
         guard let last = lastTime, now - last <= Self.restGap else { return (0, 0) }
         let start = now.microseconds - window.microseconds
+        let ts = t.span
+        let xs = x.span
+        let ys = y.span
         // Two passes over at most 64 samples: means, then the slope.
         var n = 0.0
         var st = 0.0
@@ -49,12 +52,12 @@ struct VelocityHistory: Sendable {
         var i = 0
         while i < count {
             let k = (head - 1 - i) & (Self.capacity - 1)
-            if t[k] < start { break }
-            if t[k] <= now.microseconds {
+            if ts[k] < start { break }
+            if ts[k] <= now.microseconds {
                 // Seconds relative to `now` keep the numbers small and exact enough.
-                st += Double(t[k] - now.microseconds) / 1_000_000
-                sx += x[k]
-                sy += y[k]
+                st += Double(ts[k] - now.microseconds) / 1_000_000
+                sx += xs[k]
+                sy += ys[k]
                 n += 1
             }
             i += 1
@@ -69,12 +72,12 @@ struct VelocityHistory: Sendable {
         i = 0
         while i < count {
             let k = (head - 1 - i) & (Self.capacity - 1)
-            if t[k] < start { break }
-            if t[k] <= now.microseconds {
-                let dt = Double(t[k] - now.microseconds) / 1_000_000 - mt
+            if ts[k] < start { break }
+            if ts[k] <= now.microseconds {
+                let dt = Double(ts[k] - now.microseconds) / 1_000_000 - mt
                 stt += dt * dt
-                stx += dt * (x[k] - mx)
-                sty += dt * (y[k] - my)
+                stx += dt * (xs[k] - mx)
+                sty += dt * (ys[k] - my)
             }
             i += 1
         }

@@ -120,6 +120,46 @@ struct EventJSONTests {
         #expect(o["device"] as? String == "a \"quoted\"\\ name\n\u{1}")
         #expect(o["x_mm"] is NSNull)
     }
+
+    @Test("numbers read as Swift writes the rounded value, without formatting a Double")
+    func numbers() {
+        func reference(_ v: Double, _ scale: Double) -> String {
+            guard v.isFinite else { return "null" }
+            var r = (v * scale).rounded() / scale
+            if r == 0 { r = 0 }
+            return r.description
+        }
+        var rng = SystemRandomNumberGenerator()
+        var values: [Double] = [
+            0, -0.0, 0.00004, -0.00004, 0.00005, 1, -1, 10, 0.1, 0.05, 123_456.789_012, -99.995, 1e9, 2e12, 1e17, -3e20,
+            .nan, .infinity, -.infinity, .pi, 9_007_199_254.740_993,
+        ]
+        for _ in 0..<20_000 {
+            let magnitude = Double.random(in: -6...12, using: &rng)
+            values.append((Bool.random(using: &rng) ? 1 : -1) * Double.random(in: 1...10, using: &rng) * pow10(magnitude))
+        }
+        for scale in [10.0, 100, 10_000, 1_000_000] {
+            for v in values {
+                var s = ""
+                GestureEvent.appendJSONNumber(v, scale: scale, to: &s)
+                #expect(s == reference(v, scale), "\(v) at 1/\(scale)")
+            }
+        }
+    }
+
+    private func pow10(_ e: Double) -> Double {
+        var r = 1.0
+        var n = Int(e.rounded(.down))
+        while n > 0 {
+            r *= 10
+            n -= 1
+        }
+        while n < 0 {
+            r /= 10
+            n += 1
+        }
+        return r
+    }
 }
 
 @Suite("Configuration: [daemon]")

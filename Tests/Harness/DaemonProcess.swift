@@ -20,7 +20,7 @@ package final class DaemonProcess {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         notify = try NotifyListener(path: directory + "/notify.sock")
         logPath = directory + "/gestured.log"
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         var args = ["serve", "--socket", directory + "/gestured.sock"] + arguments
         if let config {
             try config.write(toFile: directory + "/gestured.toml", atomically: true, encoding: .utf8)
