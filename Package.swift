@@ -17,7 +17,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
@@ -28,12 +27,14 @@ let package = Package(
             pkgConfig: "libinput",
             providers: [.apt(["libinput-dev", "libudev-dev"])]
         ),
+        // libyaml, for `libinput record` files (Debian: libyaml-dev).
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         // The engine: touch model, thresholds, recognizers, pipeline, events,
-        // trace readers. No I/O and no C of its own.
+        // trace readers. No I/O, no Foundation, and no C of its own.
         .target(
             name: "GestureCore",
             dependencies: [
-                .product(name: "Yams", package: "Yams"),
+                "CYAML",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),

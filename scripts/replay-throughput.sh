@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repeats=${1:-400}
-swift build -c release --product gestured >/dev/null
+make -s release >/dev/null
 bin=$(swift build -c release --show-bin-path)/gestured
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -1,11 +1,10 @@
-internal import Yams
-
 /// Reads `libinput record` files (YAML, format version 1): each device's
 /// `evdev:` block (name, id, codes, absinfo, properties) and its `events:`,
 /// lists of `[sec, usec, type, code, value]`.
 ///
-/// YAML is parsed by Yams (libyaml): the format is real YAML, hand-edited by
-/// people filing bugs, and a hand-written subset parser would break on them.
+/// YAML is parsed by libyaml (`YAMLDocument`): the format is real YAML,
+/// hand-edited by people filing bugs, and a hand-written subset parser would
+/// break on them.
 public enum LibinputRecordReader {
     /// True when the text looks like a libinput recording rather than evemu.
     public static func looksLikeRecording(_ text: String) -> Bool {
@@ -20,17 +19,13 @@ public enum LibinputRecordReader {
     /// The touch devices of a recording, each with its events. Devices
     /// without position axes (keyboards, buttons) are left out.
     public static func parse(_ text: String, file: String) throws(TraceError) -> [Trace] {
-        let root: Node
+        let document: YAMLDocument
         do {
-            guard let r = try Yams.compose(yaml: text) else { throw TraceError(file: file, line: 0, "empty recording") }
-            root = r
-        } catch let e as TraceError {
-            throw e
-        } catch let e as YamlError {
-            throw TraceError(file: file, line: Self.line(of: e), "not valid YAML: \(Self.problem(of: e))")
+            document = try YAMLDocument(text)
         } catch {
-            throw TraceError(file: file, line: 0, "not valid YAML: \(error)")
+            throw TraceError(file: file, line: error.line, "not valid YAML: \(error.problem)")
         }
+        guard let root = document.root else { throw TraceError(file: file, line: 0, "empty recording") }
         guard root.mapping != nil else {
             throw TraceError(file: file, line: 1, "not a libinput recording: expected a YAML mapping")
         }
@@ -108,19 +103,5 @@ public enum LibinputRecordReader {
         return traces
     }
 
-    private static func line(_ node: Node) -> Int { node.mark?.line ?? 0 }
-
-    private static func line(of e: YamlError) -> Int {
-        switch e {
-        case .scanner(_, _, let m, _), .parser(_, _, let m, _), .composer(_, _, let m, _): m.line
-        default: 0
-        }
-    }
-
-    private static func problem(of e: YamlError) -> String {
-        switch e {
-        case .scanner(_, let p, _, _), .parser(_, let p, _, _), .composer(_, let p, _, _): p
-        default: "\(e)"
-        }
-    }
+    private static func line(_ node: YAMLNode) -> Int { node.line }
 }

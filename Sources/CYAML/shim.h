@@ -1,0 +1,2 @@
+// libyaml (Debian: libyaml-dev), for reading `libinput record` files.
+#include <yaml.h>
