@@ -223,6 +223,18 @@ struct TraceReaderTests {
         }
     }
 
+    @Test("YAML anchors and aliases are refused, deep nesting is an error, not a crash")
+    func yamlAbuse() {
+        let alias = "version: 1\ndevices:\n- evdev: &a\n    name: x\n- evdev: *a\n"
+        #expect {
+            try LibinputRecordReader.parse(alias, file: "alias.yml")
+        } throws: { e in
+            (e as? TraceError)?.message.contains("aliases are not supported") == true && (e as? TraceError)?.line == 3
+        }
+        let deep = "version: 1\ndevices: " + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: TraceError.self) { try LibinputRecordReader.parse(deep, file: "deep.yml") }
+    }
+
     @Test("geometry: resolution, fallback and rotation")
     func geometry() {
         let fallback = PanelGeometry.fallback(minX: 0, maxX: 1600, minY: 0, maxY: 1200)
