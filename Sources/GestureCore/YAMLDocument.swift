@@ -16,7 +16,15 @@ final class YAMLDocument {
         var problem: String
     }
 
+    /// Flow collections (`[...]`, `{...}`) nested deeper than this are refused
+    /// before libyaml sees them: its scanner takes time quadratic in the depth
+    /// (70 s for 200,000 levels). A libinput recording nests two.
+    static let maxFlowDepth = 64
+
     init(_ text: String) throws(Failure) {
+        if let line = Self.lineBeyondFlowDepth(text) {
+            throw Failure(line: line, problem: "brackets nested more than \(Self.maxFlowDepth) deep")
+        }
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else { throw Failure(line: 0, problem: "libyaml could not start") }
         defer { yaml_parser_delete(&parser) }
@@ -49,6 +57,37 @@ final class YAMLDocument {
     }
 
     deinit { yaml_document_delete(&document) }
+
+    /// The line where flow nesting first exceeds `maxFlowDepth`, if it does.
+    /// Brackets inside quotes and comments do not count.
+    private static func lineBeyondFlowDepth(_ text: String) -> Int? {
+        var depth = 0
+        var line = 1
+        var quote: UInt8? = nil
+        var comment = false
+        for b in text.utf8 {
+            if b == UInt8(ascii: "\n") {
+                line += 1
+                comment = false
+                continue
+            }
+            if comment { continue }
+            if let q = quote {
+                if b == q { quote = nil }
+                continue
+            }
+            switch b {
+            case UInt8(ascii: "\""), UInt8(ascii: "'"): quote = b
+            case UInt8(ascii: "#"): comment = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth > maxFlowDepth { return line }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth = max(0, depth - 1)
+            default: break
+            }
+        }
+        return nil
+    }
 
     private var nodeCount: Int32 {
         guard let start = document.nodes.start, let top = document.nodes.top else { return 0 }
