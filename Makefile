@@ -12,7 +12,7 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR ?= $(PREFIX)/share/doc/gestured
 
-.PHONY: all setup build release test lint format harness install install-files uninstall check-units systemd-smoke recordings throughput demo clean
+.PHONY: all setup build release test bench bench-smoke bench-update lint format harness install install-files uninstall check-units systemd-smoke recordings throughput demo clean
 
 all: build
 
@@ -28,20 +28,36 @@ build:
 release:
 	$(SWIFT) build -c release --product gestured --static-swift-stdlib
 
-# Style check, the end-to-end harness, then every test (Swift Testing). Real
-# recordings in ../shared/traces are replayed when that folder is present.
+# Style check, the end-to-end harness, every test (Swift Testing), then the
+# benchmarks' allocation counts against Benchmarks/Thresholds (no timing).
+# Real recordings in ../shared/traces are replayed when that folder is present.
 test: lint harness
 	$(SWIFT) test
+	$(MAKE) bench-smoke
+
+# Benchmarks (Benchmarks/, ordo-one/benchmark; docs/performance.md).
+# bench: every metric against the committed thresholds (times within tolerance).
+# bench-smoke: allocation counts only, which do not depend on the machine's load.
+# bench-update: rewrite the thresholds from a run on this machine.
+BENCH = cd Benchmarks && $(SWIFT) package
+bench:
+	$(BENCH) benchmark thresholds check --no-progress
+
+bench-smoke:
+	$(BENCH) benchmark thresholds check --metric mallocCountTotal --no-progress
+
+bench-update:
+	$(BENCH) --allow-writing-to-package-directory benchmark thresholds update --no-progress
 
 # The umockdev harness the end-to-end tests drive (needs libumockdev-dev).
 harness:
 	scripts/build-harness.sh
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks
 
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks
 
 # The daemon, its systemd units, sysusers/tmpfiles snippets and an example
 # configuration. With DESTDIR (packaging) nothing else happens; without it the

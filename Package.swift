@@ -14,6 +14,8 @@ let package = Package(
     products: [
         .executable(name: "gestured", targets: ["gestured"]),
         .library(name: "GestureCore", targets: ["GestureCore"]),
+        // For the benchmark package (Benchmarks/), through `@_spi(Benchmarks)`; not a stable API.
+        .library(name: "GestureDaemon", targets: ["GestureDaemon"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -53,6 +53,32 @@ package final class Client {
     /// What to say about this client in the log.
     var label: String { "client \(serial) (pid \(pid), uid \(uid))" }
 
+    /// Whether `event` goes to this client: its filters, the tap timing it
+    /// wants, and for a continuous gesture whether its start was admitted
+    /// (recorded here, so later phases follow that decision).
+    func accepts(_ event: GestureEvent, from device: DeviceInfo) -> Bool {
+        guard state == .subscribed, subscription.gestures.contains(event.gesture) else { return false }
+        switch event.timing {
+        case .every: break
+        case .immediate: if subscription.wantsDoubleTap { return false }
+        case .confirmed: if !subscription.wantsDoubleTap { return false }
+        }
+        guard subscription.accepts(device: device) else { return false }
+        switch event.phase {
+        case .recognized:
+            guard subscription.admits(event) else { return false }
+        case .began:
+            guard subscription.admits(event) else { return false }
+            admitted.insert(event.id)
+        case .changed:
+            guard admitted.contains(event.id) else { return false }
+        case .ended, .cancelled:
+            guard admitted.remove(event.id) != nil else { return false }
+        }
+        if let phases = subscription.phases, !phases.contains(event.phase) { return false }
+        return true
+    }
+
     // MARK: Input
 
     enum ReadResult {

@@ -447,31 +447,7 @@ package final class Daemon: TouchSourceDelegate {
     /// Sends a gesture event to every subscriber whose filters it passes.
     fileprivate func publish(_ event: GestureEvent) {
         guard let info = devices[event.device] else { return }
-        var line: String?
-        for c in clients where c.state == .subscribed {
-            let sub = c.subscription
-            guard sub.gestures.contains(event.gesture) else { continue }
-            switch event.timing {
-            case .every: break
-            case .immediate: if sub.wantsDoubleTap { continue }
-            case .confirmed: if !sub.wantsDoubleTap { continue }
-            }
-            guard sub.accepts(device: info) else { continue }
-            switch event.phase {
-            case .recognized:
-                guard sub.admits(event) else { continue }
-            case .began:
-                guard sub.admits(event) else { continue }
-                c.admitted.insert(event.id)
-            case .changed:
-                guard c.admitted.contains(event.id) else { continue }
-            case .ended, .cancelled:
-                guard c.admitted.remove(event.id) != nil else { continue }
-            }
-            if let phases = sub.phases, !phases.contains(event.phase) { continue }
-            if line == nil { line = event.jsonLine }
-            send(line!, to: c)
-        }
+        Delivery.deliver(event, from: info, to: clients) { line, c in send(line, to: c) }
     }
 
     private func broadcast(_ line: String, device: DeviceInfo) {
