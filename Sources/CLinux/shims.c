@@ -2,10 +2,12 @@
 
 #include <errno.h>
 #include <libinput.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -68,6 +70,14 @@ uint64_t clinux_monotonic_usec(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+int clinux_set_timer_slack_ns(unsigned long ns) { return prctl(PR_SET_TIMERSLACK, ns, 0, 0, 0); }
+
+int clinux_poll_usec(struct pollfd *fds, unsigned long count, int64_t timeout_usec) {
+    if (timeout_usec < 0) return ppoll(fds, (nfds_t)count, NULL, NULL);
+    struct timespec ts = {.tv_sec = (time_t)(timeout_usec / 1000000), .tv_nsec = (long)(timeout_usec % 1000000) * 1000};
+    return ppoll(fds, (nfds_t)count, &ts, NULL);
 }
 
 static clinux_log_callback log_callback;

@@ -17,7 +17,11 @@ struct MonitorCommand: ParsableCommand {
             exists, else /run/gestured/gestured.sock. The filter options become the subscription's
             server-side filters (docs/protocol.md). Ends on Ctrl-C, after --count gestures, or when
             the daemon closes the connection; with --latency it then prints delivery latency
-            statistics: receipt time minus each event's time_us, both on CLOCK_MONOTONIC.
+            statistics: receipt time minus each event's time_us, both on CLOCK_MONOTONIC, for
+            all events and for those a timer publishes (touch-and-hold began; taps held back
+            for the double-tap interval), whose lateness after their deadline that is.
+            --connections N opens N subscriptions with the same filters (a load test: events
+            are printed from the first, latency is gathered from all).
             """
     )
 
@@ -50,12 +54,16 @@ struct MonitorCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print nothing per event (with --latency: only the statistics).")
     var quiet = false
 
-    @Option(help: ArgumentHelp("Stop after this many gesture events.", valueName: "N"))
+    @Option(help: ArgumentHelp("Stop after this many gesture events (on each connection).", valueName: "N"))
     var count: Int?
+
+    @Option(help: ArgumentHelp("Subscribe this many times at once (load and latency tests).", valueName: "N"))
+    var connections = 1
 
     func validate() throws {
         _ = try subscribeLine()
         if let count, count < 1 { throw ValidationError("--count must be 1 or more") }
+        guard (1...1000).contains(connections) else { throw ValidationError("--connections must be 1 to 1000") }
     }
 
     private func list(_ s: String?) -> [String]? {
@@ -94,67 +102,107 @@ struct MonitorCommand: ParsableCommand {
         return "{" + fields.joined(separator: ",") + "}"
     }
 
+    /// One subscription: its socket, what has arrived, and how many gestures.
+    private struct Connection {
+        var fd: Int32
+        var reader: LineReader
+        var gestures = 0
+        var subscribed = false
+        var open = true
+    }
+
     func run() throws {
         let path = socket ?? Listener.clientPath()
-        let fd = try connectTo(path)
-        defer { close(fd) }
+        var conns: [Connection] = []
+        defer { for c in conns { close(c.fd) } }
+        for _ in 0..<connections {
+            let fd = try connectTo(path)
+            conns.append(Connection(fd: fd, reader: LineReader(fd: fd)))
+        }
         var signals: [Int32] = [SIGINT, SIGTERM]
         let sfd = clinux_signalfd(&signals, Int32(signals.count))
         var out = OutputBuffer()
-        var reader = LineReader(fd: fd)
         var latencies: [Int64] = []
-        var gestureCount = 0
+        var timerLatencies: [Int64] = []
+        // Taps come after the double-tap interval, by a timer, when double taps are subscribed too.
+        let heldTaps = list(gestures).map { $0.contains(GestureKind.doubleTap.rawValue) } ?? true
         var origin: Timestamp?
-        var sentSubscribe = false
         var exitStatus: Int32 = 0
         var saidGoodbye = false
-        loop: while true {
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: sfd, events: Int16(POLLIN), revents: 0)]
+        var received: [(connection: Int, time: Int64)] = []
+        loop: while conns.contains(where: \.open) {
+            var fds = conns.map { pollfd(fd: $0.open ? $0.fd : -1, events: Int16(POLLIN), revents: 0) }
+            fds.append(pollfd(fd: sfd, events: Int16(POLLIN), revents: 0))
             out.flush()
-            if poll(&fds, 2, -1) < 0 {
+            if poll(&fds, nfds_t(fds.count), -1) < 0 {
                 if errno == EINTR { continue }
                 break
             }
-            if fds[1].revents != 0 { break }
-            guard let lines = reader.read() else {
-                if !saidGoodbye { printError("gestured monitor: the daemon closed the connection") }
-                break
+            if fds[conns.count].revents != 0 { break }
+            // Receive from every ready socket first, each stamped on arrival;
+            // split and decode after, so that work does not delay later stamps.
+            received.removeAll(keepingCapacity: true)
+            for i in conns.indices where fds[i].revents != 0 {
+                guard conns[i].reader.receive() else {
+                    if i == 0 && !saidGoodbye { printError("gestured monitor: the daemon closed the connection") }
+                    conns[i].open = false
+                    continue
+                }
+                received.append((i, Int64(clinux_monotonic_usec())))
             }
-            let received = Int64(clinux_monotonic_usec())
-            for line in lines {
-                let message = WireMessage.decode(line)
-                if message.type == "hello" && !sentSubscribe {
-                    sentSubscribe = true
-                    try writeAll(fd, try subscribeLine() + "\n")
-                }
-                if message.type == "gesture" {
-                    gestureCount += 1
-                    if let t = message.time_us { latencies.append(received - t) }
-                }
-                if message.type == "error" && message.fatal == true { exitStatus = 1 }
-                if message.type == "goodbye" { saidGoodbye = true }
-                if message.type == "error" {
-                    printError("gestured monitor: \(message.code ?? "error"): \(message.message ?? "")")
-                }
-                if !quiet {
-                    if json {
-                        out.write(line + "\n")
-                    } else if let text = message.readable(origin: &origin) {
-                        out.write(text + "\n")
+            for (i, time) in received {
+                let lines = conns[i].reader.takeLines()
+                for line in lines {
+                    // Gesture lines the monitor does not print need only a few
+                    // fields; decoding each in full would make a 100-connection
+                    // run measure this program instead of the daemon.
+                    let printing = i == 0 && !quiet
+                    let message = printing ? WireMessage.decode(line) : WireMessage.quick(line)
+                    if message.type == "hello" && !conns[i].subscribed {
+                        conns[i].subscribed = true
+                        try writeAll(conns[i].fd, try subscribeLine() + "\n")
+                    }
+                    if message.type == "gesture" {
+                        conns[i].gestures += 1
+                        if let t = message.time_us {
+                            latencies.append(time - t)
+                            let byTimer =
+                                (message.gesture == GestureKind.touchAndHold.rawValue && message.phase == "began")
+                                || (message.gesture == GestureKind.tap.rawValue && heldTaps)
+                            if byTimer { timerLatencies.append(time - t) }
+                        }
+                    }
+                    if message.type == "error" && message.fatal == true { exitStatus = 1 }
+                    if i == 0 {
+                        if message.type == "goodbye" { saidGoodbye = true }
+                        if message.type == "error" {
+                            printError("gestured monitor: \(message.code ?? "error"): \(message.message ?? "")")
+                        }
+                        if !quiet {
+                            if json {
+                                out.write(line + "\n")
+                            } else if let text = message.readable(origin: &origin) {
+                                out.write(text + "\n")
+                            }
+                        }
                     }
                 }
-                if let count, gestureCount >= count { break loop }
+                if let count, conns[i].gestures >= count { conns[i].open = false }
             }
+            if let count, conns.allSatisfy({ $0.gestures >= count }) { break loop }
         }
         out.flush()
-        if latency { printLatency(latencies) }
+        if latency {
+            printLatency(latencies, label: "latency")
+            if !timerLatencies.isEmpty { printLatency(timerLatencies, label: "timer events (lateness after the deadline)") }
+        }
         if exitStatus != 0 { throw ExitCode(exitStatus) }
     }
 
-    private func printLatency(_ values: [Int64]) {
+    private func printLatency(_ values: [Int64], label: String) {
         var out = OutputBuffer()
         guard !values.isEmpty else {
-            out.write("latency: no gesture events received\n")
+            out.write("\(label): no gesture events received\n")
             out.flush()
             return
         }
@@ -164,8 +212,9 @@ struct MonitorCommand: ParsableCommand {
             return ms(sorted[max(0, i)])
         }
         func ms(_ us: Int64) -> String { String(Double(us) / 1000) + " ms" }
+        let over = connections > 1 ? "\(sorted.count) deliveries on \(connections) connections" : "\(sorted.count) events"
         out.write(
-            "latency over \(sorted.count) events: p50 \(pct(0.5))  p90 \(pct(0.9))  p99 \(pct(0.99))  max \(ms(sorted.last!))  min \(ms(sorted.first!))\n"
+            "\(label) over \(over): p50 \(pct(0.5))  p90 \(pct(0.9))  p99 \(pct(0.99))  max \(ms(sorted.last!))  min \(ms(sorted.first!))\n"
         )
         out.flush()
     }
@@ -212,19 +261,34 @@ func writeAll(_ fd: Int32, _ s: String) throws {
 struct LineReader {
     let fd: Int32
     var pending: [UInt8] = []
+    /// Reused for every read (a new 64 KB buffer per read cost more than the read).
+    private var chunk = [UInt8](repeating: 0, count: 65536)
+
+    init(fd: Int32) { self.fd = fd }
 
     /// The complete lines available now; nil at end of stream.
     mutating func read() -> [String]? {
-        var chunk = [UInt8](repeating: 0, count: 65536)
+        receive() ? takeLines() : nil
+    }
+
+    /// Takes what the socket has into `pending`; false at end of stream.
+    mutating func receive() -> Bool {
         let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if n < 0 && errno == EINTR { return [] }
-        guard n > 0 else { return nil }
+        if n < 0 && errno == EINTR { return true }
+        guard n > 0 else { return false }
         pending.append(contentsOf: chunk[0..<n])
+        return true
+    }
+
+    /// The complete lines received so far.
+    mutating func takeLines() -> [String] {
         var lines: [String] = []
-        while let nl = pending.firstIndex(of: UInt8(ascii: "\n")) {
-            lines.append(String(decoding: pending[..<nl], as: UTF8.self))
-            pending.removeSubrange(...nl)
+        var start = 0
+        while let nl = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            lines.append(String(decoding: pending[start..<nl], as: UTF8.self))
+            start = nl + 1
         }
+        pending.removeFirst(start)
         return lines
     }
 }
@@ -267,6 +331,38 @@ struct WireMessage: Decodable {
 
     static func decode(_ line: String) -> WireMessage {
         (try? JSONDecoder().decode(WireMessage.self, from: Data(line.utf8))) ?? WireMessage(type: nil)
+    }
+
+    /// A gesture line's type, gesture, phase and time, read from the daemon's
+    /// own fixed layout without a decoder; anything else is decoded in full.
+    static func quick(_ line: String) -> WireMessage {
+        guard line.hasPrefix(#"{"type":"gesture","#) else { return decode(line) }
+        var m = WireMessage(type: "gesture")
+        m.gesture = value(of: "gesture", in: line)
+        m.phase = value(of: "phase", in: line)
+        m.time_us = value(of: "time_us", in: line).flatMap { Int64($0) }
+        return m
+    }
+
+    /// The text of a top-level string or number field (no escapes: the daemon's names and numbers).
+    private static func value(of field: String, in line: String) -> String? {
+        let key = Array("\"\(field)\":".utf8)
+        let bytes = Array(line.utf8)
+        guard bytes.count > key.count else { return nil }
+        for start in 0...(bytes.count - key.count) where bytes[start] == key[0] {
+            guard bytes[start..<start + key.count].elementsEqual(key) else { continue }
+            var i = start + key.count
+            let quoted = i < bytes.count && bytes[i] == UInt8(ascii: "\"")
+            if quoted { i += 1 }
+            var end = i
+            while end < bytes.count {
+                let b = bytes[end]
+                if quoted ? b == UInt8(ascii: "\"") : (b == UInt8(ascii: ",") || b == UInt8(ascii: "}")) { break }
+                end += 1
+            }
+            return String(decoding: bytes[i..<end], as: UTF8.self)
+        }
+        return nil
     }
 
     /// One readable line, or nil for messages not worth a line.

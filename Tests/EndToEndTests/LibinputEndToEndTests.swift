@@ -97,6 +97,50 @@ struct LibinputEndToEndTests {
         #expect(try session.command("stop") == "exited 0")
     }
 
+    @Test("1 and 100 subscribers through libinput each get every event (latency and start-up time printed, not asserted)")
+    func manySubscribers() throws {
+        guard try Self.harnessOrSkip() else { return }
+        let names = ["tap-1f.phone.evemu", "hold-then-drag.phone.evemu", "double-tap-1f.phone.evemu"]
+        let (_, device) = try Self.recording(names[0])
+        let session = try UmockdevSession()
+        let screen = EmulatedTouchscreen(device, number: 9)
+        try session.add(screen)
+        let started = Date()
+        try session.startDaemon(["serve", "--socket", session.socket, "--device", screen.devnode])
+        _ = try session.notify.wait(for: "READY=1", timeout: 10)
+        let ready = Date().timeIntervalSince(started) * 1000
+        print("through libinput: start to READY=1 \(Int(ready)) ms (\(BuildProducts.gestured), under umockdev's preload)")
+        try session.command("waitopen \(screen.devnode) 5000")
+        let reference = try SocketClient(path: session.socket)
+        try reference.subscribe()
+        for n in [1, 100] {
+            let monitor = Process()
+            monitor.executableURL = URL(fileURLWithPath: BuildProducts.gestured)
+            monitor.arguments = ["monitor", "--socket", session.socket, "--connections", "\(n)", "--latency", "--quiet"]
+            let output = Pipe()
+            monitor.standardOutput = output
+            try monitor.run()
+            _ = try session.notify.wait(
+                for: "STATUS=1 touchscreen(s), \(n + 1) subscriber(s), \(n + 1) client(s)", timeout: 20)
+            var expected: [String] = []
+            for name in names {
+                let (path, _) = try Self.recording(name)
+                try session.command("replay \(screen.devnode) \(path)", timeout: 30)
+                expected += try Self.expected(name)
+            }
+            let events = try reference.gestures(quiet: 0.8)
+            #expect(summarize(events) == expected)
+            monitor.interrupt()
+            monitor.waitUntilExit()
+            let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            // Every subscriber received every event the reference client did.
+            let over = n == 1 ? "\(events.count) events" : "\(n * events.count) deliveries on \(n) connections"
+            #expect(report.contains("latency over \(over)"), "\(report)")
+            print("through libinput, \(n) subscriber(s), \(events.count) events each:\n" + report)
+        }
+        #expect(try session.command("stop") == "exited 0")
+    }
+
     @Test("open_restricted refuses a keyboard on the seat; the touchscreen beside it works")
     func keyboardIsRefused() throws {
         guard try Self.harnessOrSkip() else { return }

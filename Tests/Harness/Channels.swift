@@ -14,8 +14,11 @@ package enum BuildProducts {
         return dir
     }
 
-    /// The `gestured` executable built beside the tests.
-    package static var gestured: String { directory + "/gestured" }
+    /// The `gestured` executable built beside the tests, or `$GESTURED_BIN`
+    /// (figures from a release build: docs/performance.md).
+    package static var gestured: String {
+        ProcessInfo.processInfo.environment["GESTURED_BIN"] ?? directory + "/gestured"
+    }
 
     /// The package's root (for Recordings/).
     package static var packageRoot: String {

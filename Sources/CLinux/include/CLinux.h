@@ -39,6 +39,18 @@ int clinux_unix_socket(int type, int nonblocking);
 /// CLOCK_MONOTONIC in microseconds: the clock libinput stamps events with.
 uint64_t clinux_monotonic_usec(void);
 
+/// prctl(PR_SET_TIMERSLACK): how late the kernel may fire this thread's
+/// timers to batch wake-ups (50 µs by default). prctl is variadic, which Swift
+/// cannot call.
+int clinux_set_timer_slack_ns(unsigned long ns);
+
+struct pollfd;
+
+/// poll() with a timeout in microseconds (negative: none), through ppoll():
+/// poll()'s millisecond timeout made timers up to a millisecond late
+/// (ppoll needs _GNU_SOURCE).
+int clinux_poll_usec(struct pollfd *fds, unsigned long count, int64_t timeout_usec);
+
 /// Called with each libinput log message, formatted, without the newline.
 typedef void (*clinux_log_callback)(void *user_data, int priority, const char *message);
 
