@@ -12,7 +12,7 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR ?= $(PREFIX)/share/doc/gestured
 
-.PHONY: all setup build release test bench bench-smoke bench-update lint format harness install install-files uninstall check-units systemd-smoke recordings throughput demo clean
+.PHONY: all setup build release test fuzz bench bench-smoke bench-update lint format harness install install-files uninstall check-units systemd-smoke recordings throughput demo clean
 
 all: build
 
@@ -34,6 +34,13 @@ release:
 test: lint harness
 	$(SWIFT) test
 	$(MAKE) bench-smoke
+	$(MAKE) fuzz FUZZ_SECONDS=20
+
+# libFuzzer on the evemu and libinput-record readers, the configuration reader
+# and the socket request parser (Fuzz/, scripts/fuzz.sh; docs/security.md).
+FUZZ_SECONDS ?= 60
+fuzz:
+	scripts/fuzz.sh $(FUZZ_SECONDS)
 
 # Benchmarks (Benchmarks/, ordo-one/benchmark; docs/performance.md).
 # bench: every metric against the committed thresholds (times within tolerance).
@@ -54,10 +61,10 @@ harness:
 	scripts/build-harness.sh
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks Fuzz/Package.swift Fuzz/Sources
 
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks Fuzz/Package.swift Fuzz/Sources
 
 # The daemon, its systemd units, sysusers/tmpfiles snippets and an example
 # configuration. With DESTDIR (packaging) nothing else happens; without it the

@@ -28,9 +28,102 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
 /// silently as a default.
 public enum ConfigurationReader {
     static let topLevel = ["daemon", "thresholds", "device"]
+
+    /// Text TOML does not allow and TOMLKit's toml++ 3 would abort the
+    /// process on rather than report (an assertion in `parse_key`, found by
+    /// fuzzing; docs/security.md): a character beyond ASCII outside strings and
+    /// comments, or a table header that does not start with a key (`[=]`,
+    /// `[!]`). Checked before TOMLKit sees the text; returns the line and what
+    /// is wrong.
+    package static func abortingInput(_ text: String) -> (line: Int, message: String)? {
+        let quote = UInt8(ascii: "\"")
+        let apostrophe = UInt8(ascii: "'")
+        let backslash = UInt8(ascii: "\\")
+        let space = UInt8(ascii: " ")
+        let tab = UInt8(ascii: "\t")
+        let newline = UInt8(ascii: "\n")
+        let bytes = Array(text.utf8)
+        var line = 1
+        var comment = false
+        var lineStart = true
+        var header = false
+        var depth = 0  // brackets and braces of values, open across lines
+        // The delimiter of the string we are in (one or three quotes), empty outside one.
+        var delimiter: [UInt8] = []
+        var escaped = false
+        func isKeyStart(_ c: UInt8) -> Bool {
+            switch c {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), quote, apostrophe,
+                UInt8(ascii: "]"):
+                true
+            default: false
+            }
+        }
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == newline {
+                line += 1
+                comment = false
+                escaped = false
+                header = false
+                lineStart = true
+                if delimiter.count == 1 { delimiter = [] }  // an unclosed one-line string: toml++ reports it
+                i += 1
+            } else if comment {
+                i += 1
+            } else if !delimiter.isEmpty {
+                if escaped {
+                    escaped = false
+                } else if b == backslash && delimiter[0] == quote {
+                    escaped = true
+                } else if bytes[i...].starts(with: delimiter) {
+                    i += delimiter.count
+                    delimiter = []
+                    continue
+                }
+                i += 1
+            } else if b == space || b == tab || b == UInt8(ascii: "\r") {
+                i += 1
+            } else if b == UInt8(ascii: "[") && lineStart && depth == 0 {
+                // A table header, [key] or [[key]], with spaces allowed before the key.
+                header = true
+                lineStart = false
+                i += bytes[i...].starts(with: [b, b]) ? 2 : 1
+                while i < bytes.count && (bytes[i] == space || bytes[i] == tab) { i += 1 }
+                if i == bytes.count || !isKeyStart(bytes[i]) {
+                    return (line, "a table header must start with a key: [name] or [[name]]")
+                }
+            } else {
+                lineStart = false
+                switch b {
+                case UInt8(ascii: "#"):
+                    comment = true
+                case quote, apostrophe:
+                    delimiter = bytes[i...].starts(with: [b, b, b]) ? [b, b, b] : [b]
+                    i += delimiter.count
+                    continue
+                case UInt8(ascii: "["), UInt8(ascii: "{"):
+                    if !header { depth += 1 }
+                case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                    if !header { depth = max(0, depth - 1) }
+                case 0x80...:
+                    return (line, "a character beyond ASCII outside a string or comment; quote such keys: \"é\"")
+                default:
+                    break
+                }
+                i += 1
+            }
+        }
+        return nil
+    }
     static let deviceKeys = ["match", "size", "rotation", "flip-x", "flip-y", "thresholds"]
 
     public static func read(_ text: String, file: String, into config: inout Configuration) throws(ConfigurationError) {
+        if let problem = abortingInput(text) {
+            throw ConfigurationError(file: file, line: problem.line, message: "not valid TOML: " + problem.message)
+        }
         let root: TOMLTable
         do {
             root = try TOMLTable(string: text)

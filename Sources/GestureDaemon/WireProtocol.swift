@@ -158,3 +158,13 @@ package func jsonString(_ s: String) -> String {
     GestureEvent.appendJSONString(s, to: &out)
     return out
 }
+
+/// The request parser for the fuzz targets (`Fuzz/`), which see only public
+/// declarations. Not API; `@_spi(Fuzzing) import GestureDaemon` to use it.
+@_spi(Fuzzing) public enum RequestParser {
+    /// Parses one line as the daemon does; true when it is a valid request.
+    /// Whatever the bytes, it returns (an error is an answer, not a crash).
+    public static func accepts(_ line: UnsafeRawBufferPointer) -> Bool {
+        (try? ClientRequest.parse(line)) != nil
+    }
+}

@@ -52,6 +52,15 @@ struct ConfigurationTests {
             ("[[device]]\nmatch = \"x\"\ncolour = 1\n", 3, "unknown key 'colour'"),
             ("[thresholds]\ndoubleTap.minInterval = 400\n", 2, "must not exceed doubleTap.maxInterval"),
             ("[thresholds]\nvelocity.window = 1e30\n", 2, "velocity.window must be at most 3600000 ms"),
+            // Found by fuzzing: toml++ aborted the process on these instead of reporting them.
+            ("[\u{E9}]\n", 1, "a table header must start with a key"),
+            ("[thresholds]\n[=]\n", 2, "a table header must start with a key"),
+            ("[[ !]]\n", 1, "a table header must start with a key"),
+            ("[\u{0C}\u{0C}]\n", 1, "a table header must start with a key"),
+            ("[thresholds]\n[\nemdaon]\n", 2, "a table header must start with a key"),
+            ("[thresholds]\nsl\u{E9}p = 2\n", 2, "beyond ASCII outside a string"),
+            ("# caf\u{E9}\n[thresholds]\nsl\u{FFFD}p = 2\n", 3, "beyond ASCII outside a string"),
+            ("[[device]]\nmatch = \"\"\"\nT\u{FC}r\n\"\"\"\n[d\u{E6}mon]\n", 5, "beyond ASCII outside a string"),
         ])
     func errors(text: String, line: Int, message: String) {
         var c = Configuration()
@@ -214,5 +223,23 @@ struct DaemonConfigurationTests {
             #expect(error.line == line && error.message.contains(says), "\(error)")
             #expect(error.description.hasPrefix("bad.toml:\(line): "))
         }
+    }
+}
+
+@Suite("Configuration: text beyond ASCII")
+struct ConfigurationUnicodeTests {
+    @Test("strings, quoted keys and comments may hold any character; arrays of arrays are not table headers")
+    func allowed() throws {
+        var c = Configuration()
+        let text = """
+            # Geräte: ü, é, 触
+            [[device]]
+            match = "Écran tactile 触摸屏"
+            size = '277x156'
+            """
+        #expect(ConfigurationReader.abortingInput(text) == nil)
+        #expect(ConfigurationReader.abortingInput("a = [\n  [1, 2], # [!]\n  [3],\n]\n[b]\n") == nil)
+        try ConfigurationReader.read(text, file: "ok.toml", into: &c)
+        #expect(c.devices.first?.match == "Écran tactile 触摸屏")
     }
 }
