@@ -38,6 +38,14 @@ struct SystemdTests {
         try c.send(#"{"type":"ping"}"#)
         _ = try c.read(until: "pong")
 
+        // A file TOMLKit's toml++ aborted the process on (found by fuzzing): an error like any other.
+        try "[thresholds]\nslop = 2\n[=]\n".write(toFile: d.directory + "/gestured.toml", atomically: true, encoding: .utf8)
+        d.signal(SIGHUP)
+        _ = try d.notify.wait(for: "READY=1", timeout: 5)
+        try d.waitForLog("gestured.toml:3: not valid TOML: a table header must start with a key")
+        try c.send(#"{"type":"ping"}"#)
+        _ = try c.read(until: "pong")
+
         d.signal(SIGTERM)
         _ = try d.notify.wait(for: "STOPPING=1", timeout: 5)
         let bye = try c.read(until: "goodbye").message
