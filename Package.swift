@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Property-based tests of the pipeline (random touch streams), tests only.
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // libinput + libudev for the daemon (Debian: libinput-dev, libudev-dev).
@@ -67,7 +69,12 @@ let package = Package(
         // the tests draw at random.
         .target(name: "TraceSynth", dependencies: ["GestureCore"]),
         .executableTarget(name: "synth-recordings", dependencies: ["TraceSynth"], path: "Sources/synth-recordings"),
-        .testTarget(name: "GestureCoreTests", dependencies: ["GestureCore", "TraceSynth"]),
+        .testTarget(
+            name: "GestureCoreTests",
+            dependencies: [
+                "GestureCore", "TraceSynth", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(name: "CInputTests", dependencies: ["CInput"]),
         // The protocol and the daemon, in process and through the real binary
         // (built first: the test target depends on it).
