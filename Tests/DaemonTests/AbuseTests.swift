@@ -49,7 +49,9 @@ struct AbuseTests {
         close(fd)
     }
 
-    @Test("300 idle connections, a 2,000-connection storm with junk, half lines and a megabyte without a newline: a subscriber gets every event, memory stays bounded")
+    @Test(
+        "300 idle connections, a 2,000-connection storm with junk, half lines and a megabyte without a newline: a subscriber gets every event, memory stays bounded"
+    )
     func storm() throws {
         let d = try DaemonProcess(
             ["--replay", Self.trace, "--wait-subscribers", "1"], config: "[daemon]\nmax-clients = 400\n")
@@ -89,7 +91,8 @@ struct AbuseTests {
         try good.send(#"{"type":"ping"}"#)
         _ = try good.read(until: "pong")
         let after = Self.rss(pid)
-        print("daemon resident memory: \(before) KiB at start, \(withIdle) KiB with 300 idle clients, \(after) KiB after the storm")
+        print(
+            "daemon resident memory: \(before) KiB at start, \(withIdle) KiB with 300 idle clients, \(after) KiB after the storm")
         #expect(after - withIdle < 8 * 1024, "grew from \(withIdle) to \(after) KiB")
         idle.removeAll()
         #expect(d.stop() == 0)
