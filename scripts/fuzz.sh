@@ -35,11 +35,11 @@ seed() {
     esac
 }
 
-# Known leaks in dependencies (Fuzz/lsan-suppressions.txt); any other leak fails.
+# Known leaks in dependencies (scripts/lsan-suppressions.txt); any other leak fails.
 # The Swift runtime's crash handler reads memory ASan has poisoned and
 # hides the real report: leave crashes to the sanitizer.
 export SWIFT_BACKTRACE=enable=no
-export LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan-suppressions.txt:print_suppressions=0"
+export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt:print_suppressions=0"
 status=0
 for target in "${targets[@]}"; do
     corpus=$build/corpus/$target

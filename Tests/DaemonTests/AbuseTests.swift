@@ -93,7 +93,12 @@ struct AbuseTests {
         let after = Self.rss(pid)
         print(
             "daemon resident memory: \(before) KiB at start, \(withIdle) KiB with 300 idle clients, \(after) KiB after the storm")
-        #expect(after - withIdle < 8 * 1024, "grew from \(withIdle) to \(after) KiB")
+        if ProcessInfo.processInfo.environment["GESTURED_SANITIZER"] == nil {
+            #expect(after - withIdle < 8 * 1024, "grew from \(withIdle) to \(after) KiB")
+        } else {
+            // AddressSanitizer keeps freed memory in quarantine: resident memory measures it, not the daemon.
+            print("memory bound not checked under a sanitizer (make sanitize)")
+        }
         idle.removeAll()
         #expect(d.stop() == 0)
     }
