@@ -16,8 +16,12 @@ bin=${GESTURED_BIN:-$(swift build -c release --show-bin-path)/gestured}
 work=$(mktemp -d /var/tmp/gestured-smoke.XXXXXX)
 chmod 755 "$work"
 pid1=""
+ns=""
 cleanup() {
+    # systemd as the namespace's PID 1, and everything in the session unshare
+    # leads (setsid), whichever of them got as far as starting.
     [ -n "$pid1" ] && kill -9 "$pid1" 2>/dev/null || true
+    [ -n "$ns" ] && { pkill -9 -s "$ns" 2>/dev/null; kill -9 "$ns" 2>/dev/null; } || true
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -45,6 +49,7 @@ user_ns=""
 [ "$(id -u)" -eq 0 ] || user_ns="--map-root-user"
 setsid unshare $user_ns --pid --fork --mount --uts --propagation private --mount-proc sh "$work/boot.sh" "$work" \
     >"$work/systemd.log" 2>&1 </dev/null &
+ns=$!
 for _ in $(seq 100); do
     pid1=$(pgrep -f "systemd --system --unit=smoke.target" | head -1 || true)
     [ -n "$pid1" ] && nsenter -t "$pid1" -m -p -- systemctl is-system-running >/dev/null 2>&1 && break

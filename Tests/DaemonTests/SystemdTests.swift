@@ -174,8 +174,9 @@ struct SystemdUnitTests {
     /// Runs a script of scripts/ with GESTURED_BIN set to the binary under test.
     static func script(_ name: String) throws -> (status: Int32, output: String) {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = [BuildProducts.packageRoot + "/scripts/" + name]
+        // Bounded: a script that hangs fails the test instead of the whole run.
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        p.arguments = ["-k", "10", "180", "/bin/bash", BuildProducts.packageRoot + "/scripts/" + name]
         var env = ProcessInfo.processInfo.environment
         env["GESTURED_BIN"] = BuildProducts.gestured
         p.environment = env
