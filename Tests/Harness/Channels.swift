@@ -75,6 +75,26 @@ package final class LineChannel {
     }
 }
 
+/// A blocking stream socket connected to `path`, or -1 with `errno` set.
+package func connectUnix(_ path: String) -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var addr = sockaddr_un()
+    addr.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+        for (i, b) in path.utf8.enumerated() { raw[i] = b }
+    }
+    let r = withUnsafePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard r == 0 else {
+        let saved = errno
+        close(fd)
+        errno = saved
+        return -1
+    }
+    return fd
+}
+
 /// A client of the daemon's socket, for tests: raw lines in and out.
 package final class SocketClient {
     package let fd: Int32
@@ -83,24 +103,13 @@ package final class SocketClient {
     package init(path: String, timeout: Double = 5) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            var addr = sockaddr_un()
-            addr.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-                for (i, b) in path.utf8.enumerated() { raw[i] = b }
-            }
-            let r = withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-                }
-            }
-            if r == 0 {
+            let fd = connectUnix(path)
+            if fd >= 0 {
                 self.fd = fd
                 lines = LineChannel(fd: fd)
                 return
             }
             let why = String(cString: strerror(errno))
-            close(fd)
             if Date() > deadline { throw ChannelError("cannot connect to \(path): \(why)") }
             usleep(10_000)
         }
