@@ -337,17 +337,17 @@ struct WireMessage: Decodable {
     /// own fixed layout without a decoder; anything else is decoded in full.
     static func quick(_ line: String) -> WireMessage {
         guard line.hasPrefix(#"{"type":"gesture","#) else { return decode(line) }
+        let bytes = Array(line.utf8)
         var m = WireMessage(type: "gesture")
-        m.gesture = value(of: "gesture", in: line)
-        m.phase = value(of: "phase", in: line)
-        m.time_us = value(of: "time_us", in: line).flatMap { Int64($0) }
+        m.gesture = value(of: "gesture", in: bytes)
+        m.phase = value(of: "phase", in: bytes)
+        m.time_us = value(of: "time_us", in: bytes).flatMap { Int64($0) }
         return m
     }
 
     /// The text of a top-level string or number field (no escapes: the daemon's names and numbers).
-    private static func value(of field: String, in line: String) -> String? {
+    private static func value(of field: String, in bytes: [UInt8]) -> String? {
         let key = Array("\"\(field)\":".utf8)
-        let bytes = Array(line.utf8)
         guard bytes.count > key.count else { return nil }
         for start in 0...(bytes.count - key.count) where bytes[start] == key[0] {
             guard bytes[start..<start + key.count].elementsEqual(key) else { continue }
