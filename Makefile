@@ -28,17 +28,22 @@ build:
 release:
 	$(SWIFT) build -c release --product gestured --static-swift-stdlib
 
-# Style check, the end-to-end harness, every test (Swift Testing), then the
-# benchmarks' allocation counts against Benchmarks/Thresholds (no timing).
+# Style check, the end-to-end harness, every test (Swift Testing), the
+# benchmarks' allocation counts against Benchmarks/Thresholds (no timing),
+# 20 s of each fuzz target, then every test again under the sanitizers.
 # Real recordings in ../shared/traces are replayed when that folder is present.
+# While working, `swift test` (or `swift test --filter NAME`) is the quick loop.
 test: lint harness
 	$(SWIFT) test
 	$(MAKE) bench-smoke
 	$(MAKE) fuzz FUZZ_SECONDS=20
+	$(MAKE) sanitize
 
 # Every test with AddressSanitizer (Swift and C) and UndefinedBehaviorSanitizer
 # (the C and C++ code: shims, libyaml glue, toml++), in .build/asan. Known
-# leaks of dependencies are suppressed by name (scripts/lsan-suppressions.txt).
+# leaks and undefined behaviour of dependencies and of the toolchain's own
+# libraries are suppressed by name (scripts/*-suppressions.txt). Tests wait
+# longer under it (GESTURED_SANITIZER; Harness's Timing.scale).
 sanitize: harness
 	$(SWIFT) build --build-tests --build-path .build/asan -Xswiftc -sanitize=address -Xcc -fsanitize=undefined
 	GESTURED_SANITIZER=address SWIFT_BACKTRACE=enable=no \

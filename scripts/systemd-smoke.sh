@@ -72,7 +72,15 @@ echo "== 2. the shipped gestured.socket and gestured.service"
 # replace a bind-mounted /etc/passwd).
 inside sh -c 'echo "gesture:x:995:" >>/etc/group; echo "input:x:994:" >>/etc/group
     echo "gestured:x:993:" >>/etc/group; echo "gestured:x:993:993::/:/usr/sbin/nologin" >>/etc/passwd'
-inside sh -c "cp $root/system/gestured.service $root/system/gestured.socket /etc/systemd/system/ && systemctl daemon-reload"
+inside sh -c "cp $root/system/gestured.service $root/system/gestured.socket /etc/systemd/system/"
+if [ -n "${GESTURED_SANITIZER:-}" ]; then
+    # A sanitizer build (make sanitize): LeakSanitizer stops the process's threads
+    # with ptrace at exit, which the unit's SystemCallFilter= forbids; it would
+    # print a fatal error instead of a report. Leaks are checked by the other tests.
+    inside sh -c 'mkdir -p /etc/systemd/system/gestured.service.d
+        printf "[Service]\nEnvironment=ASAN_OPTIONS=detect_leaks=0\n" >/etc/systemd/system/gestured.service.d/sanitizer.conf'
+fi
+inside systemctl daemon-reload
 inside systemctl start gestured.socket
 inside ls -l /run/gestured/gestured.sock
 # The first connection activates the service.
@@ -83,5 +91,5 @@ echo "== 3. systemctl reload, stop"
 inside systemctl reload gestured.service
 sleep 0.3
 inside systemctl stop gestured.service gestured.socket
-inside journalctl -u gestured --no-pager -o cat | tail -5
+inside journalctl -u gestured --no-pager -o cat | grep -E 'configuration|stopp|error' | tail -5
 echo "systemd-smoke: ok"

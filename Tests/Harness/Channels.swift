@@ -37,6 +37,14 @@ package struct ChannelError: Error, CustomStringConvertible {
     package init(_ d: String) { description = d }
 }
 
+/// How much longer the tests wait under a sanitizer (`make sanitize` sets
+/// GESTURED_SANITIZER): AddressSanitizer makes the daemon several times
+/// slower, and quiet windows and timeouts sized for a normal build then end
+/// before its events arrive. Only waits are scaled; no expectation changes.
+package enum Timing {
+    package static let scale: Double = ProcessInfo.processInfo.environment["GESTURED_SANITIZER"] == nil ? 1 : 5
+}
+
 /// Reads lines from a file descriptor with a timeout.
 package final class LineChannel {
     package let fd: Int32
@@ -45,8 +53,9 @@ package final class LineChannel {
 
     package init(fd: Int32) { self.fd = fd }
 
-    /// The next line, waiting at most `timeout` seconds; nil at end of stream.
+    /// The next line, waiting at most `timeout` seconds (times `Timing.scale`); nil at end of stream.
     package func readLine(timeout: Double) throws -> String? {
+        let timeout = timeout * Timing.scale
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let nl = pending.firstIndex(of: 10) {
@@ -144,9 +153,9 @@ package final class SocketClient {
     /// Reads messages until one of `type` arrives; returns it and everything before it.
     package func read(until type: String, timeout: Double = 5) throws -> (message: [String: Any], before: [[String: Any]]) {
         var before: [[String: Any]] = []
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(timeout * Timing.scale)
         while true {
-            guard let m = try next(timeout: max(0.01, deadline.timeIntervalSinceNow)) else {
+            guard let m = try next(timeout: max(0.01, deadline.timeIntervalSinceNow / Timing.scale)) else {
                 throw ChannelError("connection closed while waiting for \(type); got \(before.count) messages")
             }
             if m["type"] as? String == type { return (m, before) }
@@ -166,7 +175,7 @@ package final class SocketClient {
     /// Gesture summaries ("tap fingers=1", "drag ended fingers=2 direction=…") received until `quiet` seconds pass with nothing.
     package func gestures(quiet: Double, max: Double = 10) throws -> [[String: Any]] {
         var out: [[String: Any]] = []
-        let deadline = Date().addingTimeInterval(max)
+        let deadline = Date().addingTimeInterval(max * Timing.scale)
         while Date() < deadline {
             do {
                 guard let m = try next(timeout: quiet) else { break }

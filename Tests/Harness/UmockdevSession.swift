@@ -135,7 +135,7 @@ package final class NotifyListener {
 
     /// Waits for a datagram containing `field` (e.g. "READY=1"); returns every datagram seen.
     package func wait(for field: String, timeout: Double) throws -> [String] {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(timeout * Timing.scale)
         var seen: [String] = []
         while Date() < deadline {
             guard let m = next(timeout: max(0.01, deadline.timeIntervalSinceNow)) else { continue }
