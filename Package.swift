@@ -33,12 +33,15 @@ let package = Package(
         ),
         // libyaml, for `libinput record` files (Debian: libyaml-dev).
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        // libevdev, for `gestured record` and the kernel's event names (Debian: libevdev-dev).
+        .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         // The engine: touch model, thresholds, recognizers, pipeline, events,
-        // trace readers. No I/O, no Foundation, and no C of its own.
+        // trace readers. No I/O, no Foundation, and no C of its own (libyaml
+        // reads YAML; libevdev names events).
         .target(
             name: "GestureCore",
             dependencies: [
-                "CYAML",
+                "CYAML", "CEvdev",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
@@ -54,7 +57,7 @@ let package = Package(
         .target(
             name: "GestureDaemon",
             dependencies: [
-                "GestureCore", "CInput", "CLinux",
+                "GestureCore", "CInput", "CLinux", "CEvdev",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,5 +1,7 @@
-/// The evdev event types and codes the trace readers and the assembler use,
-/// with the kernel's names for messages (linux/input-event-codes.h).
+internal import CEvdev
+
+/// The evdev event types and codes the trace readers and the assembler use
+/// (linux/input-event-codes.h), and libevdev's names for them in messages.
 public enum Evdev {
     public static let EV_SYN: UInt16 = 0x00
     public static let EV_KEY: UInt16 = 0x01
@@ -26,28 +28,24 @@ public enum Evdev {
     public static let maxType: UInt16 = 0x1f
     public static let maxCode: UInt16 = 0x2ff
 
-    static let typeNames: [UInt16: String] = [
-        0: "EV_SYN", 1: "EV_KEY", 2: "EV_REL", 3: "EV_ABS", 4: "EV_MSC", 5: "EV_SW", 0x11: "EV_LED", 0x12: "EV_SND",
-        0x14: "EV_REP", 0x15: "EV_FF",
-    ]
-    static let absNames: [UInt16: String] = [
-        0x00: "ABS_X", 0x01: "ABS_Y", 0x18: "ABS_PRESSURE", 0x2f: "ABS_MT_SLOT", 0x30: "ABS_MT_TOUCH_MAJOR",
-        0x31: "ABS_MT_TOUCH_MINOR", 0x34: "ABS_MT_ORIENTATION", 0x35: "ABS_MT_POSITION_X", 0x36: "ABS_MT_POSITION_Y",
-        0x37: "ABS_MT_TOOL_TYPE", 0x39: "ABS_MT_TRACKING_ID", 0x3a: "ABS_MT_PRESSURE",
-    ]
-    static let synNames: [UInt16: String] = [0: "SYN_REPORT", 1: "SYN_CONFIG", 2: "SYN_MT_REPORT", 3: "SYN_DROPPED"]
+    /// The kernel's name of an event type ("EV_ABS"), from libevdev; "type N" when it has none.
+    public static func typeName(_ type: UInt16) -> String {
+        libevdev_event_type_get_name(UInt32(type)).map { String(cString: $0) } ?? "type \(type)"
+    }
 
-    /// "EV_ABS / ABS_MT_SLOT" style name for messages.
+    /// The kernel's name of an event code ("ABS_MT_SLOT"), from libevdev; "code N" when it has none.
+    public static func codeName(type: UInt16, code: UInt16) -> String {
+        libevdev_event_code_get_name(UInt32(type), UInt32(code)).map { String(cString: $0) } ?? "code \(code)"
+    }
+
+    /// The kernel's name of an input property ("INPUT_PROP_DIRECT"), from libevdev.
+    public static func propertyName(_ property: Int) -> String {
+        libevdev_property_get_name(UInt32(property)).map { String(cString: $0) } ?? "property \(property)"
+    }
+
+    /// "EV_ABS / ABS_MT_SLOT", as evemu-record and libevdev's tools show an event.
     public static func name(type: UInt16, code: UInt16) -> String {
-        let t = typeNames[type] ?? "type \(type)"
-        let c: String
-        switch type {
-        case EV_ABS: c = absNames[code] ?? "code \(code)"
-        case EV_SYN: c = synNames[code] ?? "code \(code)"
-        case EV_KEY where code == BTN_TOUCH: c = "BTN_TOUCH"
-        default: c = "code \(code)"
-        }
-        return "\(t) / \(c)"
+        "\(typeName(type)) / \(codeName(type: type, code: code))"
     }
 }
 

@@ -7,8 +7,8 @@ struct CheckConfigCommand: ParsableCommand {
         commandName: "check-config",
         abstract: "Validate a configuration file and print the effective configuration.",
         discussion: """
-            Without FILE, reads \(ConfigPaths.main) and then \(ConfigPaths.dropInDirectory)/*.toml in
-            name order, each over the last. Errors are printed as file:line: message; the exit
+            Without FILE, reads \(ConfigPaths.main) and then \(ConfigPaths.dropInDirectory)/*.toml in \
+            name order, each over the last. Errors are printed as file:line: message; the exit \
             status is 1 when the configuration cannot be used.
             """
     )

@@ -8,9 +8,9 @@ struct DevicesCommand: ParsableCommand {
         commandName: "devices",
         abstract: "List the touchscreens gestured would use, with their size and where it came from.",
         discussion: """
-            Opens the seat's touchscreens through libinput as the daemon does (other devices are
-            refused), prints one line per touchscreen and exits: name, node, vendor:product, size in
-            screen orientation and its source (configuration, resolution, display, fallback),
+            Opens the seat's touchscreens through libinput as the daemon does (other devices are \
+            refused), prints one line per touchscreen and exits: name, node, vendor:product, size in \
+            screen orientation and its source (configuration, resolution, display, fallback), \
             rotation and slots. Needs read access to /dev/input (root or group 'input').
             """
     )
@@ -43,13 +43,11 @@ struct DevicesCommand: ParsableCommand {
             printError("gestured: \(error)")
             throw ExitCode(1)
         }
-        let collector = DeviceCollector(configuration: configuration)
         let backend: LibinputSource.Backend =
             devices.isEmpty ? .seat(seat ?? configuration.daemon.seat) : .paths(devices)
+        let collector: DeviceCollector
         do {
-            let source = try LibinputSource(backend, logger: logger, delegate: collector)
-            source.dispatch()
-            source.shutdown()
+            collector = try DeviceCollector.scan(backend, configuration: configuration, logger: logger)
         } catch {
             printError("gestured: \(error.description)")
             throw ExitCode(1)
@@ -72,6 +70,20 @@ final class DeviceCollector: TouchSourceDelegate {
     var found: [DeviceInfo] = []
     var serial = 0
     init(configuration: Configuration) { self.configuration = configuration }
+
+    /// The touchscreens libinput adds on `backend`, as the daemon would see them.
+    static func scan(
+        _ backend: LibinputSource.Backend, configuration: Configuration, logger: Logger
+    )
+        throws(LibinputSource.SetupError)
+        -> DeviceCollector
+    {
+        let collector = DeviceCollector(configuration: configuration)
+        let source = try LibinputSource(backend, logger: logger, delegate: collector)
+        source.dispatch()
+        source.shutdown()
+        return collector
+    }
     func deviceAdded(_ info: DeviceInfo, geometry: PanelGeometry, thresholds: GestureThresholds) { found.append(info) }
     func deviceRemoved(_ id: DeviceID) { found.removeAll { $0.id == id } }
     func frame(_ frame: TouchFrame) {}

@@ -7,12 +7,13 @@ struct Gestured: ParsableCommand {
         commandName: "gestured",
         abstract: "Touchscreen gesture recognition: tap, double tap, drag, flick, swipe, pinch, touch-and-hold.",
         discussion: """
-            Gestures follow Apple's Human Interface Guidelines; thresholds are in millimetres and
+            Gestures follow Apple's Human Interface Guidelines; thresholds are in millimetres and \
             milliseconds and can be tuned in /etc/gestured/gestured.toml (see `gestured check-config`).
             """,
         version: gesturedVersion,
         subcommands: [
-            ServeCommand.self, MonitorCommand.self, DevicesCommand.self, ReplayCommand.self, CheckConfigCommand.self,
+            ServeCommand.self, MonitorCommand.self, DevicesCommand.self, RecordCommand.self, ReplayCommand.self,
+            CheckConfigCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

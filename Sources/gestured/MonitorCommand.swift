@@ -13,14 +13,14 @@ struct MonitorCommand: ParsableCommand {
         commandName: "monitor",
         abstract: "Subscribe to a running gestured and print what it publishes (the reference client).",
         discussion: """
-            Connects to --socket, else $GESTURED_SOCKET, else $XDG_RUNTIME_DIR/gestured.sock if it
-            exists, else /run/gestured/gestured.sock. The filter options become the subscription's
-            server-side filters (docs/protocol.md). Ends on Ctrl-C, after --count gestures, or when
-            the daemon closes the connection; with --latency it then prints delivery latency
-            statistics: receipt time minus each event's time_us, both on CLOCK_MONOTONIC, for
-            all events and for those a timer publishes (touch-and-hold began; taps held back
+            Connects to --socket, else $GESTURED_SOCKET, else $XDG_RUNTIME_DIR/gestured.sock if it \
+            exists, else /run/gestured/gestured.sock. The filter options become the subscription's \
+            server-side filters (docs/protocol.md). Ends on Ctrl-C, after --count gestures, or when \
+            the daemon closes the connection; with --latency it then prints delivery latency \
+            statistics: receipt time minus each event's time_us, both on CLOCK_MONOTONIC, for \
+            all events and for those a timer publishes (touch-and-hold began; taps held back \
             for the double-tap interval), whose lateness after their deadline that is.
-            --connections N opens N subscriptions with the same filters (a load test: events
+            --connections N opens N subscriptions with the same filters (a load test: events \
             are printed from the first, latency is gathered from all).
             """
     )

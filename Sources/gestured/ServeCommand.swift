@@ -8,17 +8,17 @@ struct ServeCommand: ParsableCommand {
         commandName: "serve",
         abstract: "Recognize gestures on touchscreens and publish them on a Unix socket (the default).",
         discussion: """
-            Opens the touchscreens of a seat through libinput (the udev backend, with hotplug), or the
-            devices named with --device (the path backend), and serves gesture events as JSON lines to
-            the clients that subscribe (docs/protocol.md). Only touchscreens are opened: udev must mark
+            Opens the touchscreens of a seat through libinput (the udev backend, with hotplug), or the \
+            devices named with --device (the path backend), and serves gesture events as JSON lines to \
+            the clients that subscribe (docs/protocol.md). Only touchscreens are opened: udev must mark \
             them ID_INPUT_TOUCHSCREEN=1.
 
-            With --replay, a recorded trace is served as a virtual touchscreen instead, on the daemon's
+            With --replay, a recorded trace is served as a virtual touchscreen instead, on the daemon's \
             clock, so the daemon can be tried with no touchscreen at all.
 
-            The socket is --socket, else `socket` in [daemon], else $RUNTIME_DIRECTORY/gestured.sock
-            (systemd's RuntimeDirectory=), /run/gestured/gestured.sock for root, or
-            $XDG_RUNTIME_DIR/gestured.sock for a user. A socket passed by systemd (LISTEN_FDS) is
+            The socket is --socket, else `socket` in [daemon], else $RUNTIME_DIRECTORY/gestured.sock \
+            (systemd's RuntimeDirectory=), /run/gestured/gestured.sock for root, or \
+            $XDG_RUNTIME_DIR/gestured.sock for a user. A socket passed by systemd (LISTEN_FDS) is \
             used as it is. SIGHUP reloads the configuration; SIGTERM tells clients and stops.
             """
     )

@@ -23,15 +23,7 @@ struct AbuseTests {
 
     /// What `gestured replay` gives for the trace: the reference.
     static func replayed() throws -> [String] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: BuildProducts.gestured)
-        p.arguments = ["replay", trace]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        try runGestured(["replay", trace]).out.split(separator: "\n").map(String.init)
     }
 
     /// A connection that connects, maybe writes `bytes`, and closes at once.

@@ -77,3 +77,32 @@ package final class DaemonProcess {
     /// A recording of the repository's Recordings/.
     package static func recording(_ name: String) -> String { BuildProducts.packageRoot + "/Recordings/" + name }
 }
+
+/// What a `gestured` command printed and how it ended.
+package struct CommandResult {
+    package var status: Int32
+    package var out: String
+    package var err: String
+}
+
+/// Runs the `gestured` under test with `arguments` to the end; stdout and
+/// stderr go through files, so neither can block the other.
+package func runGestured(_ arguments: [String]) throws -> CommandResult {
+    let base = NSTemporaryDirectory() + "gestured-run-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    FileManager.default.createFile(atPath: base + ".out", contents: nil)
+    FileManager.default.createFile(atPath: base + ".err", contents: nil)
+    defer {
+        try? FileManager.default.removeItem(atPath: base + ".out")
+        try? FileManager.default.removeItem(atPath: base + ".err")
+    }
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: BuildProducts.gestured)
+    p.arguments = arguments
+    p.standardOutput = FileHandle(forWritingAtPath: base + ".out")
+    p.standardError = FileHandle(forWritingAtPath: base + ".err")
+    try p.run()
+    p.waitUntilExit()
+    return CommandResult(
+        status: p.terminationStatus, out: try String(contentsOfFile: base + ".out", encoding: .utf8),
+        err: try String(contentsOfFile: base + ".err", encoding: .utf8))
+}

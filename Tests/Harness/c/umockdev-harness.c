@@ -230,9 +230,25 @@ static void cmd_replay(char **argv, int argc) {
     reply("done %d", frames);
 }
 
-static void cmd_stop(void) {
+/* Waits up to TIMEOUT_MS for the started program to exit by itself. */
+static void cmd_wait(char **argv, int argc) {
+    if (argc < 2 || child < 0) return reply("error usage: wait TIMEOUT_MS (after start)");
+    unsigned long long deadline = now_usec() + strtoull(argv[1], NULL, 10) * 1000ull;
+    int status = 0;
+    while (now_usec() < deadline) {
+        if (waitpid(child, &status, WNOHANG) == child) {
+            child = -1;
+            return reply("exited %d", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+        }
+        usleep(5000);
+    }
+    reply("error still running after %s ms", argv[1]);
+}
+
+/* Sends SIGTERM (or SIGINT with "stop INT", as Ctrl-C would) and waits for the exit. */
+static void cmd_stop(char **argv, int argc) {
     if (child < 0) return reply("error nothing started");
-    kill(child, SIGTERM);
+    kill(child, argc > 1 && strcmp(argv[1], "INT") == 0 ? SIGINT : SIGTERM);
     int status = 0;
     for (int i = 0; i < 500; i++) {
         pid_t r = waitpid(child, &status, WNOHANG);
@@ -273,7 +289,8 @@ int main(int argc, char **argv) {
                 umockdev_testbed_remove_device(testbed, args[1]);
                 reply("ok");
             }
-        } else if (strcmp(args[0], "stop") == 0) cmd_stop();
+        } else if (strcmp(args[0], "stop") == 0) cmd_stop(args, n);
+        else if (strcmp(args[0], "wait") == 0) cmd_wait(args, n);
         else if (strcmp(args[0], "quit") == 0) break;
         else reply("error unknown command %s", args[0]);
     }
