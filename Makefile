@@ -12,7 +12,7 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR ?= $(PREFIX)/share/doc/gestured
 
-.PHONY: all setup build release test sanitize fuzz bench bench-smoke bench-update lint format harness install install-files uninstall check-units systemd-smoke recordings throughput demo clean
+.PHONY: all setup build release test sanitize fuzz bench bench-smoke bench-update lint format harness install install-files uninstall check-units systemd-smoke recordings throughput demo pictures clean
 
 all: build
 
@@ -50,6 +50,11 @@ sanitize: harness
 	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan-suppressions.txt:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$(CURDIR)/scripts/ubsan-suppressions.txt \
 	$(SWIFT) test --skip-build --build-path .build/asan
+
+# The README's picture, drawn by the tool from a bundled recording (a test
+# checks it is current).
+pictures: build
+	$(SWIFT) run -q gestured replay --format summary --svg docs/pictures/tour.svg Recordings/tour.tablet.evemu
 
 # libFuzzer on the evemu and libinput-record readers, the configuration reader
 # and the socket request parser (Fuzz/, scripts/fuzz.sh; docs/security.md).

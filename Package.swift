@@ -61,10 +61,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Tools over traces: pictures (SVG) and the tuning report.
+        .target(name: "GestureTools", dependencies: ["GestureCore"]),
         .executableTarget(
             name: "gestured",
             dependencies: [
-                "GestureCore", "GestureDaemon",
+                "GestureCore", "GestureDaemon", "GestureTools",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -75,7 +77,8 @@ let package = Package(
         .testTarget(
             name: "GestureCoreTests",
             dependencies: [
-                "GestureCore", "TraceSynth", .product(name: "PropertyBased", package: "swift-property-based"),
+                "GestureCore", "GestureTools", "TraceSynth",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(name: "CInputTests", dependencies: ["CInput"]),

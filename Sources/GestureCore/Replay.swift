@@ -47,6 +47,17 @@ public struct TraceReplay: Sendable {
         return out
     }
 
+    /// The trace's touch frames as the pipeline would receive them (pictures,
+    /// tuning; allocates).
+    public func frames(_ trace: Trace) throws(TraceError) -> [TouchFrame] {
+        var assembler = TouchAssembler(description: trace.device, geometry: geometry, device: DeviceID(1), file: trace.file)
+        var frames: [TouchFrame] = []
+        for e in trace.events {
+            if let frame = try assembler.feed(e) { frames.append(frame) }
+        }
+        return frames
+    }
+
     /// Convenience: the events as an array.
     public func events(_ trace: Trace) throws(TraceError) -> (events: [GestureEvent], outcome: Outcome) {
         var events: [GestureEvent] = []

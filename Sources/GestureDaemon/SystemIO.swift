@@ -32,6 +32,33 @@ package func readTextFile(_ path: String) throws(FileError) -> String {
     return String(decoding: bytes, as: UTF8.self)
 }
 
+/// Writes `text` to `path` through a temporary file beside it, renamed into
+/// place, so a reader never sees half a file.
+package func writeTextFile(_ path: String, _ text: String) throws(FileError) {
+    let temporary = path + ".tmp\(getpid())"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
+    var out = Array(text.utf8)
+    var offset = 0
+    while offset < out.count {
+        let n = out.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            unlink(temporary)
+            throw FileError(path: path, reason: reason)
+        }
+        offset += n
+    }
+    out.removeAll()
+    guard close(fd) == 0, rename(temporary, path) == 0 else {
+        let reason = String(cString: strerror(errno))
+        unlink(temporary)
+        throw FileError(path: path, reason: reason)
+    }
+}
+
 package func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
 /// Names of the regular files in a directory ending in `suffix`, sorted; empty if it does not exist.

@@ -26,6 +26,16 @@ public enum BundledRecordings {
             for line in scenario.expected { expect += line + "\n" }
             out.append((base + ".expect", expect))
         }
+        // The ten-second session the README's picture shows, on the tablet.
+        let panel = SynthPanel.tablet
+        let tour = Catalog.tour(width: panel.width, height: panel.height, rng: &rng)
+        out.append(("tour.tablet.evemu", Renderer(panel: panel).evemu(tour, seed: seed &+ 104_729)))
+        out.append(
+            (
+                "tour.tablet.expect",
+                "# Gestures `gestured replay --format summary` must print for tour.tablet.evemu, in order.\n"
+                    + tour.expected.map { $0 + "\n" }.joined()
+            ))
         return out
     }
 

@@ -37,6 +37,41 @@ public enum Catalog {
     }
 }
 
+extension Catalog {
+    /// A session of about ten seconds on one panel: eight gestures one after
+    /// another, up to five fingers, each in its own eighth of the panel (four
+    /// columns, two rows), with pauses longer than the double-tap interval
+    /// between them.
+    /// The picture in the README is drawn from it.
+    public static func tour(width: Double, height: Double, rng: inout SeededRandom) -> Scenario {
+        let qw = width / 4
+        let qh = height / 2
+        var b = Builder(width: qw, height: qh, rng: rng)
+        let parts: [Scenario] = [
+            b.tap(fingers: 1), b.doubleTap(fingers: 2), b.holdThenDrag(), b.swipe(direction: "right", fingers: 3),
+            b.flick(direction: "up"), b.pinch(fingers: 5, open: true), b.twoFingerDrag(), b.pinch(fingers: 2, open: false),
+        ]
+        rng = b.rng
+        var strokes: [Stroke] = []
+        var expected: [String] = []
+        var start = 100.0
+        for (i, part) in parts.enumerated() {
+            let (ox, oy) = (Double(i % 4) * qw, Double(i / 4) * qh)
+            for var s in part.strokes {
+                s.land += start
+                s.lift += start
+                s.x += ox
+                s.y += oy
+                for m in s.moves.indices { s.moves[m].start += start }
+                strokes.append(s)
+            }
+            expected += part.expected
+            start += (part.strokes.map(\.lift).max() ?? 0) + 800
+        }
+        return Scenario(name: "tour", strokes: strokes, expected: expected)
+    }
+}
+
 /// Builds scenarios around the panel's centre.
 struct Builder {
     let width: Double

@@ -1,15 +1,16 @@
 import ArgumentParser
 import GestureCore
 import GestureDaemon
+import GestureTools
 
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Replay recorded touch traces through the recognizers and print the gestures.",
         discussion: """
-            Reads evemu-record files and `libinput record` YAML. An evemu file with only events takes
-            its device from --desc or from a NAME.desc beside it (for A.B.events: A.B.desc, then A.desc).
-            The panel's size comes from --size, the configuration, the device's resolution, or else a
+            Reads evemu-record files and `libinput record` YAML. An evemu file with only events takes \
+            its device from --desc or from a NAME.desc beside it (for A.B.events: A.B.desc, then A.desc). \
+            The panel's size comes from --size, the configuration, the device's resolution, or else a \
             12.5-inch fallback (with a warning). Timers still pending at the end fire, as if time went on.
             """
     )
@@ -42,6 +43,12 @@ struct ReplayCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Say on standard error where each panel's size came from.")
     var verbose = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Also draw the trace as SVG: finger paths to scale, gestures where and when, a timeline.",
+            valueName: "FILE"))
+    var svg: String?
+
     @Argument(help: "Trace files (evemu or libinput record).")
     var traces: [String]
 
@@ -50,6 +57,7 @@ struct ReplayCommand: ParsableCommand {
             throw ValidationError("--size must be WIDTHxHEIGHT in mm, e.g. 277x156 (got '\(size)')")
         }
         if traces.isEmpty { throw ValidationError("name at least one trace file") }
+        if svg != nil && traces.count > 1 { throw ValidationError("--svg draws one trace; name only one") }
         _ = try wantedKinds()
     }
 
@@ -95,6 +103,7 @@ struct ReplayCommand: ParsableCommand {
                     let outcome = try replay.run(loaded.trace, firstID: nextID, into: &printer)
                     nextID = outcome.nextID
                     if verbose { printError("gestured: \(path): \(outcome.frames) frames") }
+                    if let svg { try draw(loaded, with: replay, to: svg) }
                     for w in outcome.warnings { printError("gestured: \(w)") }
                     for t in outcome.transitions { printError("transition: \(t)") }
                     for a in outcome.anomalies { printError("gestured: bug: unhandled \(a); please report it with this trace") }
@@ -110,6 +119,19 @@ struct ReplayCommand: ParsableCommand {
             }
         }
         printer.flush()
+    }
+}
+
+extension ReplayCommand {
+    /// Writes the picture of one replayed trace.
+    func draw(_ loaded: LoadedTrace, with replay: TraceReplay, to file: String) throws {
+        let events = try replay.events(loaded.trace).events
+        let frames = try replay.frames(loaded.trace)
+        let name = loaded.trace.file.split(separator: "/").last.map(String.init) ?? loaded.trace.file
+        let picture = TracePicture(
+            title: "\(name) — \(loaded.trace.device.name)", geometry: loaded.geometry, frames: frames, events: events)
+        try writeTextFile(file, picture.svg())
+        printError("gestured: drew \(loaded.trace.file) to \(file)")
     }
 }
 
