@@ -11,8 +11,10 @@ USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR ?= $(PREFIX)/share/doc/gestured
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
 
-.PHONY: all setup build release test sanitize fuzz bench bench-smoke bench-update lint format harness install install-files uninstall check-units systemd-smoke recordings throughput demo pictures clean
+.PHONY: all setup build release test sanitize fuzz bench bench-smoke bench-update lint format harness install install-files uninstall check-units systemd-smoke recordings throughput demo pictures man clean
 
 all: build
 
@@ -35,6 +37,7 @@ release:
 # While working, `swift test` (or `swift test --filter NAME`) is the quick loop.
 test: lint harness
 	$(SWIFT) test
+	scripts/check-install.sh
 	$(MAKE) bench-smoke
 	$(MAKE) fuzz FUZZ_SECONDS=20
 	$(MAKE) sanitize
@@ -89,7 +92,16 @@ format:
 # The daemon, its systemd units, sysusers/tmpfiles snippets and an example
 # configuration. With DESTDIR (packaging) nothing else happens; without it the
 # user and group are created and systemd reloads, if systemd runs.
-install: release install-files
+install: release man install-files
+
+# Man pages, one per subcommand, from the command line's own help
+# (swift-argument-parser's generate-manual plugin), into .build/man.
+man:
+	$(SWIFT) package --disable-sandbox plugin generate-manual --multi-page --configuration debug \
+	    --authors "the gestured developers" --section 1
+	rm -rf .build/man && mkdir -p .build/man
+	cp .build/plugins/GenerateManual/outputs/gestured/*.1 .build/man/
+	rm -f .build/man/gestured.help.1
 
 # What install copies, without building: GESTURED_BIN picks the binary (the
 # release build by default).
@@ -105,6 +117,16 @@ install-files:
 	install -Dm644 systemd/gestured.tmpfiles.conf "$(DESTDIR)$(TMPFILESDIR)/gestured.conf"
 	install -Dm644 examples/gestured.toml "$(DESTDIR)$(DOCDIR)/gestured.toml.example"
 	install -Dm644 docs/protocol.md "$(DESTDIR)$(DOCDIR)/protocol.md"
+	install -Dm755 examples/python/gestured_client.py "$(DESTDIR)$(DOCDIR)/examples/gestured_client.py"
+	install -Dm755 examples/shell/gestured-watch.sh "$(DESTDIR)$(DOCDIR)/examples/gestured-watch.sh"
+	install -d "$(DESTDIR)$(DATADIR)/gestured/recordings"
+	install -m644 Recordings/*.evemu Recordings/*.expect "$(DESTDIR)$(DATADIR)/gestured/recordings/"
+	if [ -d .build/man ]; then install -d "$(DESTDIR)$(MANDIR)/man1" && install -m644 .build/man/*.1 "$(DESTDIR)$(MANDIR)/man1/"; fi
+	install -d "$(DESTDIR)$(DATADIR)/bash-completion/completions" "$(DESTDIR)$(DATADIR)/zsh/site-functions" \
+	    "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d"
+	"$(GESTURED_BIN)" --generate-completion-script bash > "$(DESTDIR)$(DATADIR)/bash-completion/completions/gestured"
+	"$(GESTURED_BIN)" --generate-completion-script zsh > "$(DESTDIR)$(DATADIR)/zsh/site-functions/_gestured"
+	"$(GESTURED_BIN)" --generate-completion-script fish > "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/gestured.fish"
 	if [ -z "$(DESTDIR)" ] && [ "$(SYSUSERSDIR)" = "$(PREFIX)/lib/sysusers.d" ] && [ -d /run/systemd/system ]; then \
 	    systemd-sysusers "$(SYSUSERSDIR)/gestured.conf" && \
 	    systemd-tmpfiles --create "$(TMPFILESDIR)/gestured.conf" && \
@@ -114,7 +136,9 @@ uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/gestured" "$(DESTDIR)$(UNITDIR)/gestured.service" "$(DESTDIR)$(UNITDIR)/gestured.socket" \
 	    "$(DESTDIR)$(USERUNITDIR)/gestured.service" "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf" \
 	    "$(DESTDIR)$(TMPFILESDIR)/gestured.conf"
-	rm -rf "$(DESTDIR)$(DOCDIR)"
+	rm -rf "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(DATADIR)/gestured"
+	rm -f "$(DESTDIR)$(MANDIR)"/man1/gestured.*1 "$(DESTDIR)$(DATADIR)/bash-completion/completions/gestured" \
+	    "$(DESTDIR)$(DATADIR)/zsh/site-functions/_gestured" "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/gestured.fish"
 
 # systemd-analyze verify and the offline security score of the installed units.
 check-units:

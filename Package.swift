@@ -84,7 +84,8 @@ let package = Package(
         .testTarget(name: "CInputTests", dependencies: ["CInput"]),
         // The protocol and the daemon, in process and through the real binary
         // (built first: the test target depends on it).
-        .testTarget(name: "DaemonTests", dependencies: ["GestureDaemon", "GestureCore", "Harness", "gestured"]),
+        .testTarget(
+            name: "DaemonTests", dependencies: ["GestureDaemon", "GestureCore", "Harness", "TraceSynth", "gestured"]),
         // Test support: socket clients, the umockdev session, emulated touchscreens.
         // Its C half (Tests/Harness/c) is built by scripts/build-harness.sh, not SwiftPM,
         // so that only the end-to-end tests need libumockdev-dev.

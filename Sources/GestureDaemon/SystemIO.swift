@@ -9,6 +9,10 @@ package struct FileError: Error, CustomStringConvertible {
     package var path: String
     package var reason: String
     package var description: String { "\(path): \(reason)" }
+    package init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
 }
 
 /// Reads a whole file as UTF-8 text (invalid bytes become U+FFFD).
@@ -61,6 +65,13 @@ package func writeTextFile(_ path: String, _ text: String) throws(FileError) {
 
 package func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
+/// Where a symbolic link points, or nil.
+package func readLink(_ path: String) -> String? {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let n = buffer.withUnsafeMutableBytes { readlink(path, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count) }
+    return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : nil
+}
+
 /// Names of the regular files in a directory ending in `suffix`, sorted; empty if it does not exist.
 package func listDirectory(_ path: String, suffix: String) -> [String] {
     guard let dir = opendir(path) else { return [] }
@@ -73,6 +84,23 @@ package func listDirectory(_ path: String, suffix: String) -> [String] {
         if name.hasSuffix(suffix) && !name.hasPrefix(".") { names.append(name) }
     }
     return names.sorted()
+}
+
+/// The entries of a directory (no hidden ones), sorted, each with whether it is a directory.
+package func directoryEntries(_ path: String) throws(FileError) -> [(name: String, isDirectory: Bool)] {
+    guard let dir = opendir(path) else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
+    defer { closedir(dir) }
+    var out: [(String, Bool)] = []
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        if name.hasPrefix(".") { continue }
+        var st = stat()
+        let isDirectory = stat(path + "/" + name, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+        out.append((name, isDirectory))
+    }
+    return out.sorted { $0.0 < $1.0 }
 }
 
 /// Buffered writes to a file descriptor (stdout by default); flushes at 64 KiB and on `flush()`.

@@ -12,7 +12,7 @@ struct Gestured: ParsableCommand {
             """,
         version: gesturedVersion,
         subcommands: [
-            ServeCommand.self, MonitorCommand.self, DevicesCommand.self, RecordCommand.self, ReplayCommand.self,
+            ServeCommand.self, MonitorCommand.self, DevicesCommand.self, RecordCommand.self, ReplayCommand.self, TuneCommand.self,
             CheckConfigCommand.self,
         ],
         defaultSubcommand: ServeCommand.self

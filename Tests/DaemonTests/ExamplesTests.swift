@@ -52,6 +52,18 @@ struct ExamplesTests {
         #expect(d.process.terminationStatus == 0)
     }
 
+    @Test("the shell example: socat and sed, one line per finished gesture")
+    func shellWatch() throws {
+        guard Self.available("socat") else { return }
+        let d = try DaemonProcess(["--replay", Self.swipe, "--wait-subscribers", "1"])
+        let out = try Self.run(
+            "GESTURED_SOCKET=\(d.socket) examples/shell/gestured-watch.sh swipe,drag", until: "swipe recognized",
+            then: { d.stop() })
+        #expect(out.contains("drag ended 1") && out.contains("swipe recognized 1 right"), "\(out)")
+        #expect(!out.contains("began") && !out.contains("changed"), "\(out)")
+        #expect(d.process.terminationStatus == 0)
+    }
+
     @Test("the Python example client")
     func python() throws {
         guard Self.available("python3") else { return }

@@ -1,0 +1,187 @@
+import ArgumentParser
+import GestureCore
+import GestureDaemon
+import GestureTools
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct TuneCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tune",
+        abstract: "Replay your own recordings, labelled with the gesture you meant, and suggest thresholds for your hands.",
+        discussion: """
+            DIR holds recordings (evemu or libinput record) named after the gesture you meant: \
+            tap-1.evemu, double-tap-2.evemu, hold-3.evemu, drag-up.evemu, flick-left.evemu, \
+            swipe-3f.evemu, pinch-open.evemu; or put them in folders named after it (DIR/tap/1.evemu). \
+            "hold" and "touch-and-hold" both mean a touch-and-hold. A file may hold several \
+            performances of the same gesture, one after another (for double taps: pairs of taps).
+
+            Prints a confusion matrix (what you meant against what was recognized), then for every \
+            threshold how close your gestures came to it, and a [thresholds] snippet: a threshold \
+            your gestures come within 25 % of is moved to the middle of the gap between the gestures \
+            on either side (the widest margin for both), or given a 25 % margin when only one side \
+            was recorded. Each suggestion is kept only as far as every bundled recording still gives \
+            its expected gestures (--reference). Finally the matrix again with the suggestion.
+            """
+    )
+
+    @Argument(help: "The folder of your recordings.")
+    var directory: String
+
+    @Option(help: ArgumentHelp("The configuration to start from (default: the built-in thresholds).", valueName: "FILE"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("The panel's size in mm, for panels that report no resolution.", valueName: "WxH"))
+    var size: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Recordings with .expect files a suggestion must not break (default: the installed bundled ones, or ./Recordings).",
+            valueName: "DIR"))
+    var reference: String?
+
+    @Option(help: ArgumentHelp("Also draw the margins of every threshold as SVG.", valueName: "FILE"))
+    var svg: String?
+
+    func validate() throws {
+        if let size, parseSize(size) == nil {
+            throw ValidationError("--size must be WIDTHxHEIGHT in mm, e.g. 277x156 (got '\(size)')")
+        }
+    }
+
+    func run() throws {
+        do {
+            try tune()
+        } catch let e as ExitCode {
+            throw e
+        } catch {
+            printError("gestured: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    func tune() throws {
+        let configuration = try config.map { try loadConfiguration($0) } ?? Configuration()
+        let thresholds = configuration.thresholds
+        let panelSize = size.flatMap(parseSize)
+        var recordings: [Tuning.Recording] = []
+        var skipped: [String] = []
+        for (path, intent) in try Self.labelledFiles(directory) {
+            guard let intent else {
+                skipped.append(path)
+                continue
+            }
+            for loaded in try TraceLoader.load(path, desc: nil, size: panelSize, configuration: configuration) {
+                if loaded.geometry.source == .fallback {
+                    printError("gestured: \(path): warning: the panel reports no size; pass --size WxH for distances in real mm")
+                }
+                recordings.append(Tuning.Recording(file: path, intent: intent, trace: loaded.trace, geometry: loaded.geometry))
+            }
+        }
+        for path in skipped {
+            printError(
+                "gestured: \(path): skipped: its name does not say which gesture it is (name it tap-1.evemu, or put it in a folder named tap/)"
+            )
+        }
+        guard !recordings.isEmpty else {
+            printError("gestured: no labelled recordings in \(directory) (see `gestured tune --help` for the naming)")
+            throw ExitCode(1)
+        }
+        var performances: [Tuning.Performance] = []
+        for r in recordings { performances += try Tuning.performances(r, thresholds: thresholds) }
+
+        var out = OutputBuffer()
+        let counts = Dictionary(grouping: recordings, by: \.intent).map { "\($0.key.rawValue) \($0.value.count)" }.sorted()
+        out.write(
+            "gestured tune: \(recordings.count) recordings in \(directory) (\(counts.joined(separator: ", "))), \(performances.count) performances\n\n"
+        )
+        out.write("With the current thresholds (rows: what you meant; columns: what was recognized)\n")
+        out.write(Tuning.matrixText(performances) + "\n")
+        let misses = performances.filter { $0.outcome != $0.intent }
+        for p in misses {
+            let got = p.recognized.isEmpty ? "nothing" : p.recognized.map(\.rawValue).sorted().joined(separator: ", ")
+            out.write("  \(p.file) at \(fixed1(p.start / 1000)) s: meant \(p.intent.rawValue), got \(got)\n")
+        }
+        if !misses.isEmpty { out.write("\n") }
+
+        let references = try loadReferences()
+        let (tuned, findings) = Tuning.suggest(
+            Tuning.findings(performances, thresholds: thresholds), from: thresholds, references: references.list)
+        out.write("How close your gestures came to each threshold\n")
+        out.write(Tuning.findingsText(findings) + "\n")
+        let snippet = Tuning.snippet(findings)
+        if snippet.isEmpty {
+            out.write("Suggested configuration: none; the current thresholds fit your gestures.\n")
+        } else {
+            out.write(
+                "Suggested configuration (put it in /etc/gestured/gestured.toml, or a [device.thresholds] section; "
+                    + (references.list.isEmpty
+                        ? "not checked: no bundled recordings found, see --reference"
+                        : "all \(references.list.count) recordings in \(references.directory) still give their expected gestures")
+                    + ")\n\n")
+            out.write(snippet + "\n")
+            var after: [Tuning.Performance] = []
+            for r in recordings { after += try Tuning.performances(r, thresholds: tuned) }
+            out.write("With the suggestion\n" + Tuning.matrixText(after))
+        }
+        out.flush()
+        if let svg {
+            try writeTextFile(svg, Tuning.marginsSVG(findings, title: "gestured tune: \(directory)"))
+            printError("gestured: drew the margins to \(svg)")
+        }
+    }
+
+    /// Every trace file under `dir` (and its folders), with the gesture its folder or name says.
+    static func labelledFiles(_ dir: String) throws -> [(String, GestureKind?)] {
+        var out: [(String, GestureKind?)] = []
+        func isTrace(_ name: String) -> Bool {
+            name.hasSuffix(".evemu") || name.hasSuffix(".yml") || name.hasSuffix(".yaml") || name.hasSuffix(".events")
+        }
+        for entry in try directoryEntries(dir) {
+            let path = dir + "/" + entry.name
+            if entry.isDirectory {
+                let folder = Tuning.intent(of: entry.name)
+                for inner in try directoryEntries(path) where !inner.isDirectory && isTrace(inner.name) {
+                    out.append((path + "/" + inner.name, folder ?? Tuning.intent(of: inner.name)))
+                }
+            } else if isTrace(entry.name) {
+                out.append((path, Tuning.intent(of: entry.name)))
+            }
+        }
+        return out
+    }
+
+    /// The bundled recordings and their .expect files.
+    func loadReferences() throws -> (directory: String, list: [Tuning.Reference]) {
+        var candidates: [String] = []
+        if let reference {
+            candidates = [reference]
+        } else {
+            if let env = getenv("GESTURED_RECORDINGS") { candidates.append(String(cString: env)) }
+            let exe = readLink("/proc/self/exe") ?? ""
+            let prefix = exe.split(separator: "/").dropLast(2).joined(separator: "/")
+            candidates += ["/" + prefix + "/share/gestured/recordings", "Recordings"]
+        }
+        guard let dir = candidates.first(where: { fileExists($0) }) else {
+            if reference != nil { throw FileError(path: reference!, reason: "no such directory") }
+            return ("", [])
+        }
+        var list: [Tuning.Reference] = []
+        for entry in try directoryEntries(dir) where entry.name.hasSuffix(".evemu") {
+            let path = dir + "/" + entry.name
+            let expectPath = String(path.dropLast(6)) + ".expect"
+            guard fileExists(expectPath) else { continue }
+            let lines = try readTextFile(expectPath).split(separator: "\n").map(String.init)
+            let size = lines.first { $0.hasPrefix("# size: ") }.flatMap { parseSize(String($0.dropFirst(8))) }
+            for loaded in try TraceLoader.load(path, desc: nil, size: size, configuration: Configuration()) {
+                list.append(
+                    Tuning.Reference(
+                        trace: loaded.trace, geometry: loaded.geometry,
+                        expected: lines.filter { !$0.hasPrefix("#") && !$0.isEmpty }))
+            }
+        }
+        return (dir, list)
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import GestureCore
+import Harness
+import Testing
+import TraceSynth
+
+/// `gestured tune` on a folder of recordings of slow hands: taps that last
+/// up to 520 ms (past the 500 ms tap limit) and long holds.
+@Suite("gestured tune", .serialized)
+struct TuneTests {
+    /// Writes `count` performances per file, one every 2 s: taps of the given
+    /// lengths (ms), or holds; returns the folder.
+    static func slowHands() throws -> String {
+        let dir = NSTemporaryDirectory() + "gestured-tune-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir + "/hold", withIntermediateDirectories: true)
+        let panel = SynthPanel.tablet
+        let renderer = Renderer(panel: panel)
+        func strokes(_ lengths: [Double]) -> [Stroke] {
+            lengths.enumerated().map { i, ms in
+                Stroke(land: 100 + 2000 * Double(i), lift: 100 + 2000 * Double(i) + ms, x: 60 + 30 * Double(i), y: 70)
+            }
+        }
+        let taps: [[Double]] = [[380, 420, 450], [400, 470, 430], [390, 520, 410]]
+        for (i, lengths) in taps.enumerated() {
+            let scenario = Scenario(name: "slow taps", strokes: strokes(lengths), expected: [])
+            try renderer.evemu(scenario, seed: UInt64(i + 1)).write(
+                toFile: dir + "/tap-\(i + 1).evemu", atomically: true, encoding: .utf8)
+        }
+        let holds = Scenario(name: "holds", strokes: strokes([950, 1100, 1000]), expected: [])
+        try renderer.evemu(holds, seed: 9).write(toFile: dir + "/hold/long.evemu", atomically: true, encoding: .utf8)
+        try "not a gesture name".write(toFile: dir + "/notes.evemu", atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    @Test("a confusion matrix, every margin, and a suggestion that fixes the slow taps without breaking the bundled recordings")
+    func slowTaps() throws {
+        let dir = try Self.slowHands()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let svg = dir + "/margins.svg"
+        let r = try runGestured(["tune", dir, "--reference", BuildProducts.packageRoot + "/Recordings", "--svg", svg])
+        print(r.out)
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.err.contains("notes.evemu: skipped: its name does not say which gesture it is"), "\(r.err)")
+        #expect(r.out.contains("4 recordings"), "\(r.out)")
+        // The 520 ms tap stays still past hold.minDuration: a touch-and-hold with the defaults.
+        #expect(r.out.contains("recognized as meant: 11 of 12"), "\(r.out)")
+        #expect(r.out.contains("tap-3.evemu at 2.") && r.out.contains("meant tap, got touch-and-hold"), "\(r.out)")
+        #expect(r.out.contains("your taps lasted 38"), "\(r.out)")
+        #expect(r.out.contains("tap.maxDuration = 500 ms  →  suggested"), "\(r.out)")
+        // After the suggestion every performance is what was meant.
+        #expect(r.out.contains("With the suggestion") && r.out.hasSuffix("recognized as meant: 12 of 12 (100 %)\n"), "\(r.out)")
+
+        // The snippet works as a configuration: replayed with it, the slow taps are taps
+        // and every bundled recording still gives its .expect.
+        let snippet = r.out.components(separatedBy: "[thresholds]\n")[1].components(separatedBy: "\n\n")[0]
+        let config = dir + "/tuned.toml"
+        try ("[thresholds]\n" + snippet + "\n").write(toFile: config, atomically: true, encoding: .utf8)
+        let taps = try runGestured(["replay", "--config", config, "--format", "summary", dir + "/tap-3.evemu"])
+        #expect(taps.out == "tap fingers=1\ntap fingers=1\ntap fingers=1\n", "\(taps.err)")
+        let recordings = try FileManager.default.contentsOfDirectory(atPath: BuildProducts.packageRoot + "/Recordings")
+            .filter { $0.hasSuffix(".evemu") }.sorted()
+        for name in recordings {
+            let path = BuildProducts.packageRoot + "/Recordings/" + name
+            let expectText = try String(contentsOfFile: String(path.dropLast(6)) + ".expect", encoding: .utf8)
+            let lines = expectText.split(separator: "\n").map(String.init)
+            let size = lines.first { $0.hasPrefix("# size: ") }.map { ["--size", String($0.dropFirst(8))] } ?? []
+            let out = try runGestured(["replay", "--config", config, "--format", "summary"] + size + [path]).out
+            #expect(out == lines.filter { !$0.hasPrefix("#") }.map { $0 + "\n" }.joined(), "\(name)")
+        }
+        // The margins drawn: one row per threshold reported, the suggestions marked.
+        let picture = try String(contentsOfFile: svg, encoding: .utf8)
+        #expect(picture.hasPrefix("<?xml") && picture.contains("data-key=\"tap.maxDuration\""))
+        #expect(picture.components(separatedBy: "class=\"suggested\"").count - 1 == snippet.split(separator: "\n").count)
+    }
+
+    @Test("a folder with no labelled recordings is an error that says how to name them")
+    func nothingLabelled() throws {
+        let dir = NSTemporaryDirectory() + "gestured-tune-empty-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try runGestured(["tune", dir])
+        #expect(r.status == 1)
+        #expect(r.err.contains("no labelled recordings in \(dir)"), "\(r.err)")
+        let missing = try runGestured(["tune", dir + "/nope"])
+        #expect(missing.status == 1 && missing.err.contains("nope"), "\(missing.err)")
+    }
+}

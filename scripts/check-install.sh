@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs into a scratch DESTDIR (man pages from `make man`) and checks that
+# everything a user reads or runs is there: the binary, units, man pages for
+# every subcommand, shell completions, the example clients, the bundled
+# recordings `gestured tune` checks its suggestions against.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${GESTURED_BIN:-$(swift build --show-bin-path)/gestured}
+dest=$(mktemp -d)
+trap 'rm -rf "$dest"' EXIT
+make -s man >/dev/null
+make -s install-files GESTURED_BIN="$bin" DESTDIR="$dest" >/dev/null
+p=$dest/usr/local
+missing=0
+for f in bin/gestured lib/systemd/system/gestured.service lib/systemd/system/gestured.socket \
+    share/man/man1/gestured.1 share/man/man1/gestured.serve.1 share/man/man1/gestured.record.1 \
+    share/man/man1/gestured.replay.1 share/man/man1/gestured.tune.1 share/man/man1/gestured.monitor.1 \
+    share/bash-completion/completions/gestured share/zsh/site-functions/_gestured \
+    share/fish/vendor_completions.d/gestured.fish share/doc/gestured/examples/gestured_client.py \
+    share/doc/gestured/examples/gestured-watch.sh share/gestured/recordings/tour.tablet.expect; do
+    [ -s "$p/$f" ] || { echo "check-install: missing $f" >&2; missing=1; }
+done
+grep -q "record" "$p/share/bash-completion/completions/gestured" || { echo "check-install: bash completion lacks record" >&2; missing=1; }
+man -l "$p/share/man/man1/gestured.tune.1" 2>/dev/null | grep -q "confusion matrix" || { echo "check-install: gestured.tune.1 does not render" >&2; missing=1; }
+[ "$missing" -eq 0 ] && echo "check-install: ok ($(find "$dest" -type f | wc -l) files)"
+exit "$missing"
