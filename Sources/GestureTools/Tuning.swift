@@ -93,12 +93,15 @@ public enum Tuning {
         public var gap: Double?
         public var gapDistance: Double?
         public var fingers = 0
+        /// First to last landing of a multi-finger gesture, ms.
+        public var landingSpread: Double?
     }
 
     static func measure(_ group: Group, thresholds: GestureThresholds) -> Measures {
         var m = Measures()
         m.fingers = group.tracks.count
         m.contact = group.tracks.map { $0.up - $0.down }.max() ?? 0
+        if group.tracks.count >= 2 { m.landingSpread = group.tracks.map(\.down).max()! - group.start }
         m.duration = group.end - group.start
         m.travel = group.tracks.map(\.travel).max() ?? 0
         var still = group.end

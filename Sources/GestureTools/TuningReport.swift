@@ -21,6 +21,13 @@ extension Tuning {
 
     static let rules: [Rule] = [
         Rule(
+            key: "settle",
+            below: [.tap, .touchAndHold, .drag, .flick, .swipe, .pinch].map { kind in
+                Side(
+                    kind: kind, says: "the fingers of your multi-finger \(plural(kind)) landed within",
+                    value: { $0.landingSpread })
+            }, above: []),
+        Rule(
             key: "tap.maxDuration",
             below: [
                 Side(kind: .tap, says: "your taps lasted", value: { $0.contact }),
@@ -49,6 +56,9 @@ extension Tuning {
             key: "doubleTap.maxInterval",
             below: [Side(kind: .doubleTap, says: "the gap in your double taps was", value: { $0.gap })], above: []),
         Rule(
+            key: "doubleTap.minInterval", below: [],
+            above: [Side(kind: .doubleTap, says: "the gap in your double taps was", value: { $0.gap })]),
+        Rule(
             key: "doubleTap.maxDistance",
             below: [
                 Side(kind: .doubleTap, says: "your second taps landed this far from the first", value: { $0.gapDistance })
@@ -76,6 +86,14 @@ extension Tuning {
             ],
             above: [Side(kind: .pinch, says: "your pinches changed their span by", value: { $0.spanChange })]),
     ]
+
+    static func plural(_ kind: GestureKind) -> String {
+        switch kind {
+        case .touchAndHold: "holds"
+        case .pinch: "pinches"
+        default: kind.rawValue + "s"
+        }
+    }
 
     /// Margin under which a threshold is moved: a value within 25 % of the
     /// threshold (or beyond it) is too close for comfort.
@@ -265,8 +283,12 @@ extension Tuning {
             for side in f.above { s += "    \(side.says) \(range(side.values, f.unit)): should reach it\n" }
             s += "    \(f.note)\n"
         }
-        return s
+        return s + unmeasured + "\n"
     }
+
+    /// The thresholds no recording can be measured against.
+    public static let unmeasured =
+        "velocity.window, flick.deceleration and edge.band are not measured: they shape how velocity is fitted, the hint flicks carry and the edge tag, not which gesture is recognized."
 
     /// The `[thresholds]` snippet of the suggestions.
     public static func snippet(_ findings: [Finding]) -> String {
