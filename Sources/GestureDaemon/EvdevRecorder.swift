@@ -158,7 +158,6 @@ package final class EvdevRecorder {
         defer { close(signalFD) }
         let started = clinux_monotonic_usec()
         let deadline = duration.map { started + UInt64(max(0, $0) * 1_000_000) }
-        defer { summary.seconds = Double(clinux_monotonic_usec() - started) / 1_000_000 }
         var fds = [
             pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0),
             pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
@@ -180,6 +179,8 @@ package final class EvdevRecorder {
             }
             if fds[1].revents != 0 {
                 summary.end = .signal(clinux_signalfd_read(signalFD))
+                // What the kernel delivered before the signal belongs in the file.
+                if try !drain() { summary.end = .deviceGone }
                 break
             }
             if fds[0].revents & Int16(POLLIN) != 0 || fds[0].revents & Int16(POLLERR | POLLHUP) != 0 {
@@ -189,6 +190,7 @@ package final class EvdevRecorder {
                 }
             }
         }
+        summary.seconds = Double(clinux_monotonic_usec() - started) / 1_000_000
         // Whatever arrived after the last SYN_REPORT is an incomplete frame: kept,
         // as the kernel sent it, with a comment saying so.
         if !buffer.isEmpty {

@@ -31,6 +31,7 @@ struct RecordTests {
         let log = session.daemonLog
         #expect(log.contains("recording \(screen.devnode) (\(device.name), \(device.slotCount) slots"), "\(log)")
         #expect(log.contains("stopped (Ctrl-C)"), "\(log)")
+        #expect(!log.contains(" in 0.0 s "), "the recording's length: \(log)")
 
         let original = try EvemuReader.parse(String(contentsOfFile: path, encoding: .utf8), file: path)
         let text = try String(contentsOfFile: output, encoding: .utf8)
