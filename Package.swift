@@ -89,7 +89,7 @@ let package = Package(
         // Test support: socket clients, the umockdev session, emulated touchscreens.
         // Its C half (Tests/Harness/c) is built by scripts/build-harness.sh, not SwiftPM,
         // so that only the end-to-end tests need libumockdev-dev.
-        .target(name: "Harness", dependencies: ["GestureCore"], path: "Tests/Harness", exclude: ["c"]),
+        .target(name: "Harness", dependencies: ["GestureCore", "GestureDaemon"], path: "Tests/Harness", exclude: ["c"]),
         // The real gestured binary on the real libinput, through umockdev.
         .testTarget(name: "EndToEndTests", dependencies: ["Harness", "GestureCore", "gestured"]),
     ],

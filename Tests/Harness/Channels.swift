@@ -1,4 +1,5 @@
 import Foundation
+import GestureDaemon
 
 #if canImport(Glibc)
     import Glibc
@@ -86,15 +87,12 @@ package final class LineChannel {
 
 /// A blocking stream socket connected to `path`, or -1 with `errno` set.
 package func connectUnix(_ path: String) -> Int32 {
+    guard let addr = UnixAddress(path) else {
+        errno = ENAMETOOLONG
+        return -1
+    }
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var addr = sockaddr_un()
-    addr.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-        for (i, b) in path.utf8.enumerated() { raw[i] = b }
-    }
-    let r = withUnsafePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
+    let r = addr.withSockaddr { connect(fd, $0, $1) }
     guard r == 0 else {
         let saved = errno
         close(fd)

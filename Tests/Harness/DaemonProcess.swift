@@ -89,8 +89,9 @@ package struct CommandResult {
 /// stderr go through files, so neither can block the other.
 package func runGestured(_ arguments: [String]) throws -> CommandResult {
     let base = NSTemporaryDirectory() + "gestured-run-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    FileManager.default.createFile(atPath: base + ".out", contents: nil)
-    FileManager.default.createFile(atPath: base + ".err", contents: nil)
+    guard FileManager.default.createFile(atPath: base + ".out", contents: nil),
+        FileManager.default.createFile(atPath: base + ".err", contents: nil)
+    else { throw ChannelError("cannot create \(base).out/.err") }
     defer {
         try? FileManager.default.removeItem(atPath: base + ".out")
         try? FileManager.default.removeItem(atPath: base + ".err")

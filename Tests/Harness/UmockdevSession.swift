@@ -1,4 +1,5 @@
 import Foundation
+import GestureDaemon
 
 #if canImport(Glibc)
     import Glibc
@@ -107,15 +108,9 @@ package final class NotifyListener {
 
     package init(path: String) throws {
         self.path = path
+        guard let addr = UnixAddress(path) else { throw ChannelError("\(path): too long for a Unix socket") }
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            for (i, b) in path.utf8.enumerated() { raw[i] = b }
-        }
-        let r = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let r = addr.withSockaddr { bind(fd, $0, $1) }
         guard r == 0 else { throw ChannelError("bind \(path): \(String(cString: strerror(errno)))") }
     }
 
