@@ -46,6 +46,7 @@ package final class EvdevDevice {
         }
         self.fd = fd
         self.device = device
+        description = Self.describe(device)
     }
 
     deinit {
@@ -53,12 +54,15 @@ package final class EvdevDevice {
         close(fd)
     }
 
-    package var name: String { libevdev_get_name(device).map { String(cString: $0) } ?? "" }
+    package var name: String { description.name }
 
-    /// The device as an evemu header describes it: name, ids, properties,
-    /// the codes of every event type (type 0: the types, as EVIOCGBIT(0)
-    /// reports them) and every absolute axis.
-    package var description: DeviceDescription {
+    /// The device as an evemu header describes it, read when it was opened:
+    /// name, ids, properties, the codes of every event type (type 0: the
+    /// types, as EVIOCGBIT(0) reports them) and every absolute axis.
+    package let description: DeviceDescription
+
+    private static func describe(_ device: OpaquePointer) -> DeviceDescription {
+        let name = libevdev_get_name(device).map { String(cString: $0) } ?? ""
         var d = DeviceDescription(name: name)
         d.bus = UInt16(truncatingIfNeeded: libevdev_get_id_bustype(device))
         d.vendor = UInt16(truncatingIfNeeded: libevdev_get_id_vendor(device))
@@ -143,9 +147,10 @@ package final class EvdevRecorder {
 
     /// The evemu header: the device's description and where it came from.
     package func header(version: String) throws(RecordError) {
-        var s = EvemuWriter.description(device.description)
+        let d = device.description
+        var s = EvemuWriter.description(d)
         s += "# Recorded by gestured \(version) record from \(device.path)\n"
-        s += "# Properties: " + device.description.properties.sorted().map(Evdev.propertyName).joined(separator: ", ") + "\n"
+        s += "# Properties: " + d.properties.sorted().map(Evdev.propertyName).joined(separator: ", ") + "\n"
         buffer.append(contentsOf: s.utf8)
         try flush()
     }
@@ -278,14 +283,8 @@ package final class EvdevRecorder {
     }
 
     private func flush() throws(RecordError) {
-        var offset = 0
-        while offset < buffer.count {
-            let n = buffer.withUnsafeBytes { Glibc.write(output, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw RecordError("cannot write \(outputName): \(String(cString: strerror(errno)))")
-            }
-            offset += n
+        if let reason = buffer.withUnsafeBytes({ writeAll(output, $0) }) {
+            throw RecordError("cannot write \(outputName): \(reason)")
         }
         buffer.removeAll(keepingCapacity: true)
     }

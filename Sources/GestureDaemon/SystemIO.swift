@@ -36,26 +36,31 @@ package func readTextFile(_ path: String) throws(FileError) -> String {
     return String(decoding: bytes, as: UTF8.self)
 }
 
+/// Writes every byte to `fd`, retrying after signals; the system's reason when it cannot.
+package func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> String? {
+    var offset = 0
+    while offset < bytes.count {
+        let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        if n < 0 {
+            if errno == EINTR { continue }
+            return String(cString: strerror(errno))
+        }
+        offset += n
+    }
+    return nil
+}
+
 /// Writes `text` to `path` through a temporary file beside it, renamed into
 /// place, so a reader never sees half a file.
 package func writeTextFile(_ path: String, _ text: String) throws(FileError) {
     let temporary = path + ".tmp\(getpid())"
     let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
-    var out = Array(text.utf8)
-    var offset = 0
-    while offset < out.count {
-        let n = out.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            unlink(temporary)
-            throw FileError(path: path, reason: reason)
-        }
-        offset += n
+    if let reason = Array(text.utf8).withUnsafeBytes({ writeAll(fd, $0) }) {
+        close(fd)
+        unlink(temporary)
+        throw FileError(path: path, reason: reason)
     }
-    out.removeAll()
     guard close(fd) == 0, rename(temporary, path) == 0 else {
         let reason = String(cString: strerror(errno))
         unlink(temporary)
@@ -72,18 +77,9 @@ package func readLink(_ path: String) -> String? {
     return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : nil
 }
 
-/// Names of the regular files in a directory ending in `suffix`, sorted; empty if it does not exist.
+/// Names in a directory ending in `suffix`, sorted; empty if it does not exist.
 package func listDirectory(_ path: String, suffix: String) -> [String] {
-    guard let dir = opendir(path) else { return [] }
-    defer { closedir(dir) }
-    var names: [String] = []
-    while let entry = readdir(dir) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
-        if name.hasSuffix(suffix) && !name.hasPrefix(".") { names.append(name) }
-    }
-    return names.sorted()
+    ((try? directoryEntries(path)) ?? []).map(\.name).filter { $0.hasSuffix(suffix) }
 }
 
 /// The entries of a directory (no hidden ones), sorted, each with whether it is a directory.
@@ -119,15 +115,8 @@ package struct OutputBuffer {
     }
 
     package mutating func flush() {
-        var offset = 0
-        while offset < buffer.count {
-            let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                break  // stdout closed (a pipe to `head`): nothing more to do.
-            }
-            offset += n
-        }
+        // A failure is stdout closed (a pipe to `head`): nothing more to do.
+        _ = buffer.withUnsafeBytes { writeAll(fd, $0) }
         buffer.removeAll(keepingCapacity: true)
     }
 }

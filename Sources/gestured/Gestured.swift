@@ -1,4 +1,5 @@
 import ArgumentParser
+import GestureCore
 import GestureDaemon
 
 @main
@@ -17,4 +18,12 @@ struct Gestured: ParsableCommand {
         ],
         defaultSubcommand: ServeCommand.self
     )
+}
+
+/// `--size WxH`: a panel's size in mm, checked as the option is parsed.
+func panelSize(_ text: String) throws -> (width: Double, height: Double) {
+    guard let size = parseSize(text) else {
+        throw ValidationError("--size must be WIDTHxHEIGHT in mm, e.g. 277x156 (got '\(text)')")
+    }
+    return size
 }

@@ -71,11 +71,9 @@ struct RecordCommand: ParsableCommand {
         defer { if fd != 1 { close(fd) } }
         let target = output ?? "standard output"
         let description = evdev.description
-        let size = description.positionAxes.flatMap { axes -> String? in
-            guard axes.x.resolution > 0, axes.y.resolution > 0 else { return nil }
-            let w = Double(axes.x.maximum - axes.x.minimum) / Double(axes.x.resolution)
-            let h = Double(axes.y.maximum - axes.y.minimum) / Double(axes.y.resolution)
-            return "\(fixed1(w)) x \(fixed1(h)) mm"
+        let geometry = TouchAssembler.geometry(for: description, size: nil, source: .commandLine)
+        let size = geometry.flatMap { g in
+            g.source == .resolution ? "\(fixed1(g.screenWidth)) x \(fixed1(g.screenHeight)) mm" : nil
         }
         let slots = description.slotCount > 0 ? "\(description.slotCount) slots" : "single touch"
         let recorder = EvdevRecorder(device: evdev, output: fd, outputName: target)

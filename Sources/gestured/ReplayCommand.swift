@@ -25,8 +25,10 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "Configuration file (TOML) with thresholds and device sections.")
     var config: String?
 
-    @Option(help: ArgumentHelp("The panel's size in mm, for panels that report no resolution.", valueName: "WxH"))
-    var size: String?
+    @Option(
+        help: ArgumentHelp("The panel's size in mm, for panels that report no resolution.", valueName: "WxH"),
+        transform: panelSize)
+    var size: (width: Double, height: Double)?
 
     @Option(help: ArgumentHelp("Device description (evemu) for events-only files.", valueName: "FILE"))
     var desc: String?
@@ -53,9 +55,6 @@ struct ReplayCommand: ParsableCommand {
     var traces: [String]
 
     func validate() throws {
-        if let size, parseSize(size) == nil {
-            throw ValidationError("--size must be WIDTHxHEIGHT in mm, e.g. 277x156 (got '\(size)')")
-        }
         if traces.isEmpty { throw ValidationError("name at least one trace file") }
         if svg != nil && traces.count > 1 { throw ValidationError("--svg draws one trace; name only one") }
         _ = try wantedKinds()
@@ -88,8 +87,7 @@ struct ReplayCommand: ParsableCommand {
         var nextID: UInt64 = 1
         for path in traces {
             do {
-                for loaded in try TraceLoader.load(path, desc: desc, size: size.flatMap(parseSize), configuration: configuration)
-                {
+                for loaded in try TraceLoader.load(path, desc: desc, size: size, configuration: configuration) {
                     if verbose || loaded.geometry.source == .fallback {
                         let g = loaded.geometry
                         let note = g.source == .fallback ? "warning: no size known; assuming" : "panel"
@@ -100,10 +98,11 @@ struct ReplayCommand: ParsableCommand {
                     var replay = TraceReplay(geometry: loaded.geometry, thresholds: loaded.thresholds, wanted: wanted)
                     replay.tracing = transitions
                     printer.begin(trace: path)
+                    printer.kept = svg == nil ? nil : []
                     let outcome = try replay.run(loaded.trace, firstID: nextID, into: &printer)
                     nextID = outcome.nextID
                     if verbose { printError("gestured: \(path): \(outcome.frames) frames") }
-                    if let svg { try draw(loaded, with: replay, to: svg) }
+                    if let svg { try draw(loaded, events: printer.kept ?? [], with: replay, to: svg) }
                     for w in outcome.warnings { printError("gestured: \(w)") }
                     for t in outcome.transitions { printError("transition: \(t)") }
                     for a in outcome.anomalies { printError("gestured: bug: unhandled \(a); please report it with this trace") }
@@ -124,8 +123,7 @@ struct ReplayCommand: ParsableCommand {
 
 extension ReplayCommand {
     /// Writes the picture of one replayed trace.
-    func draw(_ loaded: LoadedTrace, with replay: TraceReplay, to file: String) throws {
-        let events = try replay.events(loaded.trace).events
+    func draw(_ loaded: LoadedTrace, events: [GestureEvent], with replay: TraceReplay, to file: String) throws {
         let frames = try replay.frames(loaded.trace)
         let name = loaded.trace.file.split(separator: "/").last.map(String.init) ?? loaded.trace.file
         let picture = TracePicture(
@@ -140,6 +138,8 @@ struct EventPrinter: GestureSink {
     let format: ReplayCommand.Format
     var out = OutputBuffer()
     var origin: Timestamp?
+    /// The events printed, kept for a picture (nil: not kept).
+    var kept: [GestureEvent]?
 
     init(format: ReplayCommand.Format) { self.format = format }
 
@@ -149,6 +149,7 @@ struct EventPrinter: GestureSink {
     }
 
     mutating func receive(_ event: GestureEvent) {
+        kept?.append(event)
         switch format {
         case .jsonl:
             out.write(event.jsonLine)

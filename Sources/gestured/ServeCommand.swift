@@ -47,8 +47,10 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --replay: play this many times faster (0.1 to 100).", valueName: "X"))
     var speed: Double = 1
 
-    @Option(help: ArgumentHelp("With --replay: the panel's size in mm, for traces with no resolution.", valueName: "WxH"))
-    var size: String?
+    @Option(
+        help: ArgumentHelp("With --replay: the panel's size in mm, for traces with no resolution.", valueName: "WxH"),
+        transform: panelSize)
+    var size: (width: Double, height: Double)?
 
     @Option(help: ArgumentHelp("With --replay: hold the trace back until N clients have subscribed.", valueName: "N"))
     var waitSubscribers = 0
@@ -60,9 +62,6 @@ struct ServeCommand: ParsableCommand {
     var verbose = false
 
     func validate() throws {
-        if let size, parseSize(size) == nil {
-            throw ValidationError("--size must be WIDTHxHEIGHT in mm, e.g. 277x156 (got '\(size)')")
-        }
         guard speed >= 0.1 && speed <= 100 else { throw ValidationError("--speed must be from 0.1 to 100") }
         if replay == nil && (loop || size != nil || waitSubscribers != 0 || speed != 1) {
             throw ValidationError("--loop, --speed, --size and --wait-subscribers go with --replay TRACE")
@@ -83,7 +82,7 @@ struct ServeCommand: ParsableCommand {
         options.seat = seat
         options.devicePaths = devices
         options.replayPath = replay
-        options.replaySize = size.flatMap(parseSize)
+        options.replaySize = size
         options.speed = speed
         options.loop = loop
         options.waitSubscribers = waitSubscribers

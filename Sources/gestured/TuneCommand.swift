@@ -33,8 +33,10 @@ struct TuneCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The configuration to start from (default: the built-in thresholds).", valueName: "FILE"))
     var config: String?
 
-    @Option(help: ArgumentHelp("The panel's size in mm, for panels that report no resolution.", valueName: "WxH"))
-    var size: String?
+    @Option(
+        help: ArgumentHelp("The panel's size in mm, for panels that report no resolution.", valueName: "WxH"),
+        transform: panelSize)
+    var size: (width: Double, height: Double)?
 
     @Option(
         help: ArgumentHelp(
@@ -44,12 +46,6 @@ struct TuneCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Also draw the margins of every threshold as SVG.", valueName: "FILE"))
     var svg: String?
-
-    func validate() throws {
-        if let size, parseSize(size) == nil {
-            throw ValidationError("--size must be WIDTHxHEIGHT in mm, e.g. 277x156 (got '\(size)')")
-        }
-    }
 
     func run() throws {
         do {
@@ -65,7 +61,6 @@ struct TuneCommand: ParsableCommand {
     func tune() throws {
         let configuration = try config.map { try loadConfiguration($0) } ?? Configuration()
         let thresholds = configuration.thresholds
-        let panelSize = size.flatMap(parseSize)
         var recordings: [Tuning.Recording] = []
         var skipped: [String] = []
         for (path, intent) in try Self.labelledFiles(directory) {
@@ -73,7 +68,7 @@ struct TuneCommand: ParsableCommand {
                 skipped.append(path)
                 continue
             }
-            for loaded in try TraceLoader.load(path, desc: nil, size: panelSize, configuration: configuration) {
+            for loaded in try TraceLoader.load(path, desc: nil, size: size, configuration: configuration) {
                 if loaded.geometry.source == .fallback {
                     printError("gestured: \(path): warning: the panel reports no size; pass --size WxH for distances in real mm")
                 }
