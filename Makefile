@@ -30,7 +30,8 @@ build:
 release:
 	$(SWIFT) build -c release --product gestured --static-swift-stdlib
 
-# Style check, the end-to-end harness, every test (Swift Testing), the
+# Style check, the end-to-end harness, every test (Swift Testing), an
+# install into a scratch directory (scripts/check-install.sh), the
 # benchmarks' allocation counts against Benchmarks/Thresholds (no timing),
 # 20 s of each fuzz target, then every test again under the sanitizers.
 # Real recordings in ../shared/traces are replayed when that folder is present.
