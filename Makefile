@@ -13,6 +13,11 @@ TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR ?= $(PREFIX)/share/doc/gestured
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
+# How long one run of the tests may take before scripts/watchdog.sh prints
+# where it is stuck (process tree, every thread's stack) and stops it. A run
+# takes 1 to 3 minutes here; the limit is for hangs, not for speed.
+TEST_LIMIT ?= 1200
+WATCHDOG = scripts/watchdog.sh $(TEST_LIMIT)
 
 .PHONY: all setup build release test sanitize fuzz bench bench-smoke bench-update lint format harness install install-files uninstall check-units systemd-smoke recordings throughput demo pictures man clean
 
@@ -33,11 +38,13 @@ release:
 # Style check, the end-to-end harness, every test (Swift Testing), an
 # install into a scratch directory (scripts/check-install.sh), the
 # benchmarks' allocation counts against Benchmarks/Thresholds (no timing),
-# 20 s of each fuzz target, then every test again under the sanitizers.
+# 20 s of each fuzz target, then every test again under the sanitizers. Each
+# test run is stopped with a report if it hangs (TEST_LIMIT, scripts/watchdog.sh).
 # Real recordings in ../shared/traces are replayed when that folder is present.
 # While working, `swift test` (or `swift test --filter NAME`) is the quick loop.
 test: lint harness
-	$(SWIFT) test
+	$(SWIFT) build --build-tests
+	$(WATCHDOG) $(SWIFT) test --skip-build
 	scripts/check-install.sh
 	$(MAKE) bench-smoke
 	$(MAKE) fuzz FUZZ_SECONDS=20
@@ -53,7 +60,7 @@ sanitize: harness
 	GESTURED_SANITIZER=address SWIFT_BACKTRACE=enable=no \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan-suppressions.txt:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$(CURDIR)/scripts/ubsan-suppressions.txt \
-	$(SWIFT) test --skip-build --build-path .build/asan
+	$(WATCHDOG) $(SWIFT) test --skip-build --build-path .build/asan
 
 # The README's picture, drawn by the tool from a bundled recording (a test
 # checks it is current).

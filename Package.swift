@@ -89,13 +89,17 @@ let package = Package(
         // Test support: socket clients, the umockdev session, emulated touchscreens.
         // Its C half (Tests/Harness/c) is built by scripts/build-harness.sh, not SwiftPM,
         // so that only the end-to-end tests need libumockdev-dev.
-        .target(name: "Harness", dependencies: ["GestureCore", "GestureDaemon"], path: "Tests/Harness", exclude: ["c"]),
+        .target(
+            name: "Harness", dependencies: ["GestureCore", "GestureDaemon", "CHarness"], path: "Tests/Harness", exclude: ["c"]),
+        // posix_spawn with every other descriptor closed, and close-on-exec pipes,
+        // for the harness's child processes (glibc's _np calls need _GNU_SOURCE).
+        .target(name: "CHarness", path: "Tests/CHarness", cSettings: [.define("_GNU_SOURCE")]),
         // The real gestured binary on the real libinput, through umockdev.
         .testTarget(name: "EndToEndTests", dependencies: ["Harness", "GestureCore", "gestured"]),
     ],
     swiftLanguageModes: [.v6]
 )
 
-for target in package.targets where target.type != .system && target.name != "CLinux" {
+for target in package.targets where target.type != .system && !["CLinux", "CHarness"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + sharedSettings
 }

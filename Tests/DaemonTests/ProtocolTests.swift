@@ -29,7 +29,7 @@ struct ProtocolTests {
         #expect(try c.next()?["type"] as? String == "pong")
         // Nothing is sent to a client that has not subscribed.
         #expect(try c.gestures(quiet: 0.5).isEmpty)
-        #expect(d.stop() == 0)
+        #expect(try d.stop() == 0)
     }
 
     @Test("filters: gestures, phases, fingers, devices and region are applied by the server")
@@ -64,7 +64,7 @@ struct ProtocolTests {
         // A gesture is admitted where it starts, and then followed to its end.
         #expect(try leftPart.gestures(quiet: 0.2).count == all.count)
         #expect(try rightPart.gestures(quiet: 0.2).isEmpty)
-        #expect(d.stop() == 0)
+        #expect(try d.stop() == 0)
     }
 
     @Test("taps come at the lift for a subscriber without double taps, and after the interval for one with")
@@ -81,7 +81,7 @@ struct ProtocolTests {
         let tb = try #require(b.first?["time_us"] as? Int)
         // doubleTap.maxInterval = 300 ms: the patient subscriber's tap is confirmed 300 ms after the lift.
         #expect(tb - ta == 300_000)
-        #expect(d.stop() == 0)
+        #expect(try d.stop() == 0)
 
         let d2 = try DaemonProcess(["--replay", Self.doubleTap, "--wait-subscribers", "2"])
         let taps = try SocketClient(path: d2.socket)
@@ -90,7 +90,7 @@ struct ProtocolTests {
         try doubles.subscribe(#""gestures":["tap","double-tap"]"#)
         #expect(summarize(try taps.gestures(quiet: 0.7)) == ["tap fingers=1", "tap fingers=1"])
         #expect(summarize(try doubles.gestures(quiet: 0.2)) == ["double-tap fingers=1"])
-        #expect(d2.stop() == 0)
+        #expect(try d2.stop() == 0)
     }
 
     @Test("a subscription can be changed and dropped")
@@ -109,7 +109,7 @@ struct ProtocolTests {
         _ = try c.read(until: "unsubscribed")
         // The trace loops every ~1.5 s: after unsubscribing nothing more comes.
         #expect(try c.gestures(quiet: 2.5, max: 3).isEmpty)
-        #expect(d.stop() == 0)
+        #expect(try d.stop() == 0)
     }
 
     @Test("malformed lines get an error naming what was wrong; the connection and everyone else carry on")
@@ -150,7 +150,7 @@ struct ProtocolTests {
         let e = try long.read(until: "error").message
         #expect(e["code"] as? String == "line-too-long" && e["fatal"] as? Bool == true)
         #expect(try long.next(timeout: 2) == nil)
-        #expect(d.stop() == 0)
+        #expect(try d.stop() == 0)
     }
 
     @Test("a client that does not read gets overflow and is closed; a reading client misses nothing")
@@ -183,7 +183,7 @@ struct ProtocolTests {
         var last: [String: Any]?
         while let m = try sleeper.next(timeout: 2) { last = m }
         #expect(last?["type"] as? String == "error" && last?["code"] as? String == "overflow")
-        #expect(d.stop() == 0)
+        #expect(try d.stop() == 0)
     }
 
     @Test("disconnects and half-closed clients: the daemon carries on serving")
@@ -199,6 +199,6 @@ struct ProtocolTests {
         #expect(summarize(try half.gestures(quiet: 0.7)) == ["tap fingers=1"])
         try d.waitForLog("disconnected")
         #expect(d.process.isRunning)
-        #expect(d.stop() == 0)
+        #expect(try d.stop() == 0)
     }
 }

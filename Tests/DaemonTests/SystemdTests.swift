@@ -51,8 +51,7 @@ struct SystemdTests {
         let bye = try c.read(until: "goodbye").message
         #expect(bye["reason"] as? String == "the daemon is stopping")
         #expect(try c.next(timeout: 2) == nil)
-        d.process.waitUntilExit()
-        #expect(d.process.terminationStatus == 0)
+        #expect(try d.process.wait(timeout: 10) == 0)
         #expect(!FileManager.default.fileExists(atPath: d.socket), "the socket file is removed at exit")
     }
 
@@ -83,58 +82,38 @@ struct SystemdTests {
     @Test("a second instance on the same socket is refused; a stale socket file is replaced")
     func socketAlreadyTaken() throws {
         let first = try DaemonProcess(["--replay", Self.tap])
-        let second = Process()
-        second.executableURL = URL(fileURLWithPath: BuildProducts.gestured)
-        second.arguments = ["serve", "--replay", Self.tap, "--socket", first.socket]
-        let err = Pipe()
-        second.standardError = err
-        try second.run()
-        second.waitUntilExit()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(second.terminationStatus == 1)
+        let second = try runGestured(["serve", "--replay", Self.tap, "--socket", first.socket], timeout: 20)
+        #expect(second.status == 1)
         #expect(
-            message.contains("another gestured is already serving \(first.socket) (pid \(first.process.processIdentifier))"),
-            "\(message)")
+            second.err.contains("another gestured is already serving \(first.socket) (pid \(first.process.pid))"),
+            "\(second.err)")
         // The first one still serves.
         let c = try SocketClient(path: first.socket)
         #expect(try c.next()?["type"] as? String == "hello")
 
         // Killed without cleaning up: its socket file stays, and the next start replaces it.
-        kill(first.process.processIdentifier, SIGKILL)
-        first.process.waitUntilExit()
+        first.signal(SIGKILL)
+        try first.process.wait(timeout: 10)
         #expect(FileManager.default.fileExists(atPath: first.socket))
-        let third = Process()
-        third.executableURL = URL(fileURLWithPath: BuildProducts.gestured)
-        third.arguments = ["serve", "--replay", Self.tap, "--socket", first.socket]
-        third.standardError = FileHandle.nullDevice
-        try third.run()
-        defer {
-            third.terminate()
-            third.waitUntilExit()
-        }
+        let third = try Child([BuildProducts.gestured, "serve", "--replay", Self.tap, "--socket", first.socket], stdout: .null)
         let again = try SocketClient(path: first.socket)
         #expect(try again.next()?["type"] as? String == "hello")
+        third.signal(SIGTERM)
+        #expect(try third.wait(timeout: 10) == 0)
     }
 
     /// Runs `socat` as uid/gid 65534 (nobody) against `socket`, sending `line` (if not empty); returns stdout and stderr.
     static func asNobody(_ socket: String, _ line: String) throws -> (out: String, err: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        p.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "socat", "-t", "2", "-", "UNIX-CONNECT:" + socket]
-        let input = Pipe()
-        let out = Pipe()
-        let err = Pipe()
-        p.standardInput = input
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        if !line.isEmpty { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
-        try input.fileHandleForWriting.close()
-        p.waitUntilExit()
-        return (
-            String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-            String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        )
+        let p = try Child(
+            [
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "socat", "-t", "2", "-",
+                "UNIX-CONNECT:" + socket,
+            ],
+            stdin: .pipe, stderr: .pipe)
+        if !line.isEmpty { try p.write(line + "\n") }
+        p.closeInput()
+        let r = try p.finish(timeout: 20)
+        return (r.out, r.err)
     }
 
     @Test("the socket is 0660 and the peer-credential allow-list is enforced")
@@ -151,7 +130,7 @@ struct SystemdTests {
         #expect(st.st_mode & 0o777 == 0o660)
         let denied = try Self.asNobody(d.socket, #"{"type":"ping"}"#)
         #expect(denied.err.contains("Permission denied"), "\(denied)")
-        #expect(d.stop() == 0)
+        #expect(try d.stop() == 0)
 
         // An open socket, but only root's group may subscribe: nobody is told and closed.
         let open = try DaemonProcess(
@@ -164,7 +143,7 @@ struct SystemdTests {
         // root is still served.
         let c = try SocketClient(path: open.socket)
         #expect(try c.next()?["type"] as? String == "hello")
-        #expect(open.stop() == 0)
+        #expect(try open.stop() == 0)
     }
 }
 
@@ -173,20 +152,21 @@ struct SystemdTests {
 struct SystemdUnitTests {
     /// Runs a script of scripts/ with GESTURED_BIN set to the binary under test.
     static func script(_ name: String) throws -> (status: Int32, output: String) {
-        let p = Process()
-        // Bounded: a script that hangs fails the test instead of the whole run.
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        p.arguments = ["-k", "10", "180", "/bin/bash", BuildProducts.packageRoot + "/scripts/" + name]
         var env = ProcessInfo.processInfo.environment
         env["GESTURED_BIN"] = BuildProducts.gestured
-        p.environment = env
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        // Bounded: timeout(1) sends a script that hangs SIGTERM, so that its
+        // EXIT trap cleans up, and SIGKILL 10 s later; the test fails instead
+        // of the whole run hanging. Child's own limit is the last resort.
+        let limit = 180.0
+        let p = try Child(
+            ["/usr/bin/timeout", "-k", "10", "\(Int(limit))", "/bin/bash", BuildProducts.packageRoot + "/scripts/" + name],
+            environment: env)
+        do {
+            let r = try p.finish(timeout: (limit + 20) / Timing.scale)
+            return (r.status, r.out)
+        } catch {
+            return (-1, "\(name): \(error)")
+        }
     }
 
     static func systemdAvailable() -> Bool {

@@ -114,12 +114,8 @@ struct LibinputEndToEndTests {
         let reference = try SocketClient(path: session.socket)
         try reference.subscribe()
         for n in [1, 100] {
-            let monitor = Process()
-            monitor.executableURL = URL(fileURLWithPath: BuildProducts.gestured)
-            monitor.arguments = ["monitor", "--socket", session.socket, "--connections", "\(n)", "--latency", "--quiet"]
-            let output = Pipe()
-            monitor.standardOutput = output
-            try monitor.run()
+            let monitor = try Child(
+                [BuildProducts.gestured, "monitor", "--socket", session.socket, "--connections", "\(n)", "--latency", "--quiet"])
             _ = try session.notify.wait(
                 for: "STATUS=1 touchscreen(s), \(n + 1) subscriber(s), \(n + 1) client(s)", timeout: 20)
             var expected: [String] = []
@@ -130,9 +126,8 @@ struct LibinputEndToEndTests {
             }
             let events = try reference.gestures(quiet: 0.8)
             #expect(summarize(events) == expected)
-            monitor.interrupt()
-            monitor.waitUntilExit()
-            let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            monitor.signal(SIGINT)
+            let report = try monitor.finish(timeout: 20).out
             // Every subscriber received every event the reference client did.
             let over = n == 1 ? "\(events.count) events" : "\(n * events.count) deliveries on \(n) connections"
             #expect(report.contains("latency over \(over)"), "\(report)")

@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -7,7 +7,7 @@ package import Foundation
 /// A `gestured serve` started for a test, with its own scratch directory,
 /// socket and sd_notify listener; stopped with SIGTERM.
 package final class DaemonProcess {
-    package let process = Process()
+    package let process: Child
     package let directory: String
     package let notify: NotifyListener
     package var socket: String { directory + "/gestured.sock" }
@@ -20,46 +20,32 @@ package final class DaemonProcess {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         notify = try NotifyListener(path: directory + "/notify.sock")
         logPath = directory + "/gestured.log"
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         var args = ["serve", "--socket", directory + "/gestured.sock"] + arguments
         if let config {
             try config.write(toFile: directory + "/gestured.toml", atomically: true, encoding: .utf8)
             args += ["--config", directory + "/gestured.toml"]
         }
-        if wrapper.isEmpty {
-            process.executableURL = URL(fileURLWithPath: BuildProducts.gestured)
-            process.arguments = args
-        } else {
-            process.executableURL = URL(fileURLWithPath: wrapper[0])
-            process.arguments = Array(wrapper.dropFirst()) + [BuildProducts.gestured] + args
-        }
         var env = ProcessInfo.processInfo.environment
         env["NOTIFY_SOCKET"] = notify.path
         for k in ["LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "JOURNAL_STREAM"] { env.removeValue(forKey: k) }
-        process.environment = env
-        let log = FileHandle(forWritingAtPath: logPath)!
-        process.standardError = log
-        process.standardOutput = log
-        try process.run()
+        process = try Child(wrapper + [BuildProducts.gestured] + args, environment: env, stdout: .file(logPath))
         if waitReady { _ = try notify.wait(for: "READY=1", timeout: 10) }
     }
 
+    /// SIGTERM, then SIGKILL to what is left after 10 s.
     deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        process.signal(SIGTERM)
+        _ = try? process.wait(timeout: 10)
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    package func signal(_ signo: Int32) { kill(process.processIdentifier, signo) }
+    package func signal(_ signo: Int32) { process.signal(signo) }
 
-    /// SIGTERM, then the exit status.
+    /// SIGTERM, then the exit status; throws (having killed it) when it has not exited within 20 s.
     @discardableResult
-    package func stop() -> Int32 {
-        if process.isRunning { signal(SIGTERM) }
-        process.waitUntilExit()
-        return process.terminationStatus
+    package func stop() throws -> Int32 {
+        signal(SIGTERM)
+        return try process.wait(timeout: 20)
     }
 
     package var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
@@ -85,25 +71,9 @@ package struct CommandResult {
     package var err: String
 }
 
-/// Runs the `gestured` under test with `arguments` to the end; stdout and
-/// stderr go through files, so neither can block the other.
-package func runGestured(_ arguments: [String]) throws -> CommandResult {
-    let base = NSTemporaryDirectory() + "gestured-run-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    guard FileManager.default.createFile(atPath: base + ".out", contents: nil),
-        FileManager.default.createFile(atPath: base + ".err", contents: nil)
-    else { throw ChannelError("cannot create \(base).out/.err") }
-    defer {
-        try? FileManager.default.removeItem(atPath: base + ".out")
-        try? FileManager.default.removeItem(atPath: base + ".err")
-    }
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: BuildProducts.gestured)
-    p.arguments = arguments
-    p.standardOutput = FileHandle(forWritingAtPath: base + ".out")
-    p.standardError = FileHandle(forWritingAtPath: base + ".err")
-    try p.run()
-    p.waitUntilExit()
-    return CommandResult(
-        status: p.terminationStatus, out: try String(contentsOfFile: base + ".out", encoding: .utf8),
-        err: try String(contentsOfFile: base + ".err", encoding: .utf8))
+/// Runs the `gestured` under test with `arguments` to the end (at most
+/// `timeout` seconds, times `Timing.scale`).
+package func runGestured(_ arguments: [String], timeout: Double = 120) throws -> CommandResult {
+    let r = try Child.run([BuildProducts.gestured] + arguments, timeout: timeout)
+    return CommandResult(status: r.status, out: r.out, err: r.err)
 }

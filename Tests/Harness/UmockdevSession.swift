@@ -9,9 +9,7 @@ import GestureDaemon
 /// `scripts/build-harness.sh`) in a private mount namespace with a tmpfs on
 /// /run/udev, driven one command at a time.
 package final class UmockdevSession {
-    private let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
+    private let process: Child
     private let replies: LineChannel
     /// Scratch directory for device records, logs and the socket.
     package let directory: String
@@ -45,24 +43,24 @@ package final class UmockdevSession {
             if [ -d /run/udev ]; then mount -t tmpfs tmpfs /run/udev; else mount -t tmpfs tmpfs /run; mkdir /run/udev; fi
             LD_PRELOAD=libumockdev-preload.so.0 exec "$0" "$1"
             """
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         // Without root, a user namespace gives the mount namespace its privileges.
         let user = getuid() == 0 ? [] : ["--map-root-user"]
-        process.arguments = user + ["--mount", "--propagation", "private", "/bin/sh", "-c", script, harness, fix]
         var env = ProcessInfo.processInfo.environment
         env["NOTIFY_SOCKET"] = notify.path
         env.removeValue(forKey: "LISTEN_FDS")
         env.removeValue(forKey: "LISTEN_PID")
-        process.environment = env
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        replies = LineChannel(fd: output.fileHandleForReading.fileDescriptor)
+        process = try Child(
+            ["/usr/bin/unshare"] + user + ["--mount", "--propagation", "private", "/bin/sh", "-c", script, harness, fix],
+            environment: env, stdin: .pipe, stderr: .inherit)
+        replies = LineChannel(fd: process.output)
     }
 
     deinit {
-        try? input.fileHandleForWriting.write(contentsOf: Data("quit\n".utf8))
-        process.waitUntilExit()
+        // The harness kills the program it started and exits; if it does not
+        // within 10 s, Child kills the process group.
+        try? process.write("quit\n")
+        process.closeInput()
+        _ = try? process.wait(timeout: 10)
         // GESTURED_KEEP_E2E=1 keeps the records, logs and socket for a look afterwards.
         if ProcessInfo.processInfo.environment["GESTURED_KEEP_E2E"] == nil {
             try? FileManager.default.removeItem(atPath: directory)
@@ -72,7 +70,7 @@ package final class UmockdevSession {
     /// Sends one command; returns its reply, or throws with the reply when it is an error.
     @discardableResult
     package func command(_ line: String, timeout: Double = 10) throws -> String {
-        try input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+        try process.write(line + "\n")
         guard let reply = try replies.readLine(timeout: timeout) else {
             throw ChannelError("the harness exited (command: \(line))")
         }
