@@ -32,12 +32,6 @@ int clinux_signalfd_read(int fd) {
     }
 }
 
-int clinux_unblock_signals(void) {
-    sigset_t set;
-    sigfillset(&set);
-    return sigprocmask(SIG_UNBLOCK, &set, NULL);
-}
-
 int clinux_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
     struct ucred cred;
     socklen_t len = sizeof cred;

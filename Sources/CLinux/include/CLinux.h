@@ -18,9 +18,6 @@ int clinux_signalfd(const int *signals, int count);
 /// pending, -1 with errno on error.
 int clinux_signalfd_read(int fd);
 
-/// Unblocks every signal (a child process, before exec).
-int clinux_unblock_signals(void);
-
 /// The peer of a Unix socket: SO_PEERCRED's `struct ucred` needs _GNU_SOURCE.
 int clinux_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
 
