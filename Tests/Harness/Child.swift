@@ -12,7 +12,7 @@ import Glibc
 /// close-on-exec, so a child that another test starts in the same instant can
 /// inherit them and hold `readDataToEndOfFile()` open; and neither call has a
 /// time limit. A CI run hung for over an hour in two tests that waited on
-/// children that way (docs/testing.md, "When a test hangs").
+/// children that way (docs/testing.md, "Child processes, and when a test hangs").
 package final class Child {
     /// Where one of the child's descriptors 0, 1 and 2 goes.
     package enum Stream {
@@ -107,12 +107,19 @@ package final class Child {
     /// background job of a script) is killed before it is reaped: a test
     /// leaves nothing running behind it.
     package var status: Int32? {
-        if exit == nil, charness_exited(pid) == 1 {
+        guard exit == nil else { return exit }
+        switch charness_exited(pid) {
+        case 1:
             kill(-pid, SIGKILL)
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
             let signal = status & 0x7f
             exit = signal == 0 ? (status >> 8) & 0xff : 128 + signal
+        case -1 where errno == ECHILD:
+            // Reaped by someone else: ended, status unknown; its ids may be reused, so nothing is killed.
+            exit = -1
+        default:
+            break
         }
         return exit
     }
