@@ -86,12 +86,18 @@ package final class LineChannel {
 }
 
 /// A blocking stream socket connected to `path`, or -1 with `errno` set.
+/// Connecting and sending give up after 30 s (times `Timing.scale`; EAGAIN)
+/// instead of blocking a test for ever on a full backlog or a peer that
+/// stopped reading.
 package func connectUnix(_ path: String) -> Int32 {
     guard let addr = UnixAddress(path) else {
         errno = ENAMETOOLONG
         return -1
     }
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return -1 }
+    var limit = timeval(tv_sec: Int(30 * Timing.scale), tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     let r = addr.withSockaddr { connect(fd, $0, $1) }
     guard r == 0 else {
         let saved = errno
