@@ -51,15 +51,15 @@ test: lint harness
 	$(MAKE) sanitize
 
 # Every test with AddressSanitizer (Swift and C) and UndefinedBehaviorSanitizer
-# (the C and C++ code: shims, libyaml glue, toml++), in .build/asan. Known
-# leaks and undefined behaviour of dependencies and of the toolchain's own
-# libraries are suppressed by name (scripts/*-suppressions.txt). Tests wait
-# longer under it (GESTURED_SANITIZER; Harness's Timing.scale).
+# (the C code: shims, libyaml glue), in .build/asan. Known leaks of the
+# toolchain's own libraries are suppressed by name
+# (scripts/lsan-suppressions.txt). Tests wait longer under it
+# (GESTURED_SANITIZER; Harness's Timing.scale).
 sanitize: harness
 	$(SWIFT) build --build-tests --build-path .build/asan -Xswiftc -sanitize=address -Xcc -fsanitize=undefined
 	GESTURED_SANITIZER=address SWIFT_BACKTRACE=enable=no \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan-suppressions.txt:print_suppressions=0 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$(CURDIR)/scripts/ubsan-suppressions.txt \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(WATCHDOG) $(SWIFT) test --skip-build --build-path .build/asan
 
 # The README's picture, drawn by the tool from a bundled recording (a test

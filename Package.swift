@@ -19,7 +19,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // Property-based tests of the pipeline (random touch streams), tests only.
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
@@ -40,10 +39,7 @@ let package = Package(
         // reads YAML; libevdev names events).
         .target(
             name: "GestureCore",
-            dependencies: [
-                "CYAML", "CEvdev",
-                .product(name: "TOMLKit", package: "TOMLKit"),
-            ]
+            dependencies: ["CYAML", "CEvdev"]
         ),
         // Linux calls Swift's Glibc module lacks (signalfd, SO_PEERCRED, accept4),
         // compiled with _GNU_SOURCE; and the libinput log trampoline.

@@ -35,7 +35,7 @@ seed() {
     esac
 }
 
-# Known leaks in dependencies (scripts/lsan-suppressions.txt); any other leak fails.
+# Known leaks that are not gestured's (scripts/lsan-suppressions.txt); any other leak fails.
 # The Swift runtime's crash handler reads memory ASan has poisoned and
 # hides the real report: leave crashes to the sanitizer.
 export SWIFT_BACKTRACE=enable=no

@@ -1,5 +1,3 @@
-internal import TOMLKit
-
 /// A configuration file that cannot be used: file, line, key and what to do.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public var file: String
@@ -8,7 +6,7 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
 }
 
-/// Reads gestured's TOML configuration (TOMLKit, which wraps toml++).
+/// Reads gestured's TOML configuration (`TOMLParser`, in this module).
 ///
 /// ```toml
 /// [thresholds]
@@ -29,168 +27,66 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
 public enum ConfigurationReader {
     static let topLevel = ["daemon", "thresholds", "device"]
 
-    /// Text TOML does not allow and TOMLKit's toml++ 3 would abort the
-    /// process on rather than report (an assertion in `parse_key`, found by
-    /// fuzzing; docs/security.md): a character beyond ASCII outside strings and
-    /// comments, or a table header that does not start with a key (`[=]`,
-    /// `[!]`). Checked before TOMLKit sees the text; returns the line and what
-    /// is wrong.
-    package static func abortingInput(_ text: String) -> (line: Int, message: String)? {
-        let quote = UInt8(ascii: "\"")
-        let apostrophe = UInt8(ascii: "'")
-        let backslash = UInt8(ascii: "\\")
-        let space = UInt8(ascii: " ")
-        let tab = UInt8(ascii: "\t")
-        let newline = UInt8(ascii: "\n")
-        let bytes = Array(text.utf8)
-        var line = 1
-        var comment = false
-        var lineStart = true
-        var header = false
-        var depth = 0  // brackets and braces of values, open across lines
-        // The delimiter of the string we are in (one or three quotes), empty outside one.
-        var delimiter: [UInt8] = []
-        var escaped = false
-        func isKeyStart(_ c: UInt8) -> Bool {
-            switch c {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), quote, apostrophe,
-                UInt8(ascii: "]"):
-                true
-            default: false
-            }
-        }
-        var i = 0
-        while i < bytes.count {
-            let b = bytes[i]
-            if b == newline {
-                line += 1
-                comment = false
-                escaped = false
-                header = false
-                lineStart = true
-                if delimiter.count == 1 { delimiter = [] }  // an unclosed one-line string: toml++ reports it
-                i += 1
-            } else if comment {
-                i += 1
-            } else if !delimiter.isEmpty {
-                if escaped {
-                    escaped = false
-                } else if b == backslash && delimiter[0] == quote {
-                    escaped = true
-                } else if bytes[i...].starts(with: delimiter) {
-                    i += delimiter.count
-                    delimiter = []
-                    continue
-                }
-                i += 1
-            } else if b == space || b == tab || b == UInt8(ascii: "\r") {
-                i += 1
-            } else if b == UInt8(ascii: "[") && lineStart && depth == 0 {
-                // A table header, [key] or [[key]], with spaces allowed before the key.
-                header = true
-                lineStart = false
-                i += bytes[i...].starts(with: [b, b]) ? 2 : 1
-                while i < bytes.count && (bytes[i] == space || bytes[i] == tab) { i += 1 }
-                if i == bytes.count || !isKeyStart(bytes[i]) {
-                    return (line, "a table header must start with a key: [name] or [[name]]")
-                }
-            } else {
-                lineStart = false
-                switch b {
-                case UInt8(ascii: "#"):
-                    comment = true
-                case quote, apostrophe:
-                    delimiter = bytes[i...].starts(with: [b, b, b]) ? [b, b, b] : [b]
-                    i += delimiter.count
-                    continue
-                case UInt8(ascii: "["), UInt8(ascii: "{"):
-                    if !header { depth += 1 }
-                case UInt8(ascii: "]"), UInt8(ascii: "}"):
-                    if !header { depth = max(0, depth - 1) }
-                case 0x80...:
-                    return (line, "a character beyond ASCII outside a string or comment; quote such keys: \"é\"")
-                default:
-                    break
-                }
-                i += 1
-            }
-        }
-        return nil
-    }
     static let deviceKeys = ["match", "size", "rotation", "flip-x", "flip-y", "thresholds"]
 
     public static func read(_ text: String, file: String, into config: inout Configuration) throws(ConfigurationError) {
-        if let problem = abortingInput(text) {
-            throw ConfigurationError(file: file, line: problem.line, message: "not valid TOML: " + problem.message)
-        }
         let root: TOMLTable
         do {
-            root = try TOMLTable(string: text)
-        } catch let e as TOMLParseError {
-            throw ConfigurationError(file: file, line: e.source.begin.line, message: "not valid TOML: \(e.description)")
+            root = try TOMLParser.parse(text)
         } catch {
-            throw ConfigurationError(file: file, line: 0, message: "not valid TOML: \(error)")
+            throw ConfigurationError(file: file, line: error.line, message: "not valid TOML: " + error.message)
         }
-        let locator = KeyLocator(text: text)
         var result = config
         for key in root.keys {
             guard topLevel.contains(key) else {
                 throw ConfigurationError(
-                    file: file, line: locator.line(table: "", key: key),
+                    file: file, line: root.line(of: key),
                     message: "unknown section or key '\(key)'; known: \(topLevel.joined(separator: ", "))")
             }
         }
         if let value = root["thresholds"] {
             guard let table = value.table else {
                 throw ConfigurationError(
-                    file: file, line: locator.line(table: "", key: "thresholds"),
-                    message: "'thresholds' must be a table: [thresholds]")
+                    file: file, line: root.line(of: "thresholds"), message: "'thresholds' must be a table: [thresholds]")
             }
-            for (name, v) in try thresholdValues(table, file: file, table: "thresholds", locator: locator) {
+            let values = try thresholdValues(table, file: file)
+            for (name, v, _) in values {
                 let k = GestureThresholds.keys.first { $0.name == name }!
                 result.thresholds[keyPath: k.keyPath] = v
             }
-            let problems = result.thresholds.problems()
-            if let p = problems.first {
-                throw ConfigurationError(
-                    file: file,
-                    line: locator.line(table: "thresholds", key: p.split(separator: " ").first.map(String.init) ?? ""), message: p
-                )
+            if let p = result.thresholds.problems().first {
+                // The line of the threshold the problem names, if this file sets it.
+                let named = values.first { p.hasPrefix($0.key + " ") }
+                throw ConfigurationError(file: file, line: named?.line ?? table.line, message: p)
             }
         }
         if let value = root["daemon"] {
             guard let table = value.table else {
-                throw ConfigurationError(
-                    file: file, line: locator.line(table: "", key: "daemon"), message: "'daemon' must be a table: [daemon]")
+                throw ConfigurationError(file: file, line: root.line(of: "daemon"), message: "'daemon' must be a table: [daemon]")
             }
-            try readDaemon(table, file: file, locator: locator, into: &result.daemon)
+            try readDaemon(table, file: file, into: &result.daemon)
         }
         if let value = root["device"] {
             guard let array = value.array else {
                 throw ConfigurationError(
-                    file: file, line: locator.line(table: "", key: "device"),
-                    message: "'device' must be an array of tables: [[device]]")
+                    file: file, line: root.line(of: "device"), message: "'device' must be an array of tables: [[device]]")
             }
-            for (index, item) in array.enumerated() {
-                let headerLine = locator.headerLine("[[device]]", occurrence: index)
+            for item in array {
                 guard let table = item.table else {
-                    throw ConfigurationError(file: file, line: headerLine, message: "each [[device]] must be a table")
+                    throw ConfigurationError(
+                        file: file, line: root.line(of: "device"), message: "each [[device]] must be a table")
                 }
-                result.devices.append(
-                    try deviceSection(table, index: index, file: file, headerLine: headerLine, locator: locator))
+                result.devices.append(try deviceSection(table, file: file))
             }
         }
         result.sources.append(file)
         config = result
     }
 
-    private static func deviceSection(
-        _ table: TOMLTable, index: Int, file: String, headerLine: Int, locator: KeyLocator
-    )
-        throws(ConfigurationError) -> Configuration.DeviceSection
+    private static func deviceSection(_ table: TOMLTable, file: String) throws(ConfigurationError) -> Configuration.DeviceSection
     {
-        func line(_ key: String) -> Int { locator.line(table: "[[device]]", key: key, occurrence: index) }
+        let headerLine = table.line
+        func line(_ key: String) -> Int { table.line(of: key) }
         for key in table.keys where !deviceKeys.contains(key) {
             throw ConfigurationError(
                 file: file, line: line(key),
@@ -233,8 +129,7 @@ public enum ConfigurationReader {
                 throw ConfigurationError(
                     file: file, line: line("thresholds"), message: "thresholds must be a table: [device.thresholds]")
             }
-            section.overrides = try thresholdValues(
-                t, file: file, table: "device.thresholds", locator: locator, occurrence: index)
+            section.overrides = try thresholdValues(t, file: file).map { ($0.key, $0.value) }
             var check = GestureThresholds.defaults
             for (k, v) in section.overrides { check[keyPath: GestureThresholds.keys.first { $0.name == k }!.keyPath] = v }
             for p in check.problems() where section.overrides.contains(where: { p.hasPrefix($0.key) }) {
@@ -244,11 +139,9 @@ public enum ConfigurationReader {
         return section
     }
 
-    private static func readDaemon(
-        _ table: TOMLTable, file: String, locator: KeyLocator, into d: inout DaemonSettings
-    ) throws(ConfigurationError) {
+    private static func readDaemon(_ table: TOMLTable, file: String, into d: inout DaemonSettings) throws(ConfigurationError) {
         func fail(_ key: String, _ message: String) -> ConfigurationError {
-            ConfigurationError(file: file, line: locator.line(table: "daemon", key: key), message: message)
+            ConfigurationError(file: file, line: table.line(of: key), message: message)
         }
         for key in table.keys where !DaemonSettings.keys.contains(key) {
             throw fail(key, "unknown key '\(key)' in [daemon]; known: \(DaemonSettings.keys.joined(separator: ", "))")
@@ -312,11 +205,12 @@ public enum ConfigurationReader {
         }
     }
 
-    /// Flattens `tap.maxDuration = 500` and `[thresholds.tap] maxDuration = 500` alike into ("tap.maxDuration", 500).
+    /// Flattens `tap.maxDuration = 500` and `[thresholds.tap] maxDuration = 500` alike into ("tap.maxDuration", 500),
+    /// with the line each is set on.
     private static func thresholdValues(
-        _ table: TOMLTable, file: String, table tableName: String, locator: KeyLocator, occurrence: Int = 0
-    ) throws(ConfigurationError) -> [(key: String, value: Double)] {
-        var out: [(String, Double)] = []
+        _ table: TOMLTable, file: String
+    ) throws(ConfigurationError) -> [(key: String, value: Double, line: Int)] {
+        var out: [(String, Double, Int)] = []
         func walk(_ t: TOMLTable, prefix: String) throws(ConfigurationError) {
             for key in t.keys {
                 let name = prefix.isEmpty ? key : prefix + "." + key
@@ -325,7 +219,7 @@ public enum ConfigurationReader {
                     try walk(sub, prefix: name)
                     continue
                 }
-                let line = locator.line(table: tableName, key: key, occurrence: occurrence)
+                let line = t.line(of: key)
                 guard let k = GestureThresholds.keys.first(where: { $0.name == name }) else {
                     let known = GestureThresholds.keys.map(\.name).joined(separator: ", ")
                     throw ConfigurationError(file: file, line: line, message: "unknown threshold '\(name)'; known: \(known)")
@@ -339,62 +233,10 @@ public enum ConfigurationReader {
                     throw ConfigurationError(
                         file: file, line: line, message: "threshold '\(name)' must be a number (\(k.unit)), not \(value.type)")
                 }
-                out.append((name, number))
+                out.append((name, number, line))
             }
         }
         try walk(table, prefix: "")
         return out
-    }
-}
-
-/// Finds the line of a key in TOML text, for messages (TOMLKit reports lines
-/// for syntax errors only).
-struct KeyLocator {
-    let lines: [Substring]
-    init(text: String) { lines = text.split(separator: "\n", omittingEmptySubsequences: false) }
-
-    /// 1-based line of `[[name]]` number `occurrence` (0-based), or 0.
-    func headerLine(_ header: String, occurrence: Int) -> Int {
-        var seen = -1
-        for (i, l) in lines.enumerated() where l.trimmingPrefixSpaces().hasPrefix(header) {
-            seen += 1
-            if seen == occurrence { return i + 1 }
-        }
-        return 0
-    }
-
-    /// 1-based line where `key` (or a dotted key ending in it) is set, looking
-    /// after the header of `table` ("" for the top, "[[device]]" for an array
-    /// entry, "thresholds" for `[thresholds]` and its sub-tables); 0 if not found.
-    func line(table: String, key: String, occurrence: Int = 0) -> Int {
-        var start = 0
-        if table.hasPrefix("[[") {
-            start = max(0, headerLine(table, occurrence: occurrence) - 1)
-        } else if !table.isEmpty {
-            let parts = table.split(separator: ".")
-            if parts.first == "device" {
-                start = max(0, headerLine("[[device]]", occurrence: occurrence) - 1)
-            } else if table == "daemon" {
-                start = max(0, headerLine("[daemon]", occurrence: 0) - 1)
-            }
-        }
-        for i in start..<lines.count {
-            let l = lines[i].trimmingPrefixSpaces()
-            if l.hasPrefix("#") || l.hasPrefix("[") { continue }
-            guard let eq = l.firstIndex(of: "=") else { continue }
-            let k = l[..<eq].trimmingSuffixSpaces()
-            if k == key || k.hasSuffix("." + key) || k.hasSuffix("\"" + key + "\"") { return i + 1 }
-        }
-        for i in start..<lines.count where lines[i].contains("[" + (table.isEmpty ? key : table)) { return i + 1 }
-        return 0
-    }
-}
-
-extension Substring {
-    func trimmingPrefixSpaces() -> Substring { drop(while: { $0 == " " || $0 == "\t" }) }
-    func trimmingSuffixSpaces() -> Substring {
-        var s = self
-        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
-        return s
     }
 }

@@ -105,3 +105,7 @@ public enum LibinputRecordReader {
 
     private static func line(_ node: YAMLNode) -> Int { node.line }
 }
+
+extension Substring {
+    func trimmingPrefixSpaces() -> Substring { drop(while: { $0 == " " || $0 == "\t" }) }
+}
