@@ -381,9 +381,9 @@ private struct Parser {
         }
         switch peek {
         case UInt8(ascii: "\""):
-            return .string(looking(at: "\"\"\"") ? try multilineBasicString() : try basicString())
+            return .string(looking(at: "\"\"\"") ? try multilineString(UInt8(ascii: "\"")) : try basicString())
         case UInt8(ascii: "'"):
-            return .string(looking(at: "'''") ? try multilineLiteralString() : try literalString())
+            return .string(looking(at: "'''") ? try multilineString(UInt8(ascii: "'")) : try literalString())
         case UInt8(ascii: "["):
             return try arrayValue(depth: depth)
         case UInt8(ascii: "{"):
@@ -585,17 +585,20 @@ private struct Parser {
         }
     }
 
-    mutating func multilineBasicString() throws(TOMLError) -> String {
+    /// A multi-line string: `"""` (basic, with escapes) or `'''` (literal).
+    mutating func multilineString(_ quote: UInt8) throws(TOMLError) -> String {
+        let delimiter = String(repeating: Character(Unicode.Scalar(quote)), count: 3)
+        let basic = quote == UInt8(ascii: "\"")
         i += 3
         _ = newline()  // a newline right after the opening quotes is not part of the string
         var out: [UInt8] = []
         while true {
-            guard let c = peek else { throw fail("a multi-line string without its closing '\"\"\"'") }
-            if looking(at: "\"\"\"") {
+            guard let c = peek else { throw fail("a multi-line string without its closing \(delimiter)") }
+            if looking(at: delimiter) {
                 // Up to two quotes may end the content just before the closing three.
                 var quotes = 3
-                while peek(quotes) == UInt8(ascii: "\"") && quotes < 5 { quotes += 1 }
-                out += Array(repeating: UInt8(ascii: "\""), count: quotes - 3)
+                while peek(quotes) == quote && quotes < 5 { quotes += 1 }
+                out += Array(repeating: quote, count: quotes - 3)
                 i += quotes
                 return String(decoding: out, as: UTF8.self)
             }
@@ -604,7 +607,7 @@ private struct Parser {
                 continue
             }
             i += 1
-            if c == UInt8(ascii: "\\") {
+            if basic && c == UInt8(ascii: "\\") {
                 // A backslash ending a line drops it and the blank that follows.
                 let mark = i
                 skipSpaces()
@@ -634,29 +637,6 @@ private struct Parser {
                 return String(decoding: bytes[start..<i - 1], as: UTF8.self)
             }
             try checkStringByte(c)
-            i += 1
-        }
-    }
-
-    mutating func multilineLiteralString() throws(TOMLError) -> String {
-        i += 3
-        _ = newline()
-        var out: [UInt8] = []
-        while true {
-            guard let c = peek else { throw fail("a multi-line string without its closing \"'''\"") }
-            if looking(at: "'''") {
-                var quotes = 3
-                while peek(quotes) == UInt8(ascii: "'") && quotes < 5 { quotes += 1 }
-                out += Array(repeating: UInt8(ascii: "'"), count: quotes - 3)
-                i += quotes
-                return String(decoding: out, as: UTF8.self)
-            }
-            if newline() {
-                out.append(0x0A)
-                continue
-            }
-            try checkStringByte(c)
-            out.append(c)
             i += 1
         }
     }
