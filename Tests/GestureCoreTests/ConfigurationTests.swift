@@ -237,6 +237,8 @@ struct ConfigurationUnicodeTests {
             match = "Écran tactile 触摸屏"
             size = '277x156'
             """
+        let arrays = try TOMLParser.parse("a = [\n  [1, 2], # [!]\n  [3],\n]\n[b]\n")
+        #expect(arrays["a"]?.array?.count == 2 && arrays["b"]?.table != nil)
         try ConfigurationReader.read(text, file: "ok.toml", into: &c)
         #expect(c.devices.first?.match == "Écran tactile 触摸屏")
     }
