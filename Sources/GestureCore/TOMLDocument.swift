@@ -89,7 +89,8 @@ private final class Builder {
         case header
         /// Created by a dotted key (`a.b = 1` creates `a`).
         case dotted
-        /// An inline table, or the document: closed to headers.
+        /// The document, or an inline table (stored as a value once read, so
+        /// no header or dotted key outside it can reach it).
         case closed
     }
     enum Entry {
@@ -112,6 +113,13 @@ private final class Builder {
     func put(_ key: String, _ entry: Entry, line: Int) {
         if entries[key] == nil { keys.append(key) }
         entries[key] = (entry, line)
+    }
+
+    /// A new empty table under `key`.
+    func addTable(_ key: String, _ origin: Origin, line: Int) -> Builder {
+        let fresh = Builder(origin, line: line)
+        put(key, .table(fresh), line: line)
+        return fresh
     }
 
     var value: TOMLTable {
@@ -264,9 +272,7 @@ private struct Parser {
         } else {
             switch table.entries[name]?.entry {
             case nil:
-                let fresh = Builder(.header, line: headerLine)
-                table.put(name, .table(fresh), line: headerLine)
-                current = fresh
+                current = table.addTable(name, .header, line: headerLine)
             case .table(let existing) where existing.origin == .implicit:
                 existing.origin = .header
                 existing.line = headerLine
@@ -282,10 +288,8 @@ private struct Parser {
     mutating func descend(_ table: Builder, into key: String, line: Int) throws(TOMLError) -> Builder {
         switch table.entries[key]?.entry {
         case nil:
-            let fresh = Builder(.implicit, line: line)
-            table.put(key, .table(fresh), line: line)
-            return fresh
-        case .table(let t) where t.origin != .closed:
+            return table.addTable(key, .implicit, line: line)
+        case .table(let t):
             return t
         case .tables(let list):
             return list.last!
@@ -310,9 +314,7 @@ private struct Parser {
         for part in path.dropLast() {
             switch target.entries[part]?.entry {
             case nil:
-                let fresh = Builder(.dotted, line: keyLine)
-                target.put(part, .table(fresh), line: keyLine)
-                target = fresh
+                target = target.addTable(part, .dotted, line: keyLine)
             case .table(let t) where t.origin == .dotted:
                 target = t
             default:
