@@ -10,6 +10,8 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+# udev reads rules from /usr/local/lib/udev/rules.d as well as /usr/lib/udev/rules.d.
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 DOCDIR ?= $(PREFIX)/share/doc/gestured
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
@@ -123,6 +125,7 @@ install-files:
 	chmod 644 "$(DESTDIR)$(UNITDIR)/gestured.service" "$(DESTDIR)$(UNITDIR)/gestured.socket" "$(DESTDIR)$(USERUNITDIR)/gestured.service"
 	install -Dm644 systemd/gestured.sysusers.conf "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf"
 	install -Dm644 systemd/gestured.tmpfiles.conf "$(DESTDIR)$(TMPFILESDIR)/gestured.conf"
+	install -Dm644 systemd/70-gestured.rules "$(DESTDIR)$(UDEVRULESDIR)/70-gestured.rules"
 	install -Dm644 examples/gestured.toml "$(DESTDIR)$(DOCDIR)/gestured.toml.example"
 	install -Dm644 docs/protocol.md "$(DESTDIR)$(DOCDIR)/protocol.md"
 	install -Dm755 examples/python/gestured_client.py "$(DESTDIR)$(DOCDIR)/examples/gestured_client.py"
@@ -139,11 +142,13 @@ install-files:
 	    systemd-sysusers "$(SYSUSERSDIR)/gestured.conf" && \
 	    systemd-tmpfiles --create "$(TMPFILESDIR)/gestured.conf" && \
 	    systemctl daemon-reload; fi
+	if [ -z "$(DESTDIR)" ] && [ "$(UDEVRULESDIR)" = "$(PREFIX)/lib/udev/rules.d" ] && [ -d /run/udev ]; then \
+	    udevadm control --reload && udevadm trigger --subsystem-match=input --action=change; fi
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/gestured" "$(DESTDIR)$(UNITDIR)/gestured.service" "$(DESTDIR)$(UNITDIR)/gestured.socket" \
 	    "$(DESTDIR)$(USERUNITDIR)/gestured.service" "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf" \
-	    "$(DESTDIR)$(TMPFILESDIR)/gestured.conf"
+	    "$(DESTDIR)$(TMPFILESDIR)/gestured.conf" "$(DESTDIR)$(UDEVRULESDIR)/70-gestured.rules"
 	rm -rf "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(DATADIR)/gestured"
 	rm -f "$(DESTDIR)$(MANDIR)"/man1/gestured.*1 "$(DESTDIR)$(DATADIR)/bash-completion/completions/gestured" \
 	    "$(DESTDIR)$(DATADIR)/zsh/site-functions/_gestured" "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/gestured.fish"

@@ -13,6 +13,7 @@ make -s install-files GESTURED_BIN="$bin" DESTDIR="$dest" >/dev/null
 p=$dest/usr/local
 missing=0
 for f in bin/gestured lib/systemd/system/gestured.service lib/systemd/system/gestured.socket \
+    lib/udev/rules.d/70-gestured.rules \
     share/man/man1/gestured.1 share/man/man1/gestured.serve.1 share/man/man1/gestured.record.1 \
     share/man/man1/gestured.replay.1 share/man/man1/gestured.tune.1 share/man/man1/gestured.monitor.1 \
     share/bash-completion/completions/gestured share/zsh/site-functions/_gestured \

@@ -6,8 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
-make -s install-files GESTURED_BIN="${GESTURED_BIN:-$(swift build -c release --show-bin-path)/gestured}" DESTDIR= BINDIR="$root/bin" UNITDIR="$root/system" USERUNITDIR="$root/user" \
-    SYSUSERSDIR="$root/sysusers.d" TMPFILESDIR="$root/tmpfiles.d" DOCDIR="$root/doc" >/dev/null
+# Every directory install-files writes is under the scratch root: nothing is
+# installed on the machine running the tests.
+make -s install-files GESTURED_BIN="${GESTURED_BIN:-$(swift build -c release --show-bin-path)/gestured}" DESTDIR= \
+    PREFIX="$root/prefix" BINDIR="$root/bin" UNITDIR="$root/system" USERUNITDIR="$root/user" \
+    SYSUSERSDIR="$root/sysusers.d" TMPFILESDIR="$root/tmpfiles.d" UDEVRULESDIR="$root/udev" DOCDIR="$root/doc" \
+    DATADIR="$root/share" MANDIR="$root/man" >/dev/null
 echo "== systemd-analyze verify gestured.socket gestured.service"
 systemd-analyze verify "$root/system/gestured.socket" "$root/system/gestured.service"
 mkdir -p "$root/run" && chmod 700 "$root/run"

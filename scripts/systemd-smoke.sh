@@ -7,6 +7,8 @@
 #      and reads gestures with `gestured monitor`;
 #   2. installs the shipped units and starts gestured.socket; the first client
 #      activates gestured.service, which runs as user gestured;
+#      a member of group gesture connects on first use, after a restart and
+#      after kill -9 of the service, and the socket stays root:gesture 0660;
 #   3. reloads and stops it.
 # Needs root (or a user namespace) and systemd; prints "systemd-smoke: ok" at the end.
 set -euo pipefail
@@ -70,8 +72,23 @@ inside systemctl stop gestured-try
 echo "== 2. the shipped gestured.socket and gestured.service"
 # The user and groups of gestured.sysusers.conf (written directly: sysusers cannot
 # replace a bind-mounted /etc/passwd).
-inside sh -c 'echo "gesture:x:995:" >>/etc/group; echo "input:x:994:" >>/etc/group
-    echo "gestured:x:993:" >>/etc/group; echo "gestured:x:993:993::/:/usr/sbin/nologin" >>/etc/passwd'
+inside sh -c 'echo "gesture:x:995:member" >>/etc/group; echo "input:x:994:" >>/etc/group
+    echo "gestured:x:993:" >>/etc/group; echo "gestured:x:993:993::/:/usr/sbin/nologin" >>/etc/passwd
+    echo "member:x:992:" >>/etc/group; echo "member:x:992:992::/:/usr/sbin/nologin" >>/etc/passwd
+    echo "other:x:991:" >>/etc/group; echo "other:x:991:991::/:/usr/sbin/nologin" >>/etc/passwd'
+# Connects as USER (with that user's groups) and prints the daemon's first line,
+# or why it could not: a member of `gesture` must get `hello` every time.
+hello_as() {
+    local who=$1 what=$2
+    local line
+    line=$(inside setpriv --reuid "$who" --regid "$who" --init-groups -- \
+        timeout 5 socat -T 1 -u UNIX-CONNECT:/run/gestured/gestured.sock STDOUT 2>&1 | head -1) || true
+    case "$line" in
+        *'"type":"hello"'*) echo "$what: $who got hello" ;;
+        *) echo "$what: $who got no hello: ${line:-nothing}" ;;
+    esac
+}
+socket_owner() { inside stat -c '%A %U %G' /run/gestured/gestured.sock /run/gestured 2>&1 | paste -sd' ' -; }
 inside sh -c "cp $root/system/gestured.service $root/system/gestured.socket /etc/systemd/system/"
 if [ -n "${GESTURED_SANITIZER:-}" ]; then
     # A sanitizer build (make sanitize): LeakSanitizer stops the process's threads
@@ -87,6 +104,24 @@ inside ls -l /run/gestured/gestured.sock
 inside timeout 1 "$root/bin/gestured" monitor --socket /run/gestured/gestured.sock --quiet || true
 inside systemctl show -p ActiveState -p StatusText -p User gestured.service
 inside ps -o user=,comm= -C gestured
+# The socket keeps its owner, group and mode, and members of `gesture` keep
+# being served, across first use, a restart and a crash (kill -9).
+hello_as member "first use"
+echo "first use: socket $(socket_owner)"
+hello_as other "first use (not in gesture)"
+inside systemctl restart gestured.service
+hello_as member "after restart"
+echo "after restart: socket $(socket_owner)"
+main=$(inside systemctl show -p MainPID --value gestured.service)
+inside kill -9 "$main"
+for _ in $(seq 50); do
+    state=$(inside systemctl show -p ActiveState --value gestured.service)
+    [ "$state" = active ] && [ "$(inside systemctl show -p MainPID --value gestured.service)" != "$main" ] && break
+    sleep 0.1
+done
+echo "after kill -9 of pid $main: service $state, restarts $(inside systemctl show -p NRestarts --value gestured.service)"
+hello_as member "after kill -9"
+echo "after kill -9: socket $(socket_owner)"
 echo "== 3. systemctl reload, stop"
 inside systemctl reload gestured.service
 sleep 0.3

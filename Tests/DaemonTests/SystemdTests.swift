@@ -177,17 +177,27 @@ struct SystemdUnitTests {
         return ok
     }
 
-    @Test("systemd-analyze verify passes and the security exposure is low")
+    @Test("systemd-analyze verify passes and the security exposure is low; nothing is installed outside the scratch directory")
     func verify() throws {
         guard Self.systemdAvailable() else { return }
+        // What install-files writes by default, which the script must not touch.
+        let defaults = [
+            "/usr/local/share/gestured", "/usr/local/share/man/man1/gestured.1", "/usr/local/bin/gestured",
+            "/usr/local/lib/udev/rules.d/70-gestured.rules", "/usr/local/share/bash-completion/completions/gestured",
+        ]
+        let before = defaults.filter { FileManager.default.fileExists(atPath: $0) }
         let (status, output) = try Self.script("check-units.sh")
+        #expect(
+            defaults.filter { FileManager.default.fileExists(atPath: $0) } == before, "check-units.sh installed into /usr/local")
         #expect(status == 0, "\(output)")
         let score = output.split(separator: "\n").last { $0.contains("Overall exposure level") }
         let value = score.flatMap { $0.split(separator: " ").compactMap { Double($0) }.first }
         #expect(value != nil && value! <= 2.0, "\(output)")
     }
 
-    @Test("under a real systemd: systemd-run --service-type=notify, then the socket-activated service as user gestured")
+    @Test(
+        "under a real systemd: systemd-run --service-type=notify, then the socket-activated service as user gestured; the socket survives restarts and kill -9"
+    )
     func smoke() throws {
         guard Self.systemdAvailable() else { return }
         let (status, output) = try Self.script("systemd-smoke.sh")
@@ -196,5 +206,13 @@ struct SystemdUnitTests {
         #expect(output.contains("srw-rw---- 1 root gesture"), "\(output)")
         #expect(output.contains("User=gestured") && output.contains("gestured gestured"), "\(output)")
         #expect(output.contains("configuration reloaded"), "\(output)")
+        // The socket survives first use, a restart and a crash with its owner,
+        // group and mode, and a member of `gesture` is served each time.
+        for moment in ["first use", "after restart", "after kill -9"] {
+            #expect(output.contains("\(moment): member got hello"), "\(output)")
+            #expect(output.contains("\(moment): socket srw-rw---- root gesture drwxr-xr-x root root"), "\(output)")
+        }
+        #expect(output.contains("service active, restarts 1"), "\(output)")
+        #expect(output.contains("other got no hello") && output.contains("Permission denied"), "\(output)")
     }
 }
