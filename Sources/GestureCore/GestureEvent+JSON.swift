@@ -8,54 +8,62 @@ extension GestureEvent {
     /// Written byte by byte into the new string's own storage: one allocation
     /// per event, no intermediate strings (docs/performance.md).
     public var jsonLine: String {
-        // Fixed text and numbers take under 420 bytes; a name escapes to at most 6 bytes per byte.
-        let capacity = 512 + 6 * deviceName.utf8.count
-        return String(unsafeUninitializedCapacity: capacity) { buffer in
-            var w = JSONWriter(buffer)
-            w.raw(#"{"type":"gesture","gesture":""#)
-            w.raw(gesture.rawValue)
-            w.raw(#"","phase":""#)
-            w.raw(phase.rawValue)
-            w.raw(#"","id":"#)
-            w.integer(id)
-            w.raw(#","time_us":"#)
-            w.integer(time.microseconds)
-            w.raw(#","device":"#)
-            w.string(deviceName)
-            w.raw(#","fingers":"#)
-            w.integer(fingers)
-            w.field(#","x_mm":"#, x, decimals: 2)
-            w.field(#","y_mm":"#, y, decimals: 2)
-            w.field(#","x":"#, nx, decimals: 4)
-            w.field(#","y":"#, ny, decimals: 4)
-            if let direction {
-                w.raw(#","direction":""#)
-                w.raw(direction.rawValue)
-                w.raw("\"")
-            }
-            if let distance { w.field(#","distance_mm":"#, distance, decimals: 2) }
-            if let dx { w.field(#","dx_mm":"#, dx, decimals: 2) }
-            if let dy { w.field(#","dy_mm":"#, dy, decimals: 2) }
-            if let vx { w.field(#","vx_mm_s":"#, vx, decimals: 1) }
-            if let vy { w.field(#","vy_mm_s":"#, vy, decimals: 1) }
-            if let scale { w.field(#","scale":"#, scale, decimals: 4) }
-            if let rotation { w.field(#","rotation":"#, rotation, decimals: 4) }
-            if let deceleration { w.field(#","deceleration":"#, deceleration, decimals: 4) }
-            if let taps {
-                w.raw(#","taps":"#)
-                w.integer(taps)
-            }
-            if let duration { w.field(#","duration_ms":"#, duration, decimals: 1) }
-            w.raw(#","edge":"#)
-            if let edge {
-                w.raw("\"")
-                w.raw(edge.rawValue)
-                w.raw("\"}")
-            } else {
-                w.raw("null}")
-            }
-            return w.count
+        String(unsafeUninitializedCapacity: jsonCapacity) { encodeJSON(into: $0) }
+    }
+
+    /// The most bytes `encodeJSON` writes: fixed text and numbers take under
+    /// 420 bytes; a name escapes to at most 6 bytes per byte.
+    public var jsonCapacity: Int { 512 + 6 * deviceName.utf8.count }
+
+    /// Writes the event's JSON line (no newline) into `buffer`, which holds
+    /// at least `jsonCapacity` bytes; returns how many it wrote. The daemon
+    /// encodes each event once this way, into a buffer it keeps, and copies
+    /// the bytes to every subscriber's outbox.
+    public func encodeJSON(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        var w = JSONWriter(buffer)
+        w.raw(#"{"type":"gesture","gesture":""#)
+        w.raw(gesture.rawValue)
+        w.raw(#"","phase":""#)
+        w.raw(phase.rawValue)
+        w.raw(#"","id":"#)
+        w.integer(id)
+        w.raw(#","time_us":"#)
+        w.integer(time.microseconds)
+        w.raw(#","device":"#)
+        w.string(deviceName)
+        w.raw(#","fingers":"#)
+        w.integer(fingers)
+        w.field(#","x_mm":"#, x, decimals: 2)
+        w.field(#","y_mm":"#, y, decimals: 2)
+        w.field(#","x":"#, nx, decimals: 4)
+        w.field(#","y":"#, ny, decimals: 4)
+        if let direction {
+            w.raw(#","direction":""#)
+            w.raw(direction.rawValue)
+            w.raw("\"")
         }
+        if let distance { w.field(#","distance_mm":"#, distance, decimals: 2) }
+        if let dx { w.field(#","dx_mm":"#, dx, decimals: 2) }
+        if let dy { w.field(#","dy_mm":"#, dy, decimals: 2) }
+        if let vx { w.field(#","vx_mm_s":"#, vx, decimals: 1) }
+        if let vy { w.field(#","vy_mm_s":"#, vy, decimals: 1) }
+        if let scale { w.field(#","scale":"#, scale, decimals: 4) }
+        if let rotation { w.field(#","rotation":"#, rotation, decimals: 4) }
+        if let deceleration { w.field(#","deceleration":"#, deceleration, decimals: 4) }
+        if let taps {
+            w.raw(#","taps":"#)
+            w.integer(taps)
+        }
+        if let duration { w.field(#","duration_ms":"#, duration, decimals: 1) }
+        w.raw(#","edge":"#)
+        if let edge {
+            w.raw("\"")
+            w.raw(edge.rawValue)
+            w.raw("\"}")
+        } else {
+            w.raw("null}")
+        }
+        return w.count
     }
 }
 
@@ -95,7 +103,6 @@ struct JSONWriter {
     static let maxDecimals = 6
     /// The most bytes `number` writes.
     static let numberCapacity = 32
-    private static let powers: [UInt64] = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000]
 
     private let buffer: UnsafeMutableBufferPointer<UInt8>
     private(set) var count = 0
@@ -107,14 +114,27 @@ struct JSONWriter {
         count += 1
     }
 
+    /// Bytes copied as they are (a loop for the short names and values that
+    /// are most of them: cheaper than a call to `memcpy`).
+    private mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        let target = buffer.baseAddress! + count
+        if bytes.count <= 16 {
+            for i in 0..<bytes.count { target[i] = source[i] }
+        } else {
+            target.update(from: source, count: bytes.count)
+        }
+        count += bytes.count
+    }
+
     /// Text that needs no escaping (the schema's names and enum values).
     mutating func raw(_ s: StaticString) {
-        s.withUTF8Buffer { for b in $0 { byte(b) } }
+        s.withUTF8Buffer { copy($0) }
     }
 
     mutating func raw(_ s: String) {
         var s = s
-        s.withUTF8 { for b in $0 { byte(b) } }
+        s.withUTF8 { copy($0) }
     }
 
     mutating func field(_ name: StaticString, _ value: Double, decimals: Int) {
@@ -127,23 +147,32 @@ struct JSONWriter {
         digits(UInt64(v.magnitude))
     }
 
+    /// "00" to "99": two digits at a time halves the divisions.
+    private static let digitPairs: StaticString =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
     /// The decimal digits of `v`, at least `minimum` of them (leading zeros).
     private mutating func digits(_ v: UInt64, minimum: Int = 1) {
-        var n = v
         var width = 1
         var p: UInt64 = 10
-        while n >= p && width < 20 {
+        while width < 20 && v >= p {
             width += 1
-            if p > UInt64.max / 10 { break }
-            p *= 10
+            p = p &* 10
         }
         width = max(width, minimum)
-        var i = count + width
-        count = i
-        for _ in 0..<width {
-            i -= 1
-            buffer[i] = UInt8(ascii: "0") + UInt8(n % 10)
-            n /= 10
+        let target = buffer.baseAddress! + count
+        count += width
+        var n = v
+        var i = width
+        Self.digitPairs.withUTF8Buffer { pairs in
+            while i >= 2 {
+                let pair = Int(n % 100) &* 2
+                n /= 100
+                i -= 2
+                target[i] = pairs[pair]
+                target[i + 1] = pairs[pair + 1]
+            }
+            if i == 1 { target[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: n % 10) }
         }
     }
 
@@ -153,7 +182,8 @@ struct JSONWriter {
             raw("null")
             return
         }
-        let scale = Self.powers[decimals]
+        var scale: UInt64 = 1
+        for _ in 0..<decimals { scale &*= 10 }
         let scaled = (value * Double(scale)).rounded()
         // The digits of `scaled` are what Swift writes while a Double's spacing
         // at the value is under a quarter of the last decimal place (below
@@ -188,6 +218,11 @@ struct JSONWriter {
         byte(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { bytes in
+            // Most names need no escape: copied whole.
+            if !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                copy(bytes)
+                return
+            }
             for b in bytes {
                 switch b {
                 case UInt8(ascii: "\""): raw(#"\""#)

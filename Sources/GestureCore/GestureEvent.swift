@@ -7,12 +7,13 @@ public enum GestureKind: String, Sendable, Hashable, CaseIterable, Codable {
     case flick
     case swipe
     case pinch
+    case rotate
 
     /// Discrete gestures are reported once (`recognized`); continuous ones have phases.
     public var isDiscrete: Bool {
         switch self {
         case .tap, .doubleTap, .flick, .swipe: true
-        case .touchAndHold, .drag, .pinch: false
+        case .touchAndHold, .drag, .pinch, .rotate: false
         }
     }
 }
@@ -22,7 +23,8 @@ public enum GesturePhase: String, Sendable, Hashable, CaseIterable, Codable {
     case recognized, began, changed, ended, cancelled
 }
 
-/// A direction: 4-way for swipes, 8-way for flicks, open/close for pinches.
+/// A direction: 4-way for swipes, 8-way for flicks, open/close for pinches,
+/// clockwise/counterclockwise for rotations.
 public enum GestureDirection: String, Sendable, Hashable, CaseIterable, Codable {
     case up, down, left, right
     case upLeft = "up-left"
@@ -30,6 +32,7 @@ public enum GestureDirection: String, Sendable, Hashable, CaseIterable, Codable 
     case downLeft = "down-left"
     case downRight = "down-right"
     case open, close
+    case clockwise, counterclockwise
 
     /// The 4-way direction of a vector in screen terms (y grows downwards).
     static func axis(dx: Double, dy: Double) -> GestureDirection {
@@ -80,15 +83,15 @@ public struct GestureEvent: Sendable, Hashable {
     public var direction: GestureDirection?
     /// Net travel: along the axis for swipes, straight-line for drags and flicks (mm).
     public var distance: Double?
-    /// Translation since `began` (drag, hold-then-drag), mm.
+    /// Translation since the first touch (drag, flick, swipe) or since `began` (hold), mm.
     public var dx: Double?
     public var dy: Double?
     /// Velocity, mm/s (drag: current estimate; ended, flick, swipe: release velocity).
     public var vx: Double?
     public var vy: Double?
-    /// Pinch: current span / span at `began`.
+    /// Pinch and rotate: current span / span where the fingers landed.
     public var scale: Double?
-    /// Pinch: rotation since `began`, radians, clockwise positive on screen.
+    /// Pinch and rotate: rotation since the fingers landed, radians, clockwise positive on screen.
     public var rotation: Double?
     /// Flick: the deceleration hint per ms.
     public var deceleration: Double?

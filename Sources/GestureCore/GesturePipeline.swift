@@ -1,8 +1,8 @@
 /// A set of gesture kinds, as subscribers and `--gestures` choose them.
 public struct GestureKindSet: OptionSet, Sendable, Hashable {
-    public var rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
-    public init(_ kind: GestureKind) { self.rawValue = 1 << UInt8(GestureKind.allCases.firstIndex(of: kind)!) }
+    public var rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+    public init(_ kind: GestureKind) { self.rawValue = 1 << UInt16(GestureKind.allCases.firstIndex(of: kind)!) }
     public init(_ kinds: some Sequence<GestureKind>) {
         self.rawValue = 0
         for k in kinds { insert(GestureKindSet(k)) }
@@ -64,7 +64,8 @@ public struct GesturePipeline: Sendable {
         guard let i = ids.firstIndex(of: id) else { return }
         let now = max(time, lastTime)
         advance(to: now, into: &sink)
-        devices[i].removeAll(now: now, ids: &nextID, sink: &sink)
+        devices[i].removeAll(now: now, ids: &nextID)
+        devices[i].drain(into: &sink)
         devices.remove(at: i)
         ids.remove(at: i)
         deadlines.remove(at: i)
@@ -110,7 +111,8 @@ public struct GesturePipeline: Sendable {
                 best = i
             }
             guard best >= 0, due <= time else { break }
-            deadlines[best] = devices[best].advance(to: due, ids: &nextID, sink: &sink)
+            deadlines[best] = devices[best].advance(to: due, ids: &nextID)
+            devices[best].drain(into: &sink)
         }
         if time > lastTime && time != .never { lastTime = time }
     }
@@ -119,11 +121,15 @@ public struct GesturePipeline: Sendable {
     /// older than the last one is taken as happening at the last time, so
     /// output time never goes backwards.
     public mutating func process<S: GestureSink>(_ frame: TouchFrame, into sink: inout S) {
-        var frame = frame
-        if frame.time < lastTime { frame.time = lastTime }
+        if frame.time < lastTime {
+            var late = frame
+            late.time = lastTime
+            return process(late, into: &sink)
+        }
         advance(to: frame.time, into: &sink)
         guard let i = ids.firstIndex(of: frame.device) else { return }
-        deadlines[i] = devices[i].process(frame, ids: &nextID, sink: &sink)
+        deadlines[i] = devices[i].process(frame, ids: &nextID)
+        devices[i].drain(into: &sink)
     }
 
     /// Fires every pending timer, as if time went on (the end of a trace).

@@ -10,6 +10,10 @@ public struct GestureThresholds: Hashable, Sendable {
     public var settle: Double = 120
     /// Longest contact of each finger that still counts as a tap, in ms. Default 500.
     public var tapMaxDuration: Double = 500
+    /// How far a tap's contact may roll from where it landed and come back, in mm. Default 4.
+    public var tapMaxRoll: Double = 4
+    /// How long after the first touch a contact may roll beyond slop and still be a tap, in ms. Default 250.
+    public var tapRollWindow: Double = 250
     /// Longest gap from the first tap's lift to the second touch, in ms. Default 300.
     public var doubleTapMaxInterval: Double = 300
     /// Shorter gaps are contact bounce, not a second tap, in ms. Default 40.
@@ -20,8 +24,8 @@ public struct GestureThresholds: Hashable, Sendable {
     public var holdMinDuration: Double = 500
     /// Window of the least-squares release velocity fit, in ms. Default 100.
     public var velocityWindow: Double = 100
-    /// Release speed that makes a drag a flick, in mm/s. Default 150.
-    public var flickMinVelocity: Double = 150
+    /// Release speed that makes a drag a flick, in mm/s. Default 100.
+    public var flickMinVelocity: Double = 100
     /// Deceleration hint carried by flicks, per ms (UIKit normal rate). Default 0.998.
     public var flickDeceleration: Double = 0.998
     /// Net travel along the swipe axis, in mm. Default 15.
@@ -30,7 +34,7 @@ public struct GestureThresholds: Hashable, Sendable {
     public var swipeMaxDuration: Double = 500
     /// Largest deviation of a swipe from its axis, in degrees. Default 30.
     public var swipeMaxAngle: Double = 30
-    /// Centroid travel or span change that decides a multi-finger gesture, in mm. Default 4.
+    /// Centroid travel, span change or turn that decides a multi-finger gesture (drag, pinch or rotate), in mm. Default 4.
     public var pinchMinSpanChange: Double = 4
     /// Distance from a panel edge that tags a gesture with that edge, in mm. Default 4.
     public var edgeBand: Double = 4
@@ -59,6 +63,12 @@ extension GestureThresholds {
         Key(
             name: "tap.maxDuration", unit: "ms", keyPath: \.tapMaxDuration,
             summary: "longest contact (each finger's own) that is still a tap"),
+        Key(
+            name: "tap.maxRoll", unit: "mm", keyPath: \.tapMaxRoll,
+            summary: "how far a tap may roll from where it landed, if it comes back within slop"),
+        Key(
+            name: "tap.rollWindow", unit: "ms", keyPath: \.tapRollWindow,
+            summary: "after this, moving beyond slop is motion, not a rolling tap"),
         Key(name: "doubleTap.maxInterval", unit: "ms", keyPath: \.doubleTapMaxInterval, summary: "first lift to second touch"),
         Key(
             name: "doubleTap.minInterval", unit: "ms", keyPath: \.doubleTapMinInterval, summary: "shorter gaps are contact bounce"
@@ -79,7 +89,7 @@ extension GestureThresholds {
         Key(name: "swipe.maxAngle", unit: "deg", keyPath: \.swipeMaxAngle, summary: "largest deviation from the axis"),
         Key(
             name: "pinch.minSpanChange", unit: "mm", keyPath: \.pinchMinSpanChange,
-            summary: "centroid or span change that decides pinch or drag"),
+            summary: "centroid travel, span change or turn that decides drag, pinch or rotate"),
         Key(name: "edge.band", unit: "mm", keyPath: \.edgeBand, summary: "first touch this close to an edge tags the gesture"),
     ]
 
@@ -107,6 +117,7 @@ extension GestureThresholds {
                 "doubleTap.minInterval (\(doubleTapMinInterval)) must not exceed doubleTap.maxInterval (\(doubleTapMaxInterval))")
         }
         if velocityWindow <= 0 { out.append("velocity.window must be above 0") }
+        if tapMaxRoll < slop { out.append("tap.maxRoll (\(tapMaxRoll)) must not be below slop (\(slop))") }
         return out
     }
 }
@@ -117,6 +128,8 @@ struct ResolvedThresholds: Sendable {
     var slopSquared: Double
     var settle: Duration
     var tapMaxDuration: Duration
+    var tapMaxRoll: Double
+    var tapRollWindow: Duration
     var doubleTapMaxInterval: Duration
     var doubleTapMinInterval: Duration
     var doubleTapMaxDistance: Double
@@ -136,6 +149,8 @@ struct ResolvedThresholds: Sendable {
         slopSquared = t.slop * t.slop
         settle = .milliseconds(t.settle)
         tapMaxDuration = .milliseconds(t.tapMaxDuration)
+        tapMaxRoll = t.tapMaxRoll
+        tapRollWindow = .milliseconds(t.tapRollWindow)
         doubleTapMaxInterval = .milliseconds(t.doubleTapMaxInterval)
         doubleTapMinInterval = .milliseconds(t.doubleTapMinInterval)
         doubleTapMaxDistance = t.doubleTapMaxDistance

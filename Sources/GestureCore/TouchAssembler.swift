@@ -28,6 +28,11 @@ public struct TouchAssembler: Sendable {
         var moved = false
         var palm = false
         var ignored = false
+        /// A new tracking id arrived while the slot's contact was down: that
+        /// contact ended (at `liftX`, `liftY`) and a new one began.
+        var replaced = false
+        var liftX: Int32 = 0
+        var liftY: Int32 = 0
     }
 
     private var slots: InlineArray<16, Slot> = .init(repeating: Slot())
@@ -156,6 +161,12 @@ public struct TouchAssembler: Sendable {
                 }
                 switch e.code {
                 case Evdev.ABS_MT_TRACKING_ID:
+                    let old = slots.span[currentSlot]
+                    if e.value >= 0 && old.trackingID >= 0 && e.value != old.trackingID && old.active && !old.replaced {
+                        slots[currentSlot].replaced = true
+                        slots[currentSlot].liftX = old.rawX
+                        slots[currentSlot].liftY = old.rawY
+                    }
                     slots[currentSlot].trackingID = e.value
                 case Evdev.ABS_MT_POSITION_X:
                     slots[currentSlot].rawX = e.value
@@ -216,6 +227,16 @@ public struct TouchAssembler: Sendable {
         for i in 0..<min(slotLimit, TouchFrame.capacity) {
             var s = slots.span[i]
             let p = mm(s)
+            if s.replaced {
+                // One contact lifted and another landed in this slot (protocol B:
+                // a new tracking id is a new contact, with or without a -1 between).
+                s.replaced = false
+                if s.active {
+                    let q = geometry.millimetres(rawX: s.liftX, rawY: s.liftY)
+                    frame.append(Contact(slot: i, phase: .up, x: q.x, y: q.y))
+                    s.active = false
+                }
+            }
             if s.active && (s.trackingID < 0 || s.palm) {
                 // Lifted, or turned into a palm: libinput cancels a palm touch.
                 frame.append(Contact(slot: i, phase: s.palm ? .cancel : .up, x: p.x, y: p.y))
@@ -243,32 +264,37 @@ public struct TouchAssembler: Sendable {
             pendingA.removeLast(pendingA.count - TouchFrame.capacity)
         }
         // Match each active slot to this frame's contacts: by tracking id when
-        // the device sends one, else the nearest unclaimed contact.
+        // the device sends one, else by position, the closest slot and contact
+        // first. (Matching slot by slot, a lifted finger's slot would claim
+        // the only contact left when it is nearer than nothing, and a finger
+        // that stayed still would jump to where the lifted one was.)
         var claimed: InlineArray<16, Bool> = .init(repeating: false)
         var slotFor: InlineArray<16, Int> = .init(repeating: -1)
+        var slotTaken: InlineArray<16, Bool> = .init(repeating: false)
         let useIDs = pendingA.contains { $0.id != nil }
-        for s in 0..<TouchFrame.capacity where slots.span[s].active {
-            var best = -1
-            var bestD = Int64.max
-            for (k, c) in pendingA.enumerated() where !claimed[k] {
-                if useIDs {
-                    if c.id == slots.span[s].trackingID {
-                        best = k
-                        break
-                    }
-                } else {
-                    let dx = Int64(c.x) - Int64(slots.span[s].rawX)
-                    let dy = Int64(c.y) - Int64(slots.span[s].rawY)
-                    let d = dx * dx + dy * dy
-                    if d < bestD {
-                        bestD = d
-                        best = k
-                    }
+        if useIDs {
+            for s in 0..<TouchFrame.capacity where slots.span[s].active {
+                for (k, c) in pendingA.enumerated() where !claimed[k] && c.id == slots.span[s].trackingID {
+                    claimed[k] = true
+                    slotFor[k] = s
+                    break
                 }
             }
-            if best >= 0 {
-                claimed[best] = true
-                slotFor[best] = s
+        } else {
+            while true {
+                var best = (slot: -1, contact: -1, d: Int64.max)
+                for s in 0..<TouchFrame.capacity where slots.span[s].active && !slotTaken[s] {
+                    for (k, c) in pendingA.enumerated() where !claimed[k] {
+                        let dx = Int64(c.x) - Int64(slots.span[s].rawX)
+                        let dy = Int64(c.y) - Int64(slots.span[s].rawY)
+                        let d = dx * dx + dy * dy
+                        if d < best.d { best = (s, k, d) }
+                    }
+                }
+                guard best.slot >= 0 else { break }
+                claimed[best.contact] = true
+                slotTaken[best.slot] = true
+                slotFor[best.contact] = best.slot
             }
         }
         for s in 0..<TouchFrame.capacity where slots.span[s].active {

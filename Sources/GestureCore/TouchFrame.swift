@@ -36,7 +36,9 @@ public struct TouchFrame: Sendable {
     public var device: DeviceID
     public var time: Timestamp
     public private(set) var count: Int = 0
-    private var storage: InlineArray<16, Contact> = .init(repeating: Contact(slot: 0, phase: .up, x: 0, y: 0))
+    /// The contacts; read many through `storage.span`, taken once (each
+    /// subscript read of a frame passed as an argument copied all 512 bytes).
+    private(set) var storage: InlineArray<16, Contact> = .init(repeating: Contact(slot: 0, phase: .up, x: 0, y: 0))
 
     public init(device: DeviceID, time: Timestamp) {
         self.device = device
@@ -60,14 +62,14 @@ public struct TouchFrame: Sendable {
     public mutating func removeAll() { count = 0 }
 
     public subscript(i: Int) -> Contact {
-        get { storage.span[i] }
+        get { storage[i] }
         set { storage[i] = newValue }
     }
 
     public var isEmpty: Bool { count == 0 }
 
     /// The changes as an array (tests and tools; allocates).
-    public var contacts: [Contact] { (0..<count).map { storage.span[$0] } }
+    public var contacts: [Contact] { (0..<count).map { storage[$0] } }
 }
 
 /// Identifies a device within one pipeline.

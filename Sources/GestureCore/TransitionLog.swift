@@ -38,3 +38,22 @@ public struct TransitionLog: Sendable {
         anomalies.removeAll()
     }
 }
+
+extension Transition.Machine {
+    /// Every state of the machine, as transitions name them.
+    public var states: [String] {
+        switch self {
+        case .touchGroup: TouchGroup.State.allCases.map(\.rawValue)
+        case .tapSequence: TapSequence.State.allCases.map(\.rawValue)
+        }
+    }
+
+    /// Every event of the machine, as transitions name them (`all-up`: the
+    /// touch group's last finger of any kind lifted).
+    public var events: [String] {
+        switch self {
+        case .touchGroup: TouchGroup.Event.allCases.map(\.rawValue) + ["all-up"]
+        case .tapSequence: TapSequence.Event.allCases.map(\.rawValue)
+        }
+    }
+}

@@ -133,19 +133,24 @@ public struct TracePicture {
         svg.raw(
             "<rect x=\"\(px.svg)\" y=\"\(top.svg)\" width=\"\(pw.svg)\" height=\"\(ph.svg)\" fill=\"#fafafa\" stroke=\"#333\" stroke-width=\"1.5\"/>"
         )
+        // 10 mm, or a power of ten times that on a panel so large (or a
+        // size so wrong) that 10 mm would draw more than 100 lines.
+        let cell = Self.gridStep(max(w, h))
         var grid = ""
-        var g = 10.0
+        var g = cell
         while g < w {
             grid += "M\((px + g * scale).svg) \(top.svg)v\(ph.svg)"
-            g += 10
+            g += cell
         }
-        g = 10
+        g = cell
         while g < h {
             grid += "M\(px.svg) \((top + g * scale).svg)h\(pw.svg)"
-            g += 10
+            g += cell
         }
-        svg.raw("<path d=\"\(grid)\" stroke=\"#e6e6e6\" stroke-width=\"0.6\" fill=\"none\"><title>10 mm grid</title></path>")
-        svg.text(px + pw, top + ph + 14, "grid: 10 mm", size: 10, fill: "#888", anchor: "end")
+        let cellText = "\(Int(cell)) mm"
+        svg.raw(
+            "<path d=\"\(grid)\" stroke=\"#e6e6e6\" stroke-width=\"0.6\" fill=\"none\"><title>\(cellText) grid</title></path>")
+        svg.text(px + pw, top + ph + 14, "grid: \(cellText)", size: 10, fill: "#888", anchor: "end")
 
         // Finger paths: short polylines, each coloured by the time it was drawn.
         func point(_ x: Double, _ y: Double) -> (Double, Double) { (px + x * scale, top + y * scale) }
@@ -306,12 +311,15 @@ public struct TracePicture {
 
     static func timelineLabel(_ g: Gesture) -> String { "#\(g.id) \(describe(g))" }
 
-    /// "swipe left, 2f", "pinch close ×0.46, 2f", "tap, 1f".
+    /// "swipe left, 2f", "pinch close ×0.46, 2f", "rotate clockwise 60°, 2f", "tap, 1f".
     static func describe(_ g: Gesture) -> String {
         let last = g.events.last!
         var s = g.kind.rawValue
         if let d = (g.events.last { $0.direction != nil })?.direction { s += " \(d.rawValue)" }
         if g.kind == .pinch, let scale = (g.events.last { $0.scale != nil })?.scale { s += " ×\(scale.formatted2)" }
+        if g.kind == .rotate, let r = (g.events.last { $0.rotation != nil })?.rotation {
+            s += " \(Int((abs(r) * 180 / .pi).rounded()))°"
+        }
         s += ", \(last.fingers)f"
         if last.phase == .cancelled { s += ", cancelled" }
         return s
@@ -344,12 +352,24 @@ public struct TracePicture {
         return lanes
     }
 
-    /// A round tick step giving 5–12 ticks.
+    /// A round tick step giving 5–12 ticks: 1, 2, 2.5 or 5 times a power of
+    /// ten seconds, however long the trace (a gap of days in a recording
+    /// must not draw millions of ticks).
     static func tickStep(_ duration: Double) -> Double {
-        for step in [0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60] where duration / step <= 12 {
-            return step
+        var power = 0.01
+        while power < 1e12 {
+            for m in [1.0, 2, 2.5, 5] where duration / (m * power) <= 12 { return m * power }
+            power *= 10
         }
-        return 120
+        return max(duration / 10, 1e12)
+    }
+
+    /// The grid's cell, mm: 10, or a power of ten times that, so that the
+    /// longer side has at most 100 lines.
+    static func gridStep(_ longest: Double) -> Double {
+        var cell = 10.0
+        while longest / cell > 100 && cell < 1e15 { cell *= 10 }
+        return cell
     }
 }
 
@@ -382,6 +402,7 @@ enum Palette {
         case .flick: "#ff7f0e"
         case .swipe: "#d62728"
         case .pinch: "#8c564b"
+        case .rotate: "#e377c2"
         }
     }
 }

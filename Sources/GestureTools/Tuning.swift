@@ -17,7 +17,7 @@ public enum Tuning {
         let names: [(String, GestureKind)] = [
             ("touch-and-hold", .touchAndHold), ("double-tap", .doubleTap), ("doubletap", .doubleTap),
             ("hold", .touchAndHold), ("tap", .tap), ("drag", .drag), ("flick", .flick), ("swipe", .swipe),
-            ("pinch", .pinch),
+            ("pinch", .pinch), ("rotate", .rotate), ("rotation", .rotate), ("twist", .rotate),
         ]
         return names.first { n.hasPrefix($0.0) }?.1
     }
@@ -76,6 +76,8 @@ public enum Tuning {
         public var still = 0.0
         /// Farthest any finger got from where it landed, mm.
         public var travel = 0.0
+        /// Farthest any finger was, when it lifted, from where it landed, mm (a rolling tap comes back).
+        public var liftOffset = 0.0
         /// Farthest any finger got from where it landed within `hold.minDuration`, mm (holds).
         public var earlyTravel = 0.0
         /// Release speed, mm/s: the engine's own (a drag's end), else the farthest-travelling
@@ -89,6 +91,8 @@ public enum Tuning {
         public var angle = 0.0
         /// Change of the fingers' mean distance from their centroid, mm (two or more fingers).
         public var spanChange: Double?
+        /// The fingers' travel along the circle about their centroid (their turn times their span), mm.
+        public var turn: Double?
         /// Double taps: last lift of the first tap to first landing of the second (ms), and the distance between them (mm).
         public var gap: Double?
         public var gapDistance: Double?
@@ -104,6 +108,8 @@ public enum Tuning {
         if group.tracks.count >= 2 { m.landingSpread = group.tracks.map(\.down).max()! - group.start }
         m.duration = group.end - group.start
         m.travel = group.tracks.map(\.travel).max() ?? 0
+        m.liftOffset =
+            group.tracks.map { hypot($0.points.last!.x - $0.points[0].x, $0.points.last!.y - $0.points[0].y) }.max() ?? 0
         var still = group.end
         for track in group.tracks {
             let (x0, y0) = (track.points[0].x, track.points[0].y)
@@ -139,6 +145,26 @@ public enum Tuning {
                 return pts.map { hypot($0.x - cx, $0.y - cy) }.reduce(0, +) / n
             }
             m.spanChange = abs(span(at: firstUp - 0.001) - span(at: allDown))
+            // The turn, each finger's weighted by its distance from the centroid.
+            func points(at t: Double) -> [(x: Double, y: Double)] {
+                group.tracks.map { tr in
+                    let p = tr.points.last { $0.t <= t } ?? tr.points[0]
+                    return (p.x, p.y)
+                }
+            }
+            let (a, b) = (points(at: allDown), points(at: firstUp - 0.001))
+            let (ax, ay) = (a.map(\.x).reduce(0, +) / n, a.map(\.y).reduce(0, +) / n)
+            let (bx, by) = (b.map(\.x).reduce(0, +) / n, b.map(\.y).reduce(0, +) / n)
+            var turn = 0.0
+            var weight = 0.0
+            for (p, q) in zip(a, b) {
+                let w = min(hypot(p.x - ax, p.y - ay), hypot(q.x - bx, q.y - by))
+                var d = atan2(q.y - by, q.x - bx) - atan2(p.y - ay, p.x - ax)
+                if d > .pi { d -= 2 * .pi } else if d < -.pi { d += 2 * .pi }
+                turn += w * d
+                weight += w
+            }
+            m.turn = weight > 0 ? abs(turn / weight) * (span(at: allDown) + span(at: firstUp - 0.001)) / 2 : 0
         }
         return m
     }
@@ -156,10 +182,10 @@ public enum Tuning {
         /// that contradicts it, else the most specific gesture recognized, or nil.
         public var outcome: GestureKind? {
             let contradicts: [GestureKind: Set<GestureKind>] = [
-                .drag: [.flick, .swipe, .pinch], .tap: [.doubleTap], .touchAndHold: [.pinch],
+                .drag: [.flick, .swipe, .pinch, .rotate], .tap: [.doubleTap], .touchAndHold: [.pinch, .rotate],
             ]
             if recognized.contains(intent) && recognized.isDisjoint(with: contradicts[intent] ?? []) { return intent }
-            let order: [GestureKind] = [.doubleTap, .pinch, .flick, .swipe, .touchAndHold, .drag, .tap]
+            let order: [GestureKind] = [.doubleTap, .pinch, .rotate, .flick, .swipe, .touchAndHold, .drag, .tap]
             return order.first { recognized.contains($0) && $0 != intent } ?? (recognized.contains(intent) ? intent : nil)
         }
     }

@@ -22,7 +22,7 @@ extension Tuning {
     static let rules: [Rule] = [
         Rule(
             key: "settle",
-            below: [.tap, .touchAndHold, .drag, .flick, .swipe, .pinch].map { kind in
+            below: [.tap, .touchAndHold, .drag, .flick, .swipe, .pinch, .rotate].map { kind in
                 Side(
                     kind: kind, says: "the fingers of your multi-finger \(plural(kind)) landed within",
                     value: { $0.landingSpread })
@@ -43,8 +43,8 @@ extension Tuning {
         Rule(
             key: "slop",
             below: [
-                Side(kind: .tap, says: "your taps moved", value: { $0.travel }),
-                Side(kind: .doubleTap, says: "your double taps moved", value: { $0.travel }),
+                Side(kind: .tap, says: "your taps lifted this far from where they landed", value: { $0.liftOffset }),
+                Side(kind: .doubleTap, says: "your double taps lifted this far from where they landed", value: { $0.liftOffset }),
                 Side(kind: .touchAndHold, says: "your holds moved (before the hold)", value: { $0.earlyTravel }),
             ],
             above: [
@@ -52,6 +52,12 @@ extension Tuning {
                 Side(kind: .flick, says: "your flicks moved", value: { $0.travel }),
                 Side(kind: .swipe, says: "your swipes moved", value: { $0.travel }),
             ]),
+        Rule(
+            key: "tap.maxRoll",
+            below: [
+                Side(kind: .tap, says: "your taps rolled", value: { $0.travel }),
+                Side(kind: .doubleTap, says: "your double taps rolled", value: { $0.travel }),
+            ], above: []),
         Rule(
             key: "doubleTap.maxInterval",
             below: [Side(kind: .doubleTap, says: "the gap in your double taps was", value: { $0.gap })], above: []),
@@ -84,13 +90,17 @@ extension Tuning {
                     kind: .drag, says: "your multi-finger drags changed their span by",
                     value: { $0.fingers >= 2 ? $0.spanChange : nil })
             ],
-            above: [Side(kind: .pinch, says: "your pinches changed their span by", value: { $0.spanChange })]),
+            above: [
+                Side(kind: .pinch, says: "your pinches changed their span by", value: { $0.spanChange }),
+                Side(kind: .rotate, says: "your rotations turned along the circle by", value: { $0.turn }),
+            ]),
     ]
 
     static func plural(_ kind: GestureKind) -> String {
         switch kind {
         case .touchAndHold: "holds"
         case .pinch: "pinches"
+        case .rotate: "rotations"
         default: kind.rawValue + "s"
         }
     }

@@ -16,15 +16,19 @@ public enum BundledRecordings {
         }
         for i in perPanel[0].indices {
             let p = i % SynthPanel.all.count
-            let panel = SynthPanel.all[p]
-            let scenario = perPanel[p][i]
-            let base = "\(scenario.name).\(panelTag(panel))"
-            let traceSeed = seed &+ UInt64(i) &* 7919
-            out.append((base + ".evemu", Renderer(panel: panel).evemu(scenario, seed: traceSeed)))
-            var expect = "# Gestures `gestured replay --format summary` must print for \(base).evemu, in order.\n"
-            if let size = panel.sizeNeeded { expect += "# size: \(size)\n" }
-            for line in scenario.expected { expect += line + "\n" }
-            out.append((base + ".expect", expect))
+            out += files(for: perPanel[p][i], on: SynthPanel.all[p], seed: seed &+ UInt64(i) &* 7919)
+        }
+        // What real hands do (`Catalog.handScenarios`), from a random stream of
+        // their own, so the recordings above stay as they were.
+        var handRNG = SeededRandom(seed: seed &+ 12)
+        var hands: [[Scenario]] = []
+        for panel in SynthPanel.all {
+            hands.append(Catalog.handScenarios(width: panel.width, height: panel.height, rng: &handRNG))
+        }
+        for i in hands[0].indices {
+            let p = i % SynthPanel.all.count
+            let traceSeed = seed &+ 500_000 &+ UInt64(i) &* 7919
+            out += files(for: hands[p][i], on: SynthPanel.all[p], seed: traceSeed)
         }
         // The ten-second session the README's picture shows, on the tablet.
         let panel = SynthPanel.tablet
@@ -37,6 +41,15 @@ public enum BundledRecordings {
                     + tour.expected.map { $0 + "\n" }.joined()
             ))
         return out
+    }
+
+    /// A scenario's `.evemu` and `.expect` files on `panel`.
+    static func files(for scenario: Scenario, on panel: SynthPanel, seed: UInt64) -> [(String, String)] {
+        let base = "\(scenario.name).\(panelTag(panel))"
+        var expect = "# Gestures `gestured replay --format summary` must print for \(base).evemu, in order.\n"
+        if let size = panel.sizeNeeded { expect += "# size: \(size)\n" }
+        for line in scenario.expected { expect += line + "\n" }
+        return [(base + ".evemu", Renderer(panel: panel).evemu(scenario, seed: seed)), (base + ".expect", expect)]
     }
 
     static func panelTag(_ p: SynthPanel) -> String {

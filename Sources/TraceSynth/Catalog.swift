@@ -38,6 +38,37 @@ public enum Catalog {
 }
 
 extension Catalog {
+    /// What real hands do that the scenarios above do not: a finger resting
+    /// before the hand moves, taps that roll, flicks that speed up until the
+    /// lift, multi-finger strokes inside the settle window, fingers landing
+    /// one after another, twists, swipes that hook at their start. Drawn from
+    /// `rng` like `scenarios`, but kept apart from it so that adding here
+    /// changes none of the recordings made from that list.
+    public static func handScenarios(width: Double, height: Double, rng: inout SeededRandom) -> [Scenario] {
+        var b = Builder(width: width, height: height, rng: rng)
+        var out: [Scenario] = []
+        out.append(b.restThenDrag())
+        out.append(b.restThenPinch(open: true))
+        out.append(b.restThenPinch(open: false))
+        out.append(b.handRestsThenMoves(fingers: 4))
+        out.append(b.rolledTap(fingers: 1))
+        out.append(b.rolledTap(fingers: 2))
+        for d in ["up", "down", "left", "right"] { out.append(b.acceleratingFlick(direction: d)) }
+        out.append(b.fastSwipe(direction: "up", fingers: 3))
+        out.append(b.fastSwipe(direction: "right", fingers: 2))
+        out.append(b.fastPinch(open: false))
+        out.append(b.fastPinch(open: true))
+        out.append(b.staggeredSwipe(direction: "down", fingers: 3))
+        out.append(b.twist(clockwise: true))
+        out.append(b.twist(clockwise: false))
+        out.append(b.hookedSwipe(direction: "right"))
+        out.append(b.hookedSwipe(direction: "up"))
+        rng = b.rng
+        return out
+    }
+}
+
+extension Catalog {
     /// A session of about ten seconds on one panel: eight gestures one after
     /// another, up to five fingers, each in its own eighth of the panel (four
     /// columns, two rows), with pauses longer than the double-tap interval
@@ -264,5 +295,185 @@ struct Builder {
         return Scenario(
             name: "two-finger-drag", strokes: strokes(pts, land: 0, lift: 40 + dur + 90, moves: [move]),
             expected: ["drag fingers=2"])
+    }
+
+    // MARK: - Real hands
+
+    /// One finger rests 0.7–2 s (a hold), a second lands beside it, and both drag.
+    mutating func restThenDrag() -> Scenario {
+        let rest = rng.uniform(700, 2000)
+        let len = reach((0, 1), want: rng.uniform(26, 34))
+        let start = rest + rng.uniform(150, 300)
+        let dur = rng.uniform(400, 600)
+        let move = Stroke.Move(start: start, duration: dur, dx: rng.uniform(-2, 2), dy: len)
+        let lift = start + dur + rng.uniform(70, 110)
+        let gap = rng.uniform(18, 22)
+        let a = Stroke(land: 0, lift: lift, x: cx - gap / 2, y: cy - len / 2, moves: [move])
+        let b = Stroke(
+            land: rest, lift: lift + rng.uniform(0, 20), x: cx + gap / 2, y: cy - len / 2 + rng.uniform(-2, 2), moves: [move])
+        return Scenario(name: "rest-then-drag", strokes: [a, b], expected: ["touch-and-hold fingers=1", "drag fingers=2"])
+    }
+
+    /// One finger rests 0.7–2 s, a second lands, and the two spread or close.
+    mutating func restThenPinch(open: Bool) -> Scenario {
+        let rest = rng.uniform(700, 2000)
+        let (r0, r1) =
+            open
+            ? (rng.uniform(8, 10), min(rng.uniform(20, 24), width / 2 - 6))
+            : (min(rng.uniform(20, 24), width / 2 - 6), rng.uniform(8, 10))
+        let start = rest + rng.uniform(150, 300)
+        let dur = rng.uniform(350, 550)
+        let lift = start + dur + rng.uniform(70, 110)
+        let a0 = rng.uniform(0, .pi)
+        let (ux, uy) = (cos(a0), sin(a0))
+        let strokes = [(1.0, 0.0), (-1.0, rest)].map { sign, land in
+            Stroke(
+                land: land, lift: lift + rng.uniform(0, 20), x: cx + sign * ux * r0, y: cy + sign * uy * r0,
+                moves: [Stroke.Move(start: start, duration: dur, dx: sign * ux * (r1 - r0), dy: sign * uy * (r1 - r0))])
+        }
+        return Scenario(
+            name: "rest-then-pinch-\(open ? "open" : "close")", strokes: strokes,
+            expected: ["touch-and-hold fingers=1", "pinch fingers=2 direction=\(open ? "open" : "close")"])
+    }
+
+    /// A whole hand lands and rests past the hold deadline, then moves together.
+    mutating func handRestsThenMoves(fingers n: Int) -> Scenario {
+        let start = rng.uniform(600, 900)
+        let len = reach((0, 1), want: rng.uniform(26, 34))
+        let dur = rng.uniform(400, 600)
+        let move = Stroke.Move(start: start, duration: dur, dx: rng.uniform(-2, 2), dy: len)
+        let pts = hand(n, x: cx, y: cy - len / 2)
+        return Scenario(
+            name: "hand-rests-then-moves-\(n)f", strokes: strokes(pts, land: 0, lift: start + dur + 80, moves: [move]),
+            expected: ["touch-and-hold fingers=\(n)", "drag fingers=\(n)"])
+    }
+
+    /// A 110–150 ms tap whose contact rolls 2–3 mm away and comes back to
+    /// within 0.4–1.5 mm of where it landed. With two fingers, one lifts
+    /// 20–40 ms before the other, which rolls.
+    mutating func rolledTap(fingers n: Int) -> Scenario {
+        let pts = hand(n, x: cx, y: cy)
+        let d = rng.uniform(110, 150)
+        let a = rng.uniform(0, 2 * .pi)
+        let roll = rng.uniform(2, 3)
+        let back = roll - rng.uniform(0.4, 1.5)
+        let (ux, uy) = (cos(a), sin(a))
+        let out = Stroke.Move(start: 10, duration: d * 0.4, dx: ux * roll, dy: uy * roll)
+        let home = Stroke.Move(start: 10 + d * 0.45, duration: d * 0.4, dx: -ux * back, dy: -uy * back)
+        var s: [Stroke] = []
+        for (i, p) in pts.enumerated() {
+            var stroke = Stroke(land: rng.uniform(0, 10), lift: d + (i == 0 ? 0 : -rng.uniform(20, 40)), x: p.0, y: p.1)
+            if i == 0 { stroke.moves = [out, home] }
+            stroke.drift = 0.1
+            s.append(stroke)
+        }
+        return Scenario(name: "rolled-tap-\(n)f", strokes: s, expected: ["tap fingers=\(n)"])
+    }
+
+    /// A short flick lifted while the finger still speeds up: 7–9 mm in
+    /// 80–100 ms, released near its fastest (150–200 mm/s), where a
+    /// straight-line fit over the stroke reads about half that.
+    mutating func acceleratingFlick(direction d: String) -> Scenario {
+        let v = Self.vector(d)
+        let len = rng.uniform(7, 9)
+        let dur = rng.uniform(80, 100)
+        let move = Stroke.Move(start: 5, duration: dur, dx: v.0 * len, dy: v.1 * len, cut: rng.uniform(0.45, 0.52))
+        var s = Stroke(land: 0, lift: 5 + dur, x: cx - v.0 * len / 2, y: cy - v.1 * len / 2, moves: [move])
+        s.drift = 0.1
+        return Scenario(
+            name: "accelerating-flick-\(d)", strokes: [s], expected: ["drag fingers=1", "flick fingers=1 direction=\(d)"])
+    }
+
+    /// A multi-finger swipe done in about 100 ms: the fingers land, move
+    /// 28–34 mm and lift inside the settle window, still moving.
+    mutating func fastSwipe(direction d: String, fingers n: Int) -> Scenario {
+        let v = Self.vector(d)
+        let len = reach(v, want: rng.uniform(28, 34))
+        let dur = rng.uniform(75, 90)
+        let handExtent = Double(n - 1) * 19
+        let stacked = v.0 != 0 && width - 12 - 2 * 4 < handExtent + len
+        let move = Stroke.Move(start: 12, duration: dur, dx: v.0 * len, dy: v.1 * len, cut: 0.75)
+        let pts = hand(n, x: cx - v.0 * len / 2, y: cy - v.1 * len / 2, stacked: stacked)
+        let s = pts.map { p in
+            Stroke(land: rng.uniform(0, 8), lift: 12 + dur + rng.uniform(0, 6), x: p.0, y: p.1, moves: [move])
+        }
+        return Scenario(
+            name: "fast-swipe-\(d)-\(n)f", strokes: s,
+            expected: ["drag fingers=\(n)", "flick fingers=\(n) direction=\(d)", "swipe fingers=\(n) direction=\(d)"])
+    }
+
+    /// A pinch done in 110–140 ms: most of it before the settle window
+    /// closes, the lift after it (a scale measured from `began` would see
+    /// only its end).
+    mutating func fastPinch(open: Bool) -> Scenario {
+        let (r0, r1) =
+            open
+            ? (rng.uniform(7, 9), min(rng.uniform(17, 20), width / 2 - 6))
+            : (min(rng.uniform(17, 20), width / 2 - 6), rng.uniform(7, 9))
+        let dur = rng.uniform(110, 140)
+        let a0 = rng.uniform(0, .pi)
+        let (ux, uy) = (cos(a0), sin(a0))
+        let s = [1.0, -1.0].map { sign in
+            Stroke(
+                land: rng.uniform(0, 8), lift: 10 + dur + rng.uniform(0, 6), x: cx + sign * ux * r0, y: cy + sign * uy * r0,
+                moves: [Stroke.Move(start: 10, duration: dur, dx: sign * ux * (r1 - r0), dy: sign * uy * (r1 - r0))])
+        }
+        return Scenario(
+            name: "fast-pinch-\(open ? "open" : "close")", strokes: s,
+            expected: ["pinch fingers=2 direction=\(open ? "open" : "close")"])
+    }
+
+    /// A swipe whose fingers land one after another, 30–50 ms apart, all within the settle window.
+    mutating func staggeredSwipe(direction d: String, fingers n: Int) -> Scenario {
+        let v = Self.vector(d)
+        let len = reach(v, want: rng.uniform(40, 46))
+        let dur = rng.uniform(220, 280)
+        let start = 110.0
+        let move = Stroke.Move(start: start, duration: dur, dx: v.0 * len, dy: v.1 * len)
+        let pts = hand(n, x: cx - v.0 * len / 2, y: cy - v.1 * len / 2)
+        var land = 0.0
+        var s: [Stroke] = []
+        for p in pts {
+            s.append(Stroke(land: land, lift: start + dur + 60 + rng.uniform(0, 20), x: p.0, y: p.1, moves: [move]))
+            land += rng.uniform(30, 50)
+        }
+        return Scenario(
+            name: "staggered-swipe-\(d)-\(n)f", strokes: s,
+            expected: ["drag fingers=\(n)", "swipe fingers=\(n) direction=\(d)"])
+    }
+
+    /// Two fingers turning 40–70° about their centre with a steady span, as when rotating a photo.
+    mutating func twist(clockwise: Bool) -> Scenario {
+        let r = min(rng.uniform(14, 18), width / 2 - 8)
+        let a0 = rng.uniform(0, .pi)
+        let turn = (clockwise ? 1.0 : -1.0) * rng.uniform(40, 70) * .pi / 180
+        let dur = rng.uniform(400, 650)
+        let lift = 40 + dur + rng.uniform(70, 110)
+        let s = [0.0, .pi].map { offset in
+            var move = Stroke.Move(start: 40, duration: dur, dx: 0, dy: 0)
+            (move.turn, move.pivotX, move.pivotY) = (turn, cx, cy)
+            return Stroke(
+                land: rng.uniform(0, 20), lift: lift + rng.uniform(0, 15), x: cx + r * cos(a0 + offset),
+                y: cy + r * sin(a0 + offset), moves: [move])
+        }
+        let dir = clockwise ? "clockwise" : "counterclockwise"
+        return Scenario(name: "twist-\(dir)", strokes: s, expected: ["rotate fingers=2 direction=\(dir)"])
+    }
+
+    /// A swipe that hooks 5–7 mm sideways in its first centimetre, then goes straight.
+    mutating func hookedSwipe(direction d: String) -> Scenario {
+        let v = Self.vector(d)
+        let side = (rng.uniform(0, 1) < 0.5 ? -1.0 : 1.0) * rng.uniform(5, 7)
+        let (sx, sy) = (-v.1 * side, v.0 * side)
+        let forward = rng.uniform(4, 6)
+        let len = reach(v, want: rng.uniform(32, 38))
+        let hook = Stroke.Move(start: 10, duration: 45, dx: sx + v.0 * forward, dy: sy + v.1 * forward)
+        let dur = rng.uniform(200, 260)
+        let straight = Stroke.Move(start: 55, duration: dur, dx: v.0 * len, dy: v.1 * len)
+        let s = Stroke(
+            land: 0, lift: 55 + dur + rng.uniform(60, 90), x: cx - v.0 * (len + forward) / 2 - sx / 2,
+            y: cy - v.1 * (len + forward) / 2 - sy / 2, moves: [hook, straight])
+        return Scenario(
+            name: "hooked-swipe-\(d)", strokes: [s], expected: ["drag fingers=1", "swipe fingers=1 direction=\(d)"])
     }
 }

@@ -15,6 +15,11 @@ public struct Stroke: Sendable {
         public var cut: Double = 1
         /// A sideways bulge (mm) at the middle of the movement: a curved stroke.
         public var bulge: Double = 0
+        /// A turn (radians, clockwise on screen positive) about (`pivotX`,
+        /// `pivotY`) over the movement, after its translation: a twist.
+        public var turn: Double = 0
+        public var pivotX: Double = 0
+        public var pivotY: Double = 0
     }
 
     public var land: Double
@@ -49,6 +54,12 @@ public struct Stroke: Sendable {
             let f = Self.minJerk(min(t - m.start, m.duration) / virtual) * scale
             px += m.dx * f
             py += m.dy * f
+            if m.turn != 0 {
+                let a = m.turn * f
+                let (ox, oy) = (px - m.pivotX, py - m.pivotY)
+                px = m.pivotX + ox * cos(a) - oy * sin(a)
+                py = m.pivotY + ox * sin(a) + oy * cos(a)
+            }
             if m.bulge != 0 {
                 // Perpendicular offset, largest halfway: sin(π f).
                 let len = max((m.dx * m.dx + m.dy * m.dy).squareRoot(), 1e-9)

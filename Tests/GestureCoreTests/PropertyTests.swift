@@ -53,13 +53,20 @@ struct PlayedStream {
     var events: [GestureEvent] = []
     /// For each event, whether its device was present when it was published.
     var devicePresent: [Bool] = []
+    /// Every state machine transition, with `tracing`.
+    var transitions: [Transition] = []
 
-    init(_ steps: [TouchStep], wanted: GestureKindSet = .all, immediateTaps: Bool = false) {
+    init(_ steps: [TouchStep], wanted: GestureKindSet = .all, immediateTaps: Bool = false, tracing: Bool = false) {
         let geometry = PanelGeometry(minX: 0, maxX: 3000, minY: 0, maxY: 2000, width: 300, height: 200, source: .configuration)
         var pipeline = GesturePipeline(wanted: wanted)
         pipeline.setWanted(wanted, immediateTaps: immediateTaps)
         var present: Set<Int> = [1, 2]
         for d in present.sorted() { pipeline.addDevice(DeviceID(d), name: "panel \(d)", geometry: geometry) }
+        pipeline.setTracing(tracing)
+        /// A device's transitions go with it: keep them (all devices', again) before it goes.
+        func keepTransitions() {
+            if tracing { transitions += pipeline.transitions }
+        }
         var time: Int64 = 1_000_000
         var positions: [Int: (Double, Double)] = [:]
         var sink = Recorder()
@@ -77,13 +84,16 @@ struct PlayedStream {
             case .wait:
                 pipeline.advance(to: now, into: &sink)
             case .removeDevice:
+                keepTransitions()
                 pipeline.removeDevice(DeviceID(s.device), at: now, into: &sink)
                 record()
                 present.remove(s.device)
             case .addDevice:
                 if !present.contains(s.device) {
+                    keepTransitions()
                     pipeline.addDevice(DeviceID(s.device), name: "panel \(s.device)", geometry: geometry)
                     present.insert(s.device)
+                    pipeline.setTracing(tracing)
                 }
             case .down, .move, .up, .cancel:
                 let phase: ContactPhase = [.down: .down, .move: .move, .up: .up, .cancel: .cancel][s.kind]!
@@ -107,6 +117,7 @@ struct PlayedStream {
         // The end: every timer fires, then every device goes, which ends what is under way.
         pipeline.finish(into: &sink)
         record()
+        keepTransitions()
         for d in present.sorted() {
             pipeline.removeDevice(DeviceID(d), at: Timestamp(microseconds: time), into: &sink)
             record()
@@ -189,6 +200,15 @@ struct PropertyTests {
             #expect(PlayedStream(steps).events == PlayedStream(steps).events)
             let a = PlayedStream(steps, immediateTaps: true).events
             #expect(a == PlayedStream(steps, immediateTaps: true).events)
+        }
+    }
+
+    @Test("every transition of a random stream is drawn in docs/state-machines.md")
+    func transitionsDrawn() async throws {
+        let diagrams = try StateDiagrams.load()
+        await propertyCheck(count: 200, input: touchSteps) { steps in
+            let undrawn = diagrams.undrawn(PlayedStream(steps, tracing: true).transitions)
+            #expect(undrawn.isEmpty, "not drawn:\n\(undrawn.sorted().joined(separator: "\n"))")
         }
     }
 }

@@ -45,6 +45,23 @@ struct UnseenHandsTests {
 
     @Test("every catalog scenario comes out right", arguments: seeds)
     func catalogOnRandomPanels(seed: UInt64) throws {
+        let failures = try Self.failures(seed: seed, Catalog.scenarios)
+        #expect(failures.isEmpty, "\(failures.count) failures:\n\(failures.joined(separator: "\n"))")
+    }
+
+    @Test(
+        "what real hands do comes out right: rest then move, rolled taps, accelerating flicks, fast and staggered strokes, twists, hooked swipes",
+        arguments: seeds)
+    func handClassesOnRandomPanels(seed: UInt64) throws {
+        let failures = try Self.failures(seed: seed, Catalog.handScenarios)
+        #expect(failures.isEmpty, "\(failures.count) failures:\n\(failures.joined(separator: "\n"))")
+    }
+
+    /// Every scenario of `list` on every synthetic panel, resized, at a random
+    /// rate and noise: what came out wrong.
+    static func failures(
+        seed: UInt64, _ list: (Double, Double, inout SeededRandom) -> [Scenario]
+    ) throws -> [String] {
         var rng = SeededRandom(seed: seed)
         var failures: [String] = []
         for base in SynthPanel.all {
@@ -55,12 +72,14 @@ struct UnseenHandsTests {
             panel.rateHz = [60, 90, 120, 144, 180, 240].randomElement(using: &rng)!
             panel.noise = rng.uniform(0.05, 0.25)
             panel.reportsResolution = true
-            for scenario in Catalog.scenarios(width: panel.width, height: panel.height, rng: &rng) {
+            for scenario in list(panel.width, panel.height, &rng) {
                 let events = Renderer(panel: panel).render(scenario, seed: rng.next())
                 let trace = Trace(file: scenario.name, device: panel.description, events: events)
                 let geometry = TouchAssembler.geometry(
                     for: trace.device, size: (panel.width, panel.height), source: .commandLine)!
-                let (out, outcome) = try TraceReplay(geometry: geometry).events(trace)
+                var replay = TraceReplay(geometry: geometry)
+                replay.tracing = true
+                let (out, outcome) = try replay.events(trace)
                 let summary = out.compactMap(\.summary)
                 if summary != scenario.expected || !outcome.anomalies.isEmpty {
                     failures.append(
@@ -68,6 +87,40 @@ struct UnseenHandsTests {
                 }
             }
         }
-        #expect(failures.isEmpty, "\(failures.count) failures:\n\(failures.joined(separator: "\n"))")
+        return failures
+    }
+}
+
+/// Multi-finger strokes done faster than the settle window, made from the
+/// bundled recordings by compressing their time, paths unchanged (400 to
+/// 700 mm/s, which a hand does): the finger count is every finger that took
+/// part, and scale and direction are measured from where the fingers landed.
+@Suite("Fast multi-finger strokes")
+struct FastStrokeTests {
+    static let cases: [(name: String, factor: Int64, expected: [String])] = [
+        ("swipe-up-3f.kiosk", 3, ["drag fingers=3", "swipe fingers=3 direction=up"]),
+        ("swipe-right-2f.laptop", 4, ["drag fingers=2", "swipe fingers=2 direction=right"]),
+        ("pinch-close-2f.phone", 4, ["pinch fingers=2 direction=close"]),
+        ("pinch-close-2f.phone", 5, ["pinch fingers=2 direction=close"]),
+    ]
+
+    @Test("a bundled stroke done 3 to 5 times faster comes out as performed", arguments: cases)
+    func compressed(_ c: (name: String, factor: Int64, expected: [String])) throws {
+        let text = try Fixtures.read(Fixtures.recordings + "/" + c.name + ".evemu")
+        var trace = try EvemuReader.parse(text, file: c.name)
+        let t0 = trace.events[0].time.microseconds
+        for i in trace.events.indices {
+            trace.events[i].time = Timestamp(microseconds: t0 + (trace.events[i].time.microseconds - t0) / c.factor)
+        }
+        let expect = try Fixtures.read(Fixtures.recordings + "/" + c.name + ".expect")
+        let size = expect.split(separator: "\n").first { $0.hasPrefix("# size:") }.flatMap { parseSize(String($0.dropFirst(7))) }
+        let geometry = TouchAssembler.geometry(
+            for: trace.device, size: size.map { ($0.width, $0.height) }, source: .commandLine)!
+        let (events, outcome) = try TraceReplay(geometry: geometry).events(trace)
+        #expect(events.compactMap(\.summary) == c.expected)
+        #expect(outcome.anomalies.isEmpty)
+        // The whole stroke, landing to lift, took less than the settle window's
+        // 120 ms plus a frame or two.
+        #expect((events.last!.time - Timestamp(microseconds: t0)).milliseconds < 200)
     }
 }

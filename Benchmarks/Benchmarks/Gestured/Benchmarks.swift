@@ -40,7 +40,7 @@ let benchmarks: @Sendable () -> Void = {
     let perGesture: [(GestureKind, String)] = [
         (.tap, "tap-1f.phone"), (.doubleTap, "double-tap-1f.phone"), (.touchAndHold, "hold-1f.tablet"),
         (.drag, "slow-drag-right.tablet"), (.flick, "flick-right.tablet"), (.swipe, "swipe-right-1f.tablet"),
-        (.pinch, "pinch-open-2f.kiosk"),
+        (.pinch, "pinch-open-2f.kiosk"), (.rotate, "twist-counterclockwise.phone"),
     ]
     for (kind, name) in perGesture {
         let r = loadRecording(name)

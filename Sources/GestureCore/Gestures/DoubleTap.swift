@@ -1,14 +1,9 @@
-/// A finished tap, as the touch-group machine hands it to the tap sequence.
-struct TapInfo: Sendable {
-    /// The last finger's lift.
-    var lift: Timestamp
-    /// Centroid of the fingers' landing points, mm.
-    var x: Double
-    var y: Double
-    var fingers: Int
-    var edge: PanelEdge?
-}
-
+/// **Double tap** (discrete, `recognized`, `taps: 2`): a tap, then a second
+/// touch starting `doubleTap.minInterval`..`maxInterval` after the first lift
+/// that ends as a tap with the same finger count, its centroid within
+/// `doubleTap.maxDistance` of the first's. Reported at the second lift, at the
+/// first tap's point; neither tap is reported on its own.
+///
 /// Double-tap recognition with require-to-fail: a tap is held back until
 /// `doubleTap.maxInterval` has passed with no second touch, or reported at
 /// once when nobody wants double taps.
@@ -17,7 +12,7 @@ struct TapInfo: Sendable {
 /// into a `TapSequence.Event`, then one handler per state switches over every
 /// event. See `docs/state-machines.md`.
 struct TapSequence: Sendable {
-    enum State: String, Sendable {
+    enum State: String, Sendable, CaseIterable {
         /// No tap is pending.
         case idle
         /// One tap is pending: a double tap or, at the deadline, a tap.
@@ -26,7 +21,7 @@ struct TapSequence: Sendable {
         case tappedOrDoubleTap = "tapped-or-double-tap"
     }
 
-    enum Event: String, Sendable {
+    enum Event: String, Sendable, CaseIterable {
         /// A touch began while a tap is pending, after the bounce interval.
         /// Whether it hits the same target is known at its end: a
         /// multi-finger touch's point is its centroid, known only then.

@@ -1,0 +1,85 @@
+/// What the recognizer knows about one slot's finger.
+struct FingerTrack: Sendable {
+    var isDown = false
+    /// Part of the current touch group (false: landed after its gesture was
+    /// decided as a drag, or after it ended).
+    var isMember = false
+    /// When it lifted; equal to the frame's time while that frame is processed,
+    /// so decisions taken at a lift still count it.
+    var liftedAt: Timestamp = .never
+    var downTime: Timestamp = .zero
+    /// Where the finger landed (a tap's point).
+    var startX = 0.0, startY = 0.0
+    /// Where its motion is measured from: the landing point, moved to where
+    /// the finger is when the settle window closes on a group that has not
+    /// moved (a pressing finger flattens and its point drifts in its first
+    /// ~100 ms), and when a hold begins or a finger joins it.
+    var refX = 0.0, refY = 0.0
+    var x = 0.0, y = 0.0
+    /// Position at the end of the previous frame (per-frame translation).
+    var prevX = 0.0, prevY = 0.0
+    /// Was down at the end of the previous frame.
+    var wasDown = false
+    /// Release velocity (mm/s), set at the lift.
+    var releaseVX = 0.0, releaseVY = 0.0
+
+    mutating func land(at time: Timestamp, x px: Double, y py: Double, member: Bool) {
+        self = FingerTrack()
+        isDown = true
+        isMember = member
+        downTime = time
+        (startX, startY) = (px, py)
+        (refX, refY) = (px, py)
+        (x, y) = (px, py)
+        (prevX, prevY) = (px, py)
+    }
+
+    /// Counts for a decision taken now: down, or lifting in this very frame.
+    func takesPart(at now: Timestamp) -> Bool { isMember && (isDown || liftedAt == now) }
+
+    /// Distance from the reference point, mm.
+    var displacement: Double { Trig.hypot(x - refX, y - refY) }
+
+    mutating func rebase() {
+        (refX, refY) = (x, y)
+    }
+}
+
+/// The fingers of one device: a `FingerTrack` and a `VelocityEstimator` per
+/// slot, about 26 KB, allocated once when the device is added.
+///
+/// They live on the heap rather than inline in `DeviceRecognizer` because
+/// Swift copies a large struct whole more often than it looks: a non-mutating
+/// method reading one `InlineArray` element, or a mutating call inside the
+/// arguments of a non-mutating one, copied all 26 KB several times per frame
+/// (profiled in docs/performance.md). Elements are reached through pointers,
+/// in place. `DeviceRecognizer` keeps value semantics by copying the storage
+/// before it writes to storage it shares (`makeUnique`).
+final class FingerStorage: @unchecked Sendable {
+    // @unchecked: the buffers are written only by the one recognizer that
+    // holds the only reference (copy on write), like an Array's buffer.
+    let tracks: UnsafeMutablePointer<FingerTrack>
+    let paths: UnsafeMutablePointer<VelocityEstimator>
+
+    init() {
+        tracks = .allocate(capacity: TouchFrame.capacity)
+        tracks.initialize(repeating: FingerTrack(), count: TouchFrame.capacity)
+        paths = .allocate(capacity: TouchFrame.capacity)
+        paths.initialize(repeating: VelocityEstimator(), count: TouchFrame.capacity)
+    }
+
+    deinit {
+        tracks.deinitialize(count: TouchFrame.capacity)
+        tracks.deallocate()
+        paths.deinitialize(count: TouchFrame.capacity)
+        paths.deallocate()
+    }
+
+    /// A new storage with the same contents.
+    func copy() -> FingerStorage {
+        let c = FingerStorage()
+        c.tracks.update(from: tracks, count: TouchFrame.capacity)
+        c.paths.update(from: paths, count: TouchFrame.capacity)
+        return c
+    }
+}

@@ -1,0 +1,86 @@
+/// **Swipe** (discrete, `recognized`): at the lift that ends a drag, first
+/// touch to last lift took at most `swipe.maxDuration`, the net travel from
+/// where the fingers landed along the dominant axis is at least
+/// `swipe.minDistance`, the net stroke is within `swipe.maxAngle` of that
+/// axis, and so is its path, seen from one of two places: from where it
+/// landed (every point at least `swipe.minDistance` away), or from where it
+/// was under way (its anchor: the point where it first covered half of
+/// `swipe.minDistance`; every later point at least that far again from it).
+/// A stroke that hooks sideways in its first millimetres and then goes
+/// straight is a swipe (seen from its anchor), and so is one that arcs
+/// gently as a thumb does (seen from where it landed); one that bulges is
+/// only a drag, as is a slow one; a diagonal flick is no swipe. `direction`
+/// is `left`, `right`, `up` or `down` in screen terms (after rotation).
+struct Swipe: Sendable {
+    var direction: GestureDirection
+    /// Net travel along the axis, mm.
+    var distance: Double
+
+    /// The stroke's path, followed frame by frame.
+    struct Path: Sendable {
+        var anchored = false
+        var anchorX = 0.0, anchorY = 0.0
+        /// The path left the cone of each direction, seen from the landing point and from the anchor.
+        var fromLanding = Cones()
+        var fromAnchor = Cones()
+
+        /// Which of the four cones (right, left, down, up) a path has left.
+        struct Cones: Sendable {
+            var right = false, left = false, down = false, up = false
+
+            /// Notes which cones the vector (dx, dy) lies outside of; `m` is tan(swipe.maxAngle).
+            mutating func check(dx: Double, dy: Double, m: Double) {
+                if !(dx > 0 && abs(dy) <= dx * m) { right = true }
+                if !(dx < 0 && abs(dy) <= -dx * m) { left = true }
+                if !(dy > 0 && abs(dx) <= dy * m) { down = true }
+                if !(dy < 0 && abs(dx) <= -dy * m) { up = true }
+            }
+
+            func broken(_ axis: GestureDirection) -> Bool {
+                switch axis {
+                case .right: right
+                case .left: left
+                case .down: down
+                default: up
+                }
+            }
+        }
+
+        /// Takes the group's translation since the first touch after a frame.
+        mutating func follow(tx: Double, ty: Double, t: ResolvedThresholds) {
+            let travelled = Trig.hypot(tx, ty)
+            if travelled >= t.swipeMinDistance { fromLanding.check(dx: tx, dy: ty, m: t.swipeMaxSlope) }
+            let half = t.swipeMinDistance / 2
+            guard anchored else {
+                if travelled >= half {
+                    anchored = true
+                    (anchorX, anchorY) = (tx, ty)
+                }
+                return
+            }
+            let dx = tx - anchorX
+            let dy = ty - anchorY
+            if Trig.hypot(dx, dy) >= half { fromAnchor.check(dx: dx, dy: dy, m: t.swipeMaxSlope) }
+        }
+
+        /// The swipe a stroke of net translation (tx, ty) lasting `duration` makes, if any.
+        func decide(tx: Double, ty: Double, duration: Duration, t: ResolvedThresholds) -> Swipe? {
+            let major = max(abs(tx), abs(ty))
+            let minor = min(abs(tx), abs(ty))
+            let axis = GestureDirection.axis(dx: tx, dy: ty)
+            let pathBroken = fromLanding.broken(axis) && fromAnchor.broken(axis)
+            guard major >= t.swipeMinDistance, duration <= t.swipeMaxDuration, minor <= major * t.swipeMaxSlope, !pathBroken
+            else { return nil }
+            return Swipe(direction: axis, distance: major)
+        }
+    }
+
+    func event(
+        id: UInt64, _ base: EventBase, drag: Drag, tx: Double, ty: Double, velocity: (vx: Double, vy: Double)
+    ) -> GestureEvent {
+        var e = drag.stroke(.swipe, .recognized, id: id, base, tx: tx, ty: ty, velocity: velocity)
+        e.direction = direction
+        e.distance = distance
+        return e
+    }
+}

@@ -1,0 +1,147 @@
+/// How the fingers of a touch group moved from their reference points:
+/// together (the centroid travelled), apart (the span changed) or around
+/// (they turned about their centroid). The arbiter's geometry lives here.
+struct GroupMotion: Sendable {
+    /// Fingers taking part (down, or lifting in this frame).
+    var count = 0
+    /// Centroid travel, mm.
+    var travel = 0.0
+    /// Span (mean distance of the fingers from their centroid) at the references and now, mm.
+    var spanStart = 0.0
+    var spanNow = 0.0
+    /// Rotation about the centroid, radians, clockwise on screen positive.
+    var angle = 0.0
+    /// Travel along the circle: the mean span times the rotation, mm.
+    var arc = 0.0
+    /// One finger: its displacement. Several: the largest of travel, span change and arc.
+    var largest = 0.0
+
+    var spanChange: Double { abs(spanNow - spanStart) }
+    /// Span now over span at the references (1 when there is no span to speak of).
+    var scale: Double { spanStart > 1e-6 ? spanNow / spanStart : 1 }
+
+    /// Which fingers a motion is measured over.
+    enum Fingers: Sendable {
+        /// The members down, or lifting in the frame at this time.
+        case takingPart(at: Timestamp)
+        /// Every member of the group that began at this time, each where it is or where it lifted.
+        case tookPart(since: Timestamp)
+
+        func counts(_ f: FingerTrack) -> Bool {
+            switch self {
+            case .takingPart(let now): f.takesPart(at: now)
+            case .tookPart(let start): f.isMember && f.downTime >= start
+            }
+        }
+    }
+
+    init() {}
+
+    /// The motion of `which` fingers from their reference points.
+    init(_ f: UnsafeMutablePointer<FingerTrack>, _ which: Fingers) {
+        var n = 0.0
+        var rx = 0.0
+        var ry = 0.0
+        var cx = 0.0
+        var cy = 0.0
+        for s in 0..<TouchFrame.capacity where which.counts(f[s]) {
+            rx += f[s].refX
+            ry += f[s].refY
+            cx += f[s].x
+            cy += f[s].y
+            n += 1
+        }
+        count = Int(n)
+        guard n > 0 else { return }
+        if count == 1 {
+            for s in 0..<TouchFrame.capacity where which.counts(f[s]) { largest = f[s].displacement }
+            return
+        }
+        rx /= n
+        ry /= n
+        cx /= n
+        cy /= n
+        travel = Trig.hypot(cx - rx, cy - ry)
+        var s0 = 0.0
+        var s1 = 0.0
+        var turn = 0.0
+        var weight = 0.0
+        for s in 0..<TouchFrame.capacity where which.counts(f[s]) {
+            let r0 = Trig.hypot(f[s].refX - rx, f[s].refY - ry)
+            let r1 = Trig.hypot(f[s].x - cx, f[s].y - cy)
+            s0 += r0
+            s1 += r1
+            // Each finger's turn about the centroid, weighted by its distance
+            // from it (a finger near the centroid has no angle to speak of).
+            let w = min(r0, r1)
+            turn += w * Self.wrapped(Trig.atan2(f[s].y - cy, f[s].x - cx) - Trig.atan2(f[s].refY - ry, f[s].refX - rx))
+            weight += w
+        }
+        spanStart = s0 / n
+        spanNow = s1 / n
+        angle = weight > 1e-6 ? turn / weight : 0
+        arc = abs(angle) * (spanStart + spanNow) / 2
+        largest = max(travel, spanChange, arc)
+    }
+
+    /// An angle difference brought into -π...π.
+    static func wrapped(_ d: Double) -> Double {
+        if d > .pi { return d - 2 * .pi }
+        if d < -.pi { return d + 2 * .pi }
+        return d
+    }
+
+    /// What several fingers that moved are doing.
+    ///
+    /// They turn when their travel along the circle dominates: it is more
+    /// than their centroid travel and more than their span change (a
+    /// two-finger scroll whose fingers start a little apart in time turns by
+    /// a few degrees, but travels more). They pinch when the span change is
+    /// at least the centroid travel and the turn (one finger held still while
+    /// the other moves away pinches). They move together when the centroid
+    /// travelled at least twice their span change and twice their turn.
+    /// Anything in between is mixed (fingers rarely start moving at the same
+    /// instant, least of all a hand that rested first): nil, decide later.
+    func kind(decision distance: Double) -> Kind? {
+        guard count >= 2, largest >= distance else { return nil }
+        if arc > travel && arc > spanChange { return .around }
+        if spanChange >= travel && spanChange >= arc { return .apart }
+        if travel >= 2 * max(spanChange, arc) { return .together }
+        // Still mixed at three times the decision distance: the kind that
+        // leads, with a pinch once the span changed half as much as the
+        // centroid travelled.
+        return largest >= 3 * distance ? kindNow : nil
+    }
+
+    /// What the fingers are doing now, with no waiting: at a lift, or once
+    /// the motion has gone on long enough.
+    var kindNow: Kind {
+        if arc > travel && arc > spanChange { return .around }
+        if spanChange >= 0.5 * travel { return .apart }
+        return .together
+    }
+
+    enum Kind: Sendable { case together, apart, around }
+}
+
+/// The scale and turn of a pinch or a rotation: measured from the fingers'
+/// references when it begins (where they landed), then accumulated frame to
+/// frame over the fingers down in both frames, so a finger landing or lifting
+/// carries on from where the others are rather than jumping.
+struct Transform: Sendable {
+    var scale = 1.0
+    /// Radians, clockwise on screen positive.
+    var rotation = 0.0
+
+    init() {}
+
+    init(_ m: GroupMotion) {
+        scale = m.scale
+        rotation = m.angle
+    }
+
+    mutating func add(scale factor: Double, rotation turn: Double) {
+        scale *= factor
+        rotation += turn
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import GestureCore
+import Testing
+import TraceSynth
+
+/// The state diagrams of docs/state-machines.md, read as the specification
+/// (libinput's rule): an edge `from --> to: event, event (note) / action`
+/// allows those events to take `from` to `to`. A state named with hyphens is
+/// drawn with underscores (`tapped_or_double_tap`).
+struct StateDiagrams {
+    struct Edge: Hashable {
+        var from: String
+        var event: String
+        var to: String
+    }
+
+    var edges: [Transition.Machine: Set<Edge>] = [:]
+
+    /// Reads the Mermaid block under each machine's heading; every name must be
+    /// a state or event of the machine, so that a misspelt edge is an error.
+    static func load() throws -> StateDiagrams {
+        let text = try Fixtures.read(Fixtures.root + "/docs/state-machines.md")
+        var d = StateDiagrams()
+        for (machine, heading) in [(Transition.Machine.touchGroup, "## Touch group"), (.tapSequence, "## Tap sequence")] {
+            let section = try #require(text.range(of: heading)).upperBound
+            let open = try #require(text.range(of: "```mermaid", range: section..<text.endIndex))
+            let close = try #require(text.range(of: "```", range: open.upperBound..<text.endIndex))
+            var set = Set<Edge>()
+            for line in text[open.upperBound..<close.lowerBound].split(separator: "\n") {
+                let parts = line.trimmingCharacters(in: .whitespaces).components(separatedBy: " --> ")
+                guard parts.count == 2, parts[0] != "[*]" else { continue }
+                let from = parts[0].replacingOccurrences(of: "_", with: "-")
+                let rest = parts[1].split(separator: ":", maxSplits: 1)
+                let to = rest[0].trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "-")
+                #expect(machine.states.contains(from) && machine.states.contains(to), "\(machine): unknown state in \(line)")
+                let label = rest.count > 1 ? String(rest[1].split(separator: "/", maxSplits: 1)[0]) : ""
+                for event in eventNames(label) {
+                    #expect(machine.events.contains(event), "\(machine): unknown event '\(event)' in \(line)")
+                    set.insert(Edge(from: from, event: event, to: to))
+                }
+            }
+            d.edges[machine] = set
+        }
+        return d
+    }
+
+    /// The events of a label: names separated by commas or semicolons outside
+    /// parentheses, each the first word of its part ("tap of a bounce touch").
+    static func eventNames(_ label: String) -> [String] {
+        var parts: [String] = []
+        var depth = 0
+        var current = ""
+        for c in label {
+            if c == "(" { depth += 1 } else if c == ")" { depth -= 1 }
+            if depth == 0 && (c == "," || c == ";") {
+                parts.append(current)
+                current = ""
+            } else if depth == 0 && c != ")" {
+                current.append(c)
+            }
+        }
+        parts.append(current)
+        return parts.compactMap { $0.split(separator: " ").first.map(String.init) }
+    }
+
+    /// Is the transition drawn? One drawn to `idle` may go to `finished`
+    /// instead while fingers outside the gesture are down (docs/state-machines.md).
+    func allows(_ t: Transition) -> Bool {
+        let set = edges[t.machine] ?? []
+        if set.contains(Edge(from: t.from, event: t.event, to: t.to)) { return true }
+        return t.machine == .touchGroup && t.to == "finished" && set.contains(Edge(from: t.from, event: t.event, to: "idle"))
+    }
+
+    /// The transitions of `transitions` that are not drawn, once each.
+    func undrawn(_ transitions: [Transition]) -> Set<String> {
+        Set(transitions.filter { !allows($0) }.map { "\($0.machine.rawValue): \($0.from) → \($0.event) → \($0.to)" })
+    }
+}
+
+@Suite("State diagrams are the specification")
+struct DiagramTests {
+    @Test("every transition met replaying the bundled recordings is drawn in docs/state-machines.md")
+    func bundled() throws {
+        let diagrams = try StateDiagrams.load()
+        var seen: [Transition] = []
+        for name in Fixtures.recordingNames() {
+            let expect = try Fixtures.read(Fixtures.recordings + "/" + name + ".expect")
+            let size = expect.split(separator: "\n").first { $0.hasPrefix("# size:") }.flatMap {
+                parseSize(String($0.dropFirst(7)))
+            }
+            let r = try Fixtures.replay(
+                Fixtures.read(Fixtures.recordings + "/" + name + ".evemu"), file: name, size: size.map { ($0.width, $0.height) })
+            seen += r.outcome.transitions
+        }
+        #expect(seen.count > 4000)
+        let undrawn = diagrams.undrawn(seen)
+        #expect(undrawn.isEmpty, "not drawn:\n\(undrawn.sorted().joined(separator: "\n"))")
+    }
+
+    @Test("every transition met replaying synthesized hands on every panel is drawn")
+    func synthesized() throws {
+        let diagrams = try StateDiagrams.load()
+        var rng = SeededRandom(seed: 77)
+        var seen: [Transition] = []
+        for panel in SynthPanel.all {
+            for scenario in Catalog.scenarios(width: panel.width, height: panel.height, rng: &rng)
+                + Catalog.handScenarios(width: panel.width, height: panel.height, rng: &rng)
+            {
+                let trace = Trace(
+                    file: scenario.name, device: panel.description,
+                    events: Renderer(panel: panel).render(scenario, seed: rng.next()))
+                let geometry = TouchAssembler.geometry(
+                    for: trace.device, size: (panel.width, panel.height), source: .commandLine)!
+                var replay = TraceReplay(geometry: geometry)
+                replay.tracing = true
+                seen += try replay.events(trace).outcome.transitions
+            }
+        }
+        let undrawn = diagrams.undrawn(seen)
+        #expect(undrawn.isEmpty, "not drawn:\n\(undrawn.sorted().joined(separator: "\n"))")
+    }
+
+    @Test(
+        "every transition met replaying the real recordings of ../shared/traces is drawn",
+        .enabled(if: Fixtures.sharedTracesPresent || Fixtures.inCI, "../shared/traces is absent: skipped outside CI"))
+    func real() throws {
+        try #require(Fixtures.sharedTracesPresent, "../shared/traces must be beside the checkout in CI")
+        let diagrams = try StateDiagrams.load()
+        var seen: [Transition] = []
+        for c in RealTracesTests.cases {
+            let path = Fixtures.sharedTraces + "/" + c.path
+            seen += try RealTracesTests.replay(path: path, size: c.size).outcome.transitions
+        }
+        for label in try RealHandsTests.labels() {
+            seen += try Fixtures.replay(
+                Fixtures.read(RealHandsTests.dir + "/" + label.file), file: label.file, size: label.size
+            ).outcome.transitions
+        }
+        let undrawn = diagrams.undrawn(seen)
+        #expect(undrawn.isEmpty, "not drawn:\n\(undrawn.sorted().joined(separator: "\n"))")
+    }
+
+    @Test("the label reader takes names, not notes")
+    func labels() {
+        #expect(
+            StateDiagrams.eventNames(" finger-down, finger-up (not moved, or undecided); tap of a bounce touch")
+                == ["finger-down", "finger-up", "tap"])
+    }
+}
