@@ -20,6 +20,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // System calls with typed errors (FileDescriptor, Errno), EINTR retried in one place.
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         // Property-based tests of the pipeline (random touch streams), tests only.
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
@@ -55,6 +57,7 @@ let package = Package(
             dependencies: [
                 "GestureCore", "CInput", "CLinux", "CEvdev",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // Tools over traces: pictures (SVG) and the tuning report.
@@ -81,7 +84,11 @@ let package = Package(
         // The protocol and the daemon, in process and through the real binary
         // (built first: the test target depends on it).
         .testTarget(
-            name: "DaemonTests", dependencies: ["GestureDaemon", "GestureCore", "Harness", "TraceSynth", "gestured"]),
+            name: "DaemonTests",
+            dependencies: [
+                "GestureDaemon", "GestureCore", "Harness", "TraceSynth", "gestured",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Test support: socket clients, the umockdev session, emulated touchscreens.
         // Its C half (Tests/Harness/c) is built by scripts/build-harness.sh, not SwiftPM,
         // so that only the end-to-end tests need libumockdev-dev.
@@ -92,6 +99,8 @@ let package = Package(
         .target(name: "CHarness", path: "Tests/CHarness", cSettings: [.define("_GNU_SOURCE")]),
         // The real gestured binary on the real libinput, through umockdev.
         .testTarget(name: "EndToEndTests", dependencies: ["Harness", "GestureCore", "gestured"]),
+        // The daemon's cost per frame above libinput, beside lisgd's (scripts/daemon-cost.sh).
+        .executableTarget(name: "daemon-cost", dependencies: ["Harness", "GestureCore"], path: "Tests/DaemonCost"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the end-to-end test harness (Tests/Harness/c) into .build/harness:
 # umockdev-harness, which emulates touchscreens for the real libinput, and
-# fstat-fix.so, preloaded before umockdev's library (see docs/testing.md).
+# fstat-fix.so, preloaded before umockdev's library (see docs/testing.md); and
+# libinput-drain, the floor scripts/daemon-cost.sh measures daemons against.
 # Needs gcc and libumockdev-dev (scripts/debian-packages.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,4 +15,5 @@ fi
 cc -std=gnu11 -O2 -Wall -Wextra -Wno-format-truncation -o "$out/umockdev-harness" Tests/Harness/c/umockdev-harness.c \
     $(pkg-config --cflags --libs umockdev-1.0)
 cc -std=gnu11 -O2 -Wall -Wextra -Wno-format-truncation -shared -fPIC -o "$out/fstat-fix.so" Tests/Harness/c/fstat-fix.c -ldl
-echo "build-harness: $out/umockdev-harness and $out/fstat-fix.so"
+cc -std=gnu11 -O2 -Wall -Wextra -o "$out/libinput-drain" Tests/Harness/c/libinput-drain.c $(pkg-config --cflags --libs libinput)
+echo "build-harness: $out/umockdev-harness, $out/fstat-fix.so and $out/libinput-drain"

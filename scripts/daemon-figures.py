@@ -77,9 +77,13 @@ class Daemon:
         env = dict(os.environ, NOTIFY_SOCKET=notify_path)
         for k in ("LISTEN_FDS", "LISTEN_PID"):
             env.pop(k, None)
+        # 100 subscribers of one user: more than the default share of the slots.
+        config = os.path.join(workdir, "figures.toml")
+        with open(config, "w") as f:
+            f.write("[daemon]\nmax-clients-per-user = 128\n")
         self.started = time.clock_gettime(time.CLOCK_MONOTONIC)
-        self.proc = subprocess.Popen([binary, "serve", "--socket", self.sock, "--log-level", "warning"] + args,
-                                     env=env)
+        self.proc = subprocess.Popen([binary, "serve", "--socket", self.sock, "--log-level", "warning",
+                                      "--config", config] + args, env=env)
         self.notify.settimeout(10)
         while True:
             if b"READY=1" in self.notify.recv(4096):

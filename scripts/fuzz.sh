@@ -23,7 +23,7 @@ seed() {
     mkdir -p "$dir"
     case $target in
     FuzzEvemu)
-        cp Recordings/*.evemu "$dir/"
+        cp Recordings/*.evemu Fuzz/seeds/evemu/* "$dir/"
         if [ -d ../shared/traces ]; then
             # Real recordings up to 64 KB (the fuzzer's input limit below).
             find ../shared/traces -type f -size -64k \( -name '*.evemu' -o -name '*.events' -o -name '*.desc' \) \

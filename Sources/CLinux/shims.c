@@ -7,11 +7,22 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <dirent.h>
+#include <linux/capability.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+int clinux_block_signals(const int *signals, int count) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int i = 0; i < count; i++) sigaddset(&set, signals[i]);
+    return sigprocmask(SIG_BLOCK, &set, NULL);
+}
 
 int clinux_signalfd(const int *signals, int count) {
     sigset_t set;
@@ -42,9 +53,12 @@ int clinux_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
     return 0;
 }
 
-int clinux_peer_groups(int fd, gid_t *groups, int max) {
+int clinux_peer_groups(int fd, gid_t *groups, int max, int *needed) {
     socklen_t len = (socklen_t)(sizeof(gid_t) * (size_t)max);
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) return -1;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) {
+        if (errno == ERANGE) *needed = (int)(len / sizeof(gid_t));
+        return -1;
+    }
     return (int)(len / sizeof(gid_t));
 }
 
@@ -88,4 +102,34 @@ void clinux_libinput_set_log(struct libinput *li, clinux_log_callback callback, 
     log_callback = callback;
     libinput_log_set_handler(li, log_trampoline);
     libinput_log_set_priority(li, (enum libinput_log_priority)priority);
+}
+
+int clinux_drop_capabilities(void) {
+    for (int cap = 0; cap <= 63; cap++) {
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL) return -1;
+    }
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL) return -1;
+    struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct data[2];
+    memset(data, 0, sizeof data);
+    if (syscall(SYS_capset, &header, data) < 0) return -1;
+    return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
+
+int clinux_close_inherited(int keep_below) {
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return -1;
+    int own = dirfd(d), closed = 0;
+    int fds[1024];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 1024) {
+        int fd = atoi(e->d_name);
+        if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && fd >= keep_below && fd != own) fds[n++] = fd;
+    }
+    closedir(d);
+    for (int i = 0; i < n; i++) {
+        if (close(fds[i]) == 0) closed++;
+    }
+    return closed;
 }

@@ -73,7 +73,7 @@ public struct Configuration: Sendable {
             s += "\(k.name) = \(JSONNumber.text(thresholds[keyPath: k.keyPath]))  # \(k.unit): \(k.summary)\n"
         }
         for d in devices {
-            s += "\n[[device]]  # \(d.origin)\nmatch = \"\(d.match)\"\n"
+            s += "\n[[device]]  # \(TOMLText.comment(d.origin))\nmatch = \(TOMLText.quoted(d.match))\n"
             if let size = d.size { s += "size = \"\(JSONNumber.text(size.width))x\(JSONNumber.text(size.height))\"\n" }
             if let r = d.rotation { s += "rotation = \(r)\n" }
             if let f = d.flipX { s += "flip-x = \(f)\n" }
@@ -84,6 +84,33 @@ public struct Configuration: Sendable {
             }
         }
         return s
+    }
+}
+
+/// Values written as TOML that reads back as the same value.
+enum TOMLText {
+    /// A basic string: quotes, backslashes and control characters escaped.
+    static func quoted(_ value: String) -> String {
+        var s = "\""
+        for u in value.unicodeScalars {
+            switch u {
+            case "\"": s += "\\\""
+            case "\\": s += "\\\\"
+            case "\n": s += "\\n"
+            case "\t": s += "\\t"
+            case "\r": s += "\\r"
+            case _ where u.value < 0x20 || u.value == 0x7f:
+                let hex = String(u.value, radix: 16, uppercase: true)
+                s += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: s.unicodeScalars.append(u)
+            }
+        }
+        return s + "\""
+    }
+
+    /// Text for a comment: on one line.
+    static func comment(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? " " : $0 }))
     }
 }
 

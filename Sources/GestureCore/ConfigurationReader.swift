@@ -203,6 +203,18 @@ public enum ConfigurationReader {
             }
             d.maxClients = n
         }
+        if let v = table["max-clients-per-user"] {
+            guard let n = v.int, (1...65536).contains(n) else {
+                throw fail("max-clients-per-user", "max-clients-per-user must be a whole number from 1 to 65536")
+            }
+            d.maxClientsPerUser = n
+        }
+        if let v = table["subscribe-timeout"] {
+            guard let t = v.number, t >= 0.1, t <= 3600 else {
+                throw fail("subscribe-timeout", "subscribe-timeout must be a number of seconds from 0.1 to 3600")
+            }
+            d.subscribeTimeout = t
+        }
     }
 
     /// Flattens `tap.maxDuration = 500` and `[thresholds.tap] maxDuration = 500` alike into ("tap.maxDuration", 500),

@@ -11,6 +11,8 @@
 /// log-level = "info"
 /// client-buffer-kib = 256
 /// max-clients = 128
+/// max-clients-per-user = 64
+/// subscribe-timeout = 10
 /// ```
 public struct DaemonSettings: Sendable, Hashable {
     /// The listening socket's path; nil: `$RUNTIME_DIRECTORY`, `/run/gestured` as root, else `$XDG_RUNTIME_DIR`.
@@ -31,6 +33,16 @@ public struct DaemonSettings: Sendable, Hashable {
     public var clientBuffer = 256 * 1024
     /// Most clients served at once; more are told `busy` and closed (default 128).
     public var maxClients = 128
+    /// Most clients of one user (uid) at once, so that one user cannot hold
+    /// every slot; nil: half of `maxClients` (64 by default).
+    public var maxClientsPerUser: Int?
+
+    /// Seconds a connection may go without subscribing (after connecting or
+    /// unsubscribing) before it is closed with `timeout` (default 10).
+    public var subscribeTimeout = 10.0
+
+    /// `maxClientsPerUser`, or its default.
+    public var clientsPerUser: Int { maxClientsPerUser ?? max(1, maxClients / 2) }
 
     public init() {}
 
@@ -40,27 +52,29 @@ public struct DaemonSettings: Sendable, Hashable {
     /// The keys of the section, for messages.
     static let keys = [
         "socket", "socket-mode", "socket-group", "allow-users", "allow-groups", "seat", "log-level",
-        "client-buffer-kib", "max-clients",
+        "client-buffer-kib", "max-clients", "max-clients-per-user", "subscribe-timeout",
     ]
 
     /// The section as TOML (part of `check-config`'s output).
     var rendered: String {
         func list(_ l: [String]) -> String {
-            "[" + l.map { UInt32($0) != nil ? $0 : "\"\($0)\"" }.joined(separator: ", ") + "]"
+            "[" + l.map { UInt32($0) != nil ? $0 : TOMLText.quoted($0) }.joined(separator: ", ") + "]"
         }
         var s = "[daemon]\n"
         s +=
             "socket = "
-            + (socket.map { "\"\($0)\"" } ?? "\"\"  # default: $RUNTIME_DIRECTORY, /run/gestured as root, else $XDG_RUNTIME_DIR")
+            + (socket.map(TOMLText.quoted) ?? "\"\"  # default: $RUNTIME_DIRECTORY, /run/gestured as root, else $XDG_RUNTIME_DIR")
             + "\n"
         s += "socket-mode = \"0" + String(socketMode, radix: 8) + "\"\n"
-        s += "socket-group = \"\(socketGroup ?? "")\"\n"
+        s += "socket-group = \(TOMLText.quoted(socketGroup ?? ""))\n"
         s += "allow-users = \(list(allowUsers))\n"
         s += "allow-groups = \(list(allowGroups))\n"
-        s += "seat = \"\(seat)\"\n"
+        s += "seat = \(TOMLText.quoted(seat))\n"
         s += "log-level = \"\(logLevel)\"\n"
         s += "client-buffer-kib = \(clientBuffer / 1024)\n"
         s += "max-clients = \(maxClients)\n"
+        s += "max-clients-per-user = \(clientsPerUser)\n"
+        s += "subscribe-timeout = \(JSONNumber.text(subscribeTimeout))\n"
         return s
     }
 }

@@ -6,6 +6,10 @@
 /// stays free of it. An events-only file gets its device from a separate
 /// description (`parseDescription`) passed as `device`.
 public enum EvemuReader {
+    /// The most bytes of bits a `B:` type or the `P:` lines may give (evdev's
+    /// largest type, keys, has 768 codes; properties 32).
+    static let maxCodeBytes = 96
+
     /// Parses a whole evemu file. `device` supplies the description when the
     /// file has no header of its own (an `.events` file beside a `.desc`).
     public static func parse(_ text: String, file: String, device: DeviceDescription? = nil) throws(TraceError) -> Trace {
@@ -70,6 +74,11 @@ public enum EvemuReader {
             case UInt8(ascii: "P"):
                 sawHeader = true
                 props += try hexBytes(fields(rest), file: file, line: lineNumber)
+                if props.count > Self.maxCodeBytes {
+                    throw TraceError(
+                        file: file, line: lineNumber,
+                        "'P:' lines give more than \(Self.maxCodeBytes) bytes of properties; evdev has 32 properties")
+                }
             case UInt8(ascii: "B"):
                 sawHeader = true
                 let f = fields(rest)
@@ -77,6 +86,13 @@ public enum EvemuReader {
                     throw TraceError(file: file, line: lineNumber, "'B:' needs an event type in hex, then bitmask bytes")
                 }
                 bitsByType[UInt16(type), default: []] += try hexBytes(Array(f.dropFirst()), file: file, line: lineNumber)
+                // The kernel has at most 768 codes of a type (KEY_CNT): 96 bytes of bits.
+                if bitsByType[UInt16(type), default: []].count > Self.maxCodeBytes {
+                    throw TraceError(
+                        file: file, line: lineNumber,
+                        "'B:' lines for event type \(typeText) give more than \(Self.maxCodeBytes) bytes of codes; evdev has at most \(Self.maxCodeBytes * 8) codes of a type"
+                    )
+                }
             case UInt8(ascii: "A"):
                 sawHeader = true
                 let f = fields(rest)

@@ -12,6 +12,8 @@ package indirect enum TOMLValue: Sendable {
     package var string: String? { if case .string(let s) = self { s } else { nil } }
     package var int: Int? { if case .integer(let i) = self { i } else { nil } }
     package var double: Double? { if case .float(let d) = self { d } else { nil } }
+    /// An integer or a float, as a number.
+    package var number: Double? { double ?? int.map(Double.init) }
     package var bool: Bool? { if case .boolean(let b) = self { b } else { nil } }
     package var array: [TOMLValue]? { if case .array(let a) = self { a } else { nil } }
     package var table: TOMLTable? { if case .table(let t) = self { t } else { nil } }
@@ -258,16 +260,19 @@ private struct Parser {
         let shown = path.joined(separator: ".")
         if array {
             let fresh = Builder(.header, line: headerLine)
-            switch table.entries[name]?.entry {
-            case nil:
+            // Moved out of the table and back, so that the array is not also
+            // held there while it grows (a copy per [[device]]: quadratic).
+            guard let (entry, line) = table.entries.removeValue(forKey: name) else {
                 table.put(name, .tables([fresh]), line: headerLine)
-            case .tables(var list):
-                list.append(fresh)
-                table.put(name, .tables(list), line: table.entries[name]!.line)
-            default:
+                current = fresh
+                return
+            }
+            guard case .tables(var list) = consume entry else {
                 throw fail(
                     "[[\(shown)]]: '\(shown)' is already defined as something other than an array of tables", line: headerLine)
             }
+            list.append(fresh)
+            table.entries[name] = (.tables(list), line)
             current = fresh
         } else {
             switch table.entries[name]?.entry {

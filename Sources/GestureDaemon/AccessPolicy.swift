@@ -15,29 +15,25 @@ package struct AccessPolicy: Sendable, Equatable {
     package var groups: Set<gid_t> = []
     package var socketGroup: gid_t?
 
-    package struct ResolveError: Error, CustomStringConvertible {
-        package var description: String
-    }
-
     package init() {}
 
     /// Resolves the names of `settings` through NSS (numbers are taken as ids).
-    package init(_ settings: DaemonSettings) throws(ResolveError) {
+    package init(_ settings: DaemonSettings) throws(SetupError) {
         for u in settings.allowUsers {
             guard let uid = UInt32(u) ?? Self.uid(named: u) else {
-                throw ResolveError(description: "[daemon] allow-users: no user named '\(u)'")
+                throw SetupError("[daemon] allow-users: no user named '\(u)'")
             }
             users.insert(uid)
         }
         for g in settings.allowGroups {
             guard let gid = UInt32(g) ?? Self.gid(named: g) else {
-                throw ResolveError(description: "[daemon] allow-groups: no group named '\(g)'")
+                throw SetupError("[daemon] allow-groups: no group named '\(g)'")
             }
             groups.insert(gid)
         }
         if let g = settings.socketGroup {
             guard let gid = UInt32(g) ?? Self.gid(named: g) else {
-                throw ResolveError(description: "[daemon] socket-group: no group named '\(g)'")
+                throw SetupError("[daemon] socket-group: no group named '\(g)'")
             }
             socketGroup = gid
         }
@@ -49,8 +45,14 @@ package struct AccessPolicy: Sendable, Equatable {
     package func allows(fd: Int32, uid: uid_t, gid: gid_t) -> Bool {
         if isOpen || uid == 0 || uid == geteuid() || users.contains(uid) || groups.contains(gid) { return true }
         guard !groups.isEmpty else { return false }
+        // 256 groups first; a member of more gets a second look with room for all.
         var list = [gid_t](repeating: 0, count: 256)
-        let n = clinux_peer_groups(fd, &list, Int32(list.count))
+        var needed: Int32 = 0
+        var n = clinux_peer_groups(fd, &list, Int32(list.count), &needed)
+        if n < 0 && errno == ERANGE && needed > Int32(list.count) {
+            list = [gid_t](repeating: 0, count: Int(needed))
+            n = clinux_peer_groups(fd, &list, Int32(list.count), &needed)
+        }
         return n > 0 && list[0..<Int(n)].contains(where: groups.contains)
     }
 

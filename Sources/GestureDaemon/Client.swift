@@ -1,15 +1,17 @@
 import GestureCore
+import SystemPackage
 
 #if canImport(Glibc)
     package import Glibc
 #endif
 
-/// One connected client: its socket, credentials, subscription, and a bounded outbox.
+/// One connected client: its socket, credentials, subscription, what it sent
+/// and has not been answered, and a bounded outbox.
 ///
-/// Writes never block: what the socket does not take now waits in the outbox
-/// and goes out when the socket is writable. A client whose outbox would
-/// grow beyond the limit gets `overflow` and is closed.
-package final class Client {
+/// A value kept in the server's array and changed in place. Nothing here
+/// blocks: what the socket does not take now waits in the outbox and goes
+/// out when the socket is writable.
+package struct Client {
     package enum State: Equatable {
         /// Sent `hello`, no subscription (yet, or any more).
         case connected
@@ -18,7 +20,8 @@ package final class Client {
         case closing
     }
 
-    package let fd: Int32
+    /// The socket; -1 once closed (the client leaves the server's list at the end of the turn).
+    package private(set) var fd: Int32
     /// Connection number, for the log.
     package let serial: Int
     package let pid: pid_t
@@ -26,14 +29,18 @@ package final class Client {
     package let gid: gid_t
     package var state: State = .connected
     package var subscription = Subscription()
-    /// Continuous gestures whose start passed this client's fingers and region filters.
-    var admitted: Set<UInt64> = []
+    /// Ids of the continuous gestures whose start passed this client's
+    /// fingers and region filters (a few at most: those under way).
+    var admitted: [UInt64] = []
     /// The client shut down its sending side; it may still read.
     var readClosed = false
     /// When a closing client is closed even if its outbox has not drained.
     var closeDeadline: Timestamp = .never
+    /// When a client that has not subscribed (or unsubscribed) is closed.
+    var subscribeDeadline: Timestamp = .never
+    /// `changed` events left out because the client fell behind.
+    var skippedChanges = 0
 
-    private var input: [UInt8] = []
     private var outbox: [UInt8] = []
     private var outboxHead = 0
     let outboxLimit: Int
@@ -50,13 +57,19 @@ package final class Client {
     /// Bytes waiting to be written.
     package var pending: Int { outbox.count - outboxHead }
 
+    /// Its socket was closed.
+    mutating func markClosed() {
+        fd = -1
+        state = .closing
+    }
+
     /// What to say about this client in the log.
     var label: String { "client \(serial) (pid \(pid), uid \(uid))" }
 
     /// Whether `event` goes to this client: its filters, the tap timing it
     /// wants, and for a continuous gesture whether its start was admitted
     /// (recorded here, so later phases follow that decision).
-    func accepts(_ event: GestureEvent, from device: DeviceInfo) -> Bool {
+    mutating func accepts(_ event: GestureEvent, from device: DeviceInfo) -> Bool {
         guard state == .subscribed, subscription.gestures.contains(event.gesture) else { return false }
         switch event.timing {
         case .every: break
@@ -69,11 +82,12 @@ package final class Client {
             guard subscription.admits(event) else { return false }
         case .began:
             guard subscription.admits(event) else { return false }
-            admitted.insert(event.id)
+            admitted.append(event.id)
         case .changed:
             guard admitted.contains(event.id) else { return false }
         case .ended, .cancelled:
-            guard admitted.remove(event.id) != nil else { return false }
+            guard let i = admitted.firstIndex(of: event.id) else { return false }
+            admitted.remove(at: i)
         }
         if let phases = subscription.phases, !phases.contains(event.phase) { return false }
         return true
@@ -81,63 +95,124 @@ package final class Client {
 
     // MARK: Input
 
-    enum ReadResult {
-        /// Complete lines read (possibly none).
-        case lines([ArraySlice<UInt8>])
+    /// Bytes read and not yet taken as lines: `input[inputHead...]`; the
+    /// bytes before `scanHead` are known to hold no newline.
+    private var input: [UInt8] = []
+    private var inputHead = 0
+    private var scanHead = 0
+
+    enum FillResult {
+        /// Bytes read (0: nothing waiting, or no room).
+        case read(Int)
         /// The client shut down its side.
         case endOfFile
-        /// A line longer than the protocol allows.
-        case lineTooLong
-        case failed(Int32)
+        case failed(Errno)
     }
 
-    /// Reads what the socket has and splits it into lines.
-    func readLines() -> ReadResult {
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        var lines: [ArraySlice<UInt8>] = []
-        while true {
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { break }
-                return .failed(errno)
-            }
-            if n == 0 { return lines.isEmpty ? .endOfFile : .lines(lines) }
-            var start = input.count
-            input.append(contentsOf: chunk[0..<n])
-            var lineStart = 0
-            while let nl = input[start...].firstIndex(of: UInt8(ascii: "\n")) {
-                var line = input[lineStart..<nl]
-                if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-                lines.append(ArraySlice(line))
-                lineStart = nl + 1
-                start = lineStart
-            }
-            input.removeFirst(lineStart)
-            if input.count > WireProtocol.maxLineLength { return .lineTooLong }
-            if n < chunk.count { break }
+    /// Unread input waiting here, complete lines or not.
+    var buffered: Int { input.count - inputHead }
+
+    /// The most input kept here: one line of the longest length, and a turn's reading.
+    static let inputLimit = WireProtocol.maxLineLength + Client.readBudget
+    /// The most bytes read from one client in one turn of the loop.
+    static let readBudget = 64 * 1024
+
+    /// Reads at most `readBudget` bytes the socket has now, through `scratch`;
+    /// nothing while `inputLimit` bytes already wait here (the kernel's
+    /// buffer then holds the rest, and pushes back on the sender).
+    mutating func fill(scratch: inout [UInt8]) -> FillResult {
+        if inputHead > 0 {
+            input.removeSubrange(0..<inputHead)
+            scanHead -= inputHead
+            inputHead = 0
         }
-        return .lines(lines)
+        let want = min(Client.readBudget, Client.inputLimit - buffered, scratch.count)
+        guard want > 0 else { return .read(0) }
+        let n: Int
+        do {
+            n = try scratch.withUnsafeMutableBytes {
+                try FileDescriptor(rawValue: fd).read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]))
+            }
+        } catch Errno.resourceTemporarilyUnavailable {
+            return .read(0)
+        } catch {
+            return .failed(error as? Errno ?? .ioError)
+        }
+        if n == 0 { return .endOfFile }
+        input.append(contentsOf: scratch[0..<n])
+        return .read(n)
     }
+
+    /// The next complete line, without its newline (and a carriage return
+    /// before it); empty lines and lines of blanks are passed over here,
+    /// cheaply. Valid until the next `fill`.
+    mutating func nextLine() -> ArraySlice<UInt8>? {
+        while true {
+            guard let nl = input[scanHead...].firstIndex(of: UInt8(ascii: "\n")) else {
+                scanHead = input.count
+                return nil
+            }
+            if nl == inputHead {
+                // An empty line: nothing to look at.
+                inputHead = nl + 1
+                scanHead = inputHead
+                continue
+            }
+            var line = input[inputHead..<nl]
+            inputHead = nl + 1
+            scanHead = inputHead
+            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            return line
+        }
+    }
+
+    /// A complete line waits (a newline among the bytes not yet scanned).
+    var hasLine: Bool { input[scanHead...].contains(UInt8(ascii: "\n")) }
+
+    /// Room for more input: less than the longest line and a turn's reading waits here.
+    var wantsInput: Bool { buffered < Client.inputLimit }
+
+    /// After `nextLine` returned nil: the line being received is already
+    /// longer than the protocol allows.
+    var lineTooLong: Bool { buffered > WireProtocol.maxLineLength }
 
     // MARK: Output
 
     /// Queues one line (a newline is added). Returns false, queuing nothing,
     /// when the outbox would exceed its limit.
-    func enqueue(_ line: String) -> Bool {
+    mutating func enqueue(_ line: String) -> Bool {
+        var line = line
+        return line.withUTF8 { enqueue(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Queues one line given as bytes, without its newline.
+    mutating func enqueue(_ line: UnsafeRawBufferPointer) -> Bool {
         guard state != .closing else { return true }
-        if pending + line.utf8.count + 1 > outboxLimit { return false }
-        outbox.append(contentsOf: line.utf8)
+        if pending + line.count + 1 > outboxLimit { return false }
+        outbox.append(contentsOf: line)
         outbox.append(UInt8(ascii: "\n"))
         return true
     }
 
-    /// Queues a last line even beyond the limit, keeping only the unsent rest
-    /// of a line already begun, and marks the client closing.
-    func enqueueFinal(_ line: String, closeBy deadline: Timestamp) {
+    /// Whether more than half the outbox waits after writing what the socket
+    /// takes now: the client is not reading as fast as events come. (A burst
+    /// queued within one turn is not falling behind until the socket says so;
+    /// a failed write is left for the server's flush to report.)
+    mutating func fallingBehind() -> Bool {
+        guard pending > outboxLimit / 2 else { return false }
+        _ = flush()
+        return pending > outboxLimit / 2
+    }
+
+    /// Queues a last line even beyond the limit and marks the client closing.
+    /// With `dropQueued` (the outbox overflowed) only the unsent rest of a
+    /// line already begun is kept before it; otherwise every queued line is
+    /// (a daemon stopping says goodbye after what it already had to say).
+    mutating func enqueueFinal(_ line: String, closeBy deadline: Timestamp, dropQueued: Bool = true) {
         if state != .closing {
             // Keep the tail of a line the socket has partly taken, so the client never sees half a line.
-            if outboxHead > 0 || pending > 0 {
+            if dropQueued && (outboxHead > 0 || pending > 0) {
                 let unsent = outbox[outboxHead...]
                 let firstNewline = unsent.firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? outbox.count
                 let startedPartial = outboxHead > 0 && outbox[outboxHead - 1] != UInt8(ascii: "\n")
@@ -154,19 +229,22 @@ package final class Client {
     enum FlushResult {
         case done
         case wouldBlock
-        case failed(Int32)
+        case failed(Errno)
     }
 
-    /// Writes as much of the outbox as the socket takes now.
-    func flush() -> FlushResult {
+    /// Writes as much of the outbox as the socket takes now (one `write(2)`
+    /// when it takes everything).
+    mutating func flush() -> FlushResult {
         while outboxHead < outbox.count {
-            let n = outbox.withUnsafeBytes { raw in
-                send(fd, raw.baseAddress! + outboxHead, raw.count - outboxHead, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { return .wouldBlock }
-                return .failed(errno)
+            let n: Int
+            do {
+                n = try outbox.withUnsafeBytes {
+                    try FileDescriptor(rawValue: fd).write(UnsafeRawBufferPointer(rebasing: $0[outboxHead...]))
+                }
+            } catch Errno.resourceTemporarilyUnavailable {
+                return .wouldBlock
+            } catch {
+                return .failed(error as? Errno ?? .ioError)
             }
             outboxHead += n
         }

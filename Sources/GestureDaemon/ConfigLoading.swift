@@ -11,15 +11,16 @@ package enum ConfigPaths {
 package func loadConfiguration(_ path: String?) throws -> Configuration {
     var config = Configuration()
     if let path {
-        try ConfigurationReader.read(readTextFile(path), file: path, into: &config)
+        try ConfigurationReader.read(readTextFile(path, limit: configurationFileLimit), file: path, into: &config)
         return config
     }
     if fileExists(ConfigPaths.main) {
-        try ConfigurationReader.read(readTextFile(ConfigPaths.main), file: ConfigPaths.main, into: &config)
+        try ConfigurationReader.read(
+            readTextFile(ConfigPaths.main, limit: configurationFileLimit), file: ConfigPaths.main, into: &config)
     }
     for name in listDirectory(ConfigPaths.dropInDirectory, suffix: ".toml") {
         let file = ConfigPaths.dropInDirectory + "/" + name
-        try ConfigurationReader.read(readTextFile(file), file: file, into: &config)
+        try ConfigurationReader.read(readTextFile(file, limit: configurationFileLimit), file: file, into: &config)
     }
     return config
 }

@@ -2,24 +2,17 @@ import CInput
 import CLinux
 package import GestureCore
 package import Logging
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// What a touch source tells the daemon.
-package protocol TouchSourceDelegate: AnyObject {
-    /// A touchscreen appeared; `geometry` gives its size in screen orientation.
-    func deviceAdded(_ info: DeviceInfo, geometry: PanelGeometry, thresholds: GestureThresholds)
-    func deviceRemoved(_ id: DeviceID)
-    func frame(_ frame: TouchFrame)
-    /// Allocates an id for a new device.
-    func nextDeviceID() -> DeviceID
-    var configuration: Configuration { get }
-}
-
 /// Touchscreens through libinput: the udev backend on a seat (with hotplug),
 /// or the path backend for devices named on the command line.
+///
+/// `read(into:)` returns what happened since the last call (devices added
+/// and removed, finished frames); it calls nobody back.
 ///
 /// libinput opens devices through `open_restricted`, which opens touchscreens
 /// only (udev `ID_INPUT_TOUCHSCREEN=1`) and refuses every other node, so no
@@ -28,14 +21,18 @@ package final class LibinputSource {
     private var li: OpaquePointer?
     private var udev: OpaquePointer?
     package let logger: Logger
-    package weak var delegate: (any TouchSourceDelegate)?
+    /// The `[[device]]` sections (size, rotation, mirroring) for devices
+    /// added from now on; the daemon sets a new one when it reloads.
+    package var configuration: Configuration
 
-    /// Per-device state, indexed by the id stored in libinput's device user data.
-    private var devices: [Int: Device] = [:]
+    /// Per-device state; libinput's user data for a device is its index + 1.
+    private var devices: [Device?] = []
+    private var nextID: Int
 
     private struct Device {
         var handle: OpaquePointer
         var info: DeviceInfo
+        /// The frame being built from libinput's touch events, until its TOUCH_FRAME.
         var frame: TouchFrame
         /// Each slot's last position, for its lift (a lift carries no position).
         var last: InlineArray<16, (x: Double, y: Double)> = .init(repeating: (0, 0))
@@ -47,32 +44,29 @@ package final class LibinputSource {
         case paths([String])
     }
 
-    package struct SetupError: Error, CustomStringConvertible {
-        package var description: String
-    }
-
-    package init(_ backend: Backend, logger: Logger, delegate: any TouchSourceDelegate) throws(SetupError) {
+    /// Devices get ids from `firstID` on.
+    package init(_ backend: Backend, configuration: Configuration, firstID: Int = 1, logger: Logger) throws(SetupError) {
         self.logger = logger
-        self.delegate = delegate
-        guard let udev = udev_new() else { throw SetupError(description: "udev_new() failed: is /sys mounted?") }
+        self.configuration = configuration
+        nextID = firstID
+        guard let udev = udev_new() else { throw SetupError("udev_new() failed: is /sys mounted?") }
         self.udev = udev
         let user = Unmanaged.passUnretained(self).toOpaque()
         switch backend {
         case .seat(let seat):
             li = libinput_udev_create_context(libinputInterface, user, udev)
-            guard let li else { throw SetupError(description: "cannot create a libinput context") }
+            guard let li else { throw SetupError("cannot create a libinput context") }
             clinux_libinput_set_log(li, libinputLog, logger.logLevel <= .debug ? 10 : 20)
             guard libinput_udev_assign_seat(li, seat) == 0 else {
-                throw SetupError(description: "libinput cannot use seat '\(seat)' (is udev running and /run/udev readable?)")
+                throw SetupError("libinput cannot use seat '\(seat)' (is udev running and /run/udev readable?)")
             }
         case .paths(let paths):
             li = libinput_path_create_context(libinputInterface, user)
-            guard let li else { throw SetupError(description: "cannot create a libinput context") }
+            guard let li else { throw SetupError("cannot create a libinput context") }
             clinux_libinput_set_log(li, libinputLog, logger.logLevel <= .debug ? 10 : 20)
             for path in paths where libinput_path_add_device(li, path) == nil {
                 throw SetupError(
-                    description:
-                        "cannot use \(path): not a touchscreen, not readable (is the user in group 'input'?), or not an input device; see `gestured devices`"
+                    "cannot use \(path): not a touchscreen, not readable (is the user in group 'input'?), or not an input device; see `gestured devices`"
                 )
             }
         }
@@ -80,15 +74,30 @@ package final class LibinputSource {
 
     deinit { shutdown() }
 
+    /// The touchscreens on `backend` as the daemon would see them (`gestured
+    /// devices`, `gestured record`): opened, read once and closed.
+    package static func touchscreens(
+        _ backend: Backend, configuration: Configuration, logger: Logger
+    ) throws(SetupError)
+        -> [DeviceInfo]
+    {
+        let source = try LibinputSource(backend, configuration: configuration, logger: logger)
+        defer { source.shutdown() }
+        // The devices present are queued as added as soon as libinput opens them.
+        var events = TouchSourceEvents()
+        source.read(into: &events)
+        var found: [DeviceInfo] = []
+        for case .added(let info, _) in events.events { found.append(info) }
+        return found
+    }
+
     /// libinput's epoll fd: readable when events wait.
     package var fd: Int32 { li.map { libinput_get_fd($0) } ?? -1 }
-
-    package var deviceCount: Int { devices.count }
 
     /// Releases every device and the context.
     package func shutdown() {
         if let li {
-            for (_, d) in devices { libinput_device_unref(d.handle) }
+            for case let d? in devices { libinput_device_unref(d.handle) }
             devices.removeAll()
             libinput_unref(li)
         }
@@ -123,50 +132,60 @@ package final class LibinputSource {
 
     // MARK: Events
 
-    /// Reads and handles every queued libinput event.
-    package func dispatch() {
+    /// Reads what libinput has queued and appends what happened: devices
+    /// added and removed, and each finished frame.
+    package func read(into events: inout TouchSourceEvents) {
         guard let li else { return }
-        if libinput_dispatch(li) != 0 { logger.warning("libinput_dispatch failed: \(String(cString: strerror(errno)))") }
+        if libinput_dispatch(li) != 0 { logger.warning("libinput_dispatch failed: \(Errno.last)") }
+        // The devices are worked on as a local array, put back at the end:
+        // one access to this object's storage per call, not several per event.
+        var devices = self.devices
+        self.devices = []
+        defer { self.devices = devices }
         while let event = libinput_get_event(li) {
-            handle(event)
+            let type = libinput_event_get_type(event)
+            switch type {
+            case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION, LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL,
+                LIBINPUT_EVENT_TOUCH_FRAME:
+                if let i = Self.index(of: libinput_event_get_device(event)), i < devices.count, devices[i] != nil,
+                    let touch = libinput_event_get_touch_event(event)
+                {
+                    Self.touch(type, touch, device: &devices[i]!, into: &events, logger: logger)
+                }
+            case LIBINPUT_EVENT_DEVICE_ADDED:
+                if let (device, geometry) = added(libinput_event_get_device(event)!, index: devices.count) {
+                    devices.append(device)
+                    events.added(device.info, geometry)
+                }
+            case LIBINPUT_EVENT_DEVICE_REMOVED:
+                if let i = Self.index(of: libinput_event_get_device(event)), i < devices.count, let d = devices[i] {
+                    logger.notice("removed \(d.info.name) (\(d.info.node))")
+                    events.removed(d.info.id)
+                    libinput_device_unref(d.handle)
+                    devices[i] = nil
+                }
+            default:
+                break
+            }
             libinput_event_destroy(event)
         }
     }
 
-    private func handle(_ event: OpaquePointer) {
-        let type = libinput_event_get_type(event)
-        let handle = libinput_event_get_device(event)!
-        switch type {
-        case LIBINPUT_EVENT_DEVICE_ADDED:
-            added(handle)
-        case LIBINPUT_EVENT_DEVICE_REMOVED:
-            guard let key = key(of: handle), let d = devices.removeValue(forKey: key) else { return }
-            logger.notice("removed \(d.info.name) (\(d.info.node))")
-            delegate?.deviceRemoved(d.info.id)
-            libinput_device_unref(d.handle)
-        case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION, LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL,
-            LIBINPUT_EVENT_TOUCH_FRAME:
-            guard let key = key(of: handle), devices[key] != nil, let touch = libinput_event_get_touch_event(event) else {
-                return
-            }
-            touchEvent(type, touch, key: key)
-        default:
-            break
-        }
+    /// The index of a device in `devices`, from libinput's user data.
+    private static func index(of handle: OpaquePointer?) -> Int? {
+        guard let handle, let p = libinput_device_get_user_data(handle) else { return nil }
+        return Int(bitPattern: p) - 1
     }
 
-    private func key(of handle: OpaquePointer) -> Int? {
-        guard let p = libinput_device_get_user_data(handle) else { return nil }
-        return Int(bitPattern: p)
-    }
-
-    private func touchEvent(_ type: libinput_event_type, _ touch: OpaquePointer, key: Int) {
+    /// One touch event into the device's frame; at TOUCH_FRAME the frame is finished.
+    private static func touch(
+        _ type: libinput_event_type, _ touch: OpaquePointer, device d: inout Device, into events: inout TouchSourceEvents,
+        logger: Logger
+    ) {
         let time = Timestamp(microseconds: Int64(bitPattern: libinput_event_touch_get_time_usec(touch)))
-        var d = devices[key]!
-        defer { devices[key] = d }
+        d.frame.time = time
         if type == LIBINPUT_EVENT_TOUCH_FRAME {
-            d.frame.time = time
-            if !d.frame.isEmpty { delegate?.frame(d.frame) }
+            if !d.frame.isEmpty { events.frame(d.frame) }
             d.frame.removeAll()
             return
         }
@@ -180,7 +199,6 @@ package final class LibinputSource {
             }
             return
         }
-        d.frame.time = time
         switch type {
         case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
             // Transformed coordinates are after libinput's calibration matrix (rotation), 0..1 of the screen.
@@ -198,17 +216,18 @@ package final class LibinputSource {
 
     // MARK: Devices
 
-    private func added(_ handle: OpaquePointer) {
-        guard libinput_device_has_capability(handle, LIBINPUT_DEVICE_CAP_TOUCH) != 0, let delegate else { return }
-        let id = delegate.nextDeviceID()
+    /// A touchscreen libinput added, with its size and rotation from the
+    /// configuration, the device or the display; nil for other devices.
+    private func added(_ handle: OpaquePointer, index: Int) -> (Device, geometry: PanelGeometry)? {
+        guard libinput_device_has_capability(handle, LIBINPUT_DEVICE_CAP_TOUCH) != 0 else { return nil }
+        let id = DeviceID(nextID)
+        nextID += 1
         let name = String(cString: libinput_device_get_name(handle))
         let node = "/dev/input/" + String(cString: libinput_device_get_sysname(handle))
         let vp =
             hex4(UInt16(truncatingIfNeeded: libinput_device_get_id_vendor(handle))) + ":"
             + hex4(UInt16(truncatingIfNeeded: libinput_device_get_id_product(handle)))
-        let config = delegate.configuration
-        let sections = config.sections(forName: name, vendorProduct: vp)
-
+        let sections = configuration.sections(forName: name, vendorProduct: vp)
         // Rotation and mirroring through libinput's calibration matrix, so "left" is left on a rotated panel.
         var rotation = 0
         if libinput_device_config_calibration_has_matrix(handle) != 0 {
@@ -255,14 +274,10 @@ package final class LibinputSource {
             id: id, name: name, node: node, vendorProduct: vp, width: geometry.screenWidth, height: geometry.screenHeight,
             sizeSource: source, rotation: rotation, slots: Int(max(0, libinput_device_touch_get_touch_count(handle))))
         libinput_device_ref(handle)
-        libinput_device_set_user_data(handle, UnsafeMutableRawPointer(bitPattern: id.rawValue))
-        devices[id.rawValue] = Device(handle: handle, info: info, frame: TouchFrame(device: id, time: .zero))
+        libinput_device_set_user_data(handle, UnsafeMutableRawPointer(bitPattern: index + 1))
         logger.notice("added \(info.summary)")
-        delegate.deviceAdded(info, geometry: geometry, thresholds: config.thresholds(forName: name, vendorProduct: vp))
+        return (Device(handle: handle, info: info, frame: TouchFrame(device: id, time: .zero)), geometry)
     }
-
-    /// The devices as they were opened (for `gestured devices`).
-    package var deviceInfos: [DeviceInfo] { devices.values.map(\.info).sorted { $0.id.rawValue < $1.id.rawValue } }
 }
 
 /// libinput's open/close callbacks; the user data is the `LibinputSource`.

@@ -1,4 +1,5 @@
 package import CLinux
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -10,10 +11,6 @@ package struct Listener {
     package let path: String
     /// Bound here (so removed at exit), not passed by systemd.
     package let ownsPath: Bool
-
-    package struct SetupError: Error, CustomStringConvertible {
-        package var description: String
-    }
 
     /// The first listening stream socket systemd passed (`LISTEN_FDS`), if any.
     /// Takes the fds and clears the variables so children do not see them.
@@ -48,52 +45,72 @@ package struct Listener {
 
     /// Binds and listens at `path`. A stale socket file is replaced; a running
     /// instance, or a file that is not a socket, is an error naming what to do.
+    ///
+    /// Nothing is done through a path someone else could change between two
+    /// calls: the socket is bound in a directory of the daemon's own, made
+    /// for the purpose inside the target directory (mode 0700), where its mode
+    /// comes from the umask and its group from `chown`; then it is renamed
+    /// into place, which replaces whatever name is there and follows no link.
+    /// A target directory others may write to without the sticky bit is
+    /// refused: anyone could swap the socket for something else there.
     package static func bind(path: String, mode: UInt32, group: gid_t?) throws(SetupError) -> Listener {
         guard !path.hasPrefix("@"), let addr = UnixAddress(path) else {
-            throw SetupError(description: "socket path must be a file path of at most 107 bytes: \(path)")
+            throw SetupError("socket path must be a file path of at most 107 bytes: \(path)")
         }
         var st = stat()
         if lstat(path, &st) == 0 {
             guard (st.st_mode & S_IFMT) == S_IFSOCK else {
-                throw SetupError(description: "\(path) exists and is not a socket; remove it or choose another --socket")
+                throw SetupError("\(path) exists and is not a socket; remove it or choose another --socket")
             }
             if let peer = probe(addr) {
                 throw SetupError(
-                    description:
-                        "another gestured is already serving \(path)\(peer > 0 ? " (pid \(peer))" : ""); stop it or choose another --socket"
+                    "another gestured is already serving \(path)\(peer > 0 ? " (pid \(peer))" : ""); stop it or choose another --socket"
                 )
             }
-            unlink(path)  // stale: nobody listens
         }
-        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        if !directory.isEmpty && access(directory, F_OK) != 0 {
-            // /run/gestured when not started by systemd (which makes it with RuntimeDirectory=).
+        var directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        if directory.isEmpty { directory = path.hasPrefix("/") ? "/" : "." }
+        if access(directory, F_OK) != 0 {
+            // /run/gestured when not started by gestured.socket (which makes it).
             if mkdir(directory, 0o755) != 0 && errno != EEXIST {
-                throw SetupError(description: "cannot create \(directory): \(String(cString: strerror(errno)))")
+                throw SetupError("cannot create \(directory)", Errno.last)
             }
         }
+        guard stat(directory, &st) == 0 else {
+            throw SetupError("\(directory)", Errno.last)
+        }
+        if st.st_mode & (S_IWGRP | S_IWOTH) != 0 && st.st_mode & S_ISVTX == 0 {
+            throw SetupError(
+                "\(directory) may be written by others (mode 0\(String(st.st_mode & 0o7777, radix: 8))) and has no sticky bit: anyone could replace the socket there; choose a directory only gestured's user can write (e.g. /run/gestured), or set its sticky bit"
+            )
+        }
+        // The private directory, and the socket in it.
+        var template = Array((directory + "/.gestured-XXXXXX").utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            throw SetupError("cannot make a directory in \(directory)", Errno.last)
+        }
+        let privateDirectory = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        defer { rmdir(privateDirectory) }
+        let staging = privateDirectory + "/s"
+        guard let stagingAddr = UnixAddress(staging) else {
+            throw SetupError("socket path must leave room for 20 more bytes (at most 87): \(path)")
+        }
         let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 1)
-        guard fd >= 0 else { throw SetupError(description: "socket(): \(String(cString: strerror(errno)))") }
-        let old = umask(0o177)
-        let bound = addr.withSockaddr { Glibc.bind(fd, $0, $1) }
+        guard fd >= 0 else { throw SetupError("socket()", Errno.last) }
+        func fail(_ what: String) -> SetupError {
+            let reason = Errno.last
+            Glibc.close(fd)
+            unlink(staging)
+            return SetupError(what, reason)
+        }
+        let old = umask(mode_t(~mode & 0o777))
+        let bound = stagingAddr.withSockaddr { Glibc.bind(fd, $0, $1) }
         umask(old)
-        guard bound == 0 else {
-            let reason = String(cString: strerror(errno))
-            Glibc.close(fd)
-            throw SetupError(description: "cannot bind \(path): \(reason)")
-        }
-        if let group, chown(path, uid_t.max, group) != 0 {
-            let reason = String(cString: strerror(errno))
-            Glibc.close(fd)
-            unlink(path)
-            throw SetupError(description: "cannot give \(path) to group \(group): \(reason)")
-        }
-        guard chmod(path, mode_t(mode)) == 0, listen(fd, 64) == 0 else {
-            let reason = String(cString: strerror(errno))
-            Glibc.close(fd)
-            unlink(path)
-            throw SetupError(description: "cannot listen on \(path): \(reason)")
-        }
+        guard bound == 0 else { throw fail("cannot bind \(path)") }
+        if let group, chown(staging, uid_t.max, group) != 0 { throw fail("cannot give \(path) to group \(group)") }
+        guard chmod(staging, mode_t(mode)) == 0 else { throw fail("cannot set the mode of \(path)") }
+        guard listen(fd, 64) == 0 else { throw fail("cannot listen on \(path)") }
+        guard rename(staging, path) == 0 else { throw fail("cannot put the socket at \(path)") }
         return Listener(fd: fd, path: path, ownsPath: true)
     }
 

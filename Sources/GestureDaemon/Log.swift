@@ -1,3 +1,4 @@
+import GestureCore
 package import Logging
 
 #if canImport(Glibc)
@@ -84,6 +85,34 @@ package struct StderrLogHandler: LogHandler {
         case "notice": .notice
         case "debug": .debug
         default: .info
+        }
+    }
+}
+
+/// Logs a kind of warning that an attacker can cause at will (refused
+/// connections, accept failures) at most `burst` times per `window`, then
+/// once how many were not logged.
+struct LogLimiter {
+    var burst = 10
+    var window = Timestamp.Duration.milliseconds(10_000)
+    private var windowStart: Timestamp = .zero
+    private var logged = 0
+    private var suppressed = 0
+
+    mutating func note(now: Timestamp, _ logger: Logger, _ message: () -> String) {
+        if now - windowStart >= window {
+            if suppressed > 0 {
+                logger.warning("... and \(suppressed) more like it in \(Int(window.seconds)) s, not logged")
+            }
+            windowStart = now
+            logged = 0
+            suppressed = 0
+        }
+        if logged < burst {
+            logged += 1
+            logger.warning("\(message())")
+        } else {
+            suppressed += 1
         }
     }
 }

@@ -1,16 +1,20 @@
 package import GestureCore
+package import Logging
 
 /// A virtual touchscreen fed from a recorded trace on the daemon's clock
 /// (`gestured serve --replay`): it is added like a device, its frames arrive
 /// at their recorded intervals (divided by `speed`), and timers run on the
 /// daemon's clock, so clients cannot tell it from a real panel.
+///
+/// Like every source, `read(until:into:)` returns what happened: the device
+/// at the first call, then the frames due.
 package struct ReplaySource {
     package let trace: Trace
     package let info: DeviceInfo
     package let geometry: PanelGeometry
-    package let thresholds: GestureThresholds
     package let speed: Double
     package let loop: Bool
+    private let logger: Logger
     /// Pause between the end of the trace and its next round with `loop` (1 s of trace time).
     package var gap: Timestamp.Duration { .milliseconds(1000 / speed) }
 
@@ -18,14 +22,18 @@ package struct ReplaySource {
     private var index = 0
     /// Daemon time of the trace's first event in this round (nil: not started).
     private var origin: Timestamp?
+    private var announced = false
+    /// The trace could not be read on: the device is gone.
+    package private(set) var failed = false
+    private var warningsLogged = 0
     package private(set) var rounds = 0
 
-    package init(loaded: LoadedTrace, path: String, id: DeviceID, speed: Double, loop: Bool) {
+    package init(loaded: LoadedTrace, path: String, id: DeviceID, speed: Double, loop: Bool, logger: Logger) {
         trace = loaded.trace
         geometry = loaded.geometry
-        thresholds = loaded.thresholds
         self.speed = speed
         self.loop = loop
+        self.logger = logger
         info = DeviceInfo(
             id: id, name: loaded.trace.device.name, node: "replay:" + path, vendorProduct: loaded.trace.device.vendorProduct,
             width: loaded.geometry.screenWidth, height: loaded.geometry.screenHeight, sizeSource: loaded.geometry.source,
@@ -34,7 +42,6 @@ package struct ReplaySource {
     }
 
     package var started: Bool { origin != nil }
-    package var finished: Bool { origin != nil && index >= trace.events.count && !loop }
 
     /// Starts the first round so that the trace's first event happens at `time`.
     package mutating func start(at time: Timestamp) {
@@ -48,31 +55,46 @@ package struct ReplaySource {
         return origin! + Timestamp.Duration(microseconds: Int64(offset.rounded()))
     }
 
-    /// When the next event is due (`.never` when done or not started).
+    /// When the next event is due (`.never` when done, failed or not started).
     package var nextTime: Timestamp {
-        guard origin != nil, index < trace.events.count else { return .never }
+        guard origin != nil, !failed, index < trace.events.count else { return .never }
         return scaled(trace.events[index])
     }
 
-    /// Feeds every event due by `now`; frames go to `frame`.
-    package mutating func run(until now: Timestamp, frame: (TouchFrame) -> Void) throws(TraceError) {
+    /// Appends the device (the first time) and every frame due by `now`. A
+    /// trace that cannot be read on is logged and its device removed.
+    package mutating func read(until now: Timestamp, into events: inout TouchSourceEvents) {
+        guard !failed else { return }
+        if !announced {
+            announced = true
+            events.added(info, geometry)
+        }
         guard origin != nil else { return }
-        while index < trace.events.count {
-            let time = scaled(trace.events[index])
-            guard time <= now else { return }
-            var e = trace.events[index]
-            e.time = time
-            index += 1
-            if let f = try assembler.feed(e) { frame(f) }
-            if index == trace.events.count && loop {
-                rounds += 1
-                origin = time + gap
-                index = 0
-                assembler = TouchAssembler(description: trace.device, geometry: geometry, device: info.id, file: trace.file)
+        do {
+            while index < trace.events.count {
+                let time = scaled(trace.events[index])
+                guard time <= now else { break }
+                var e = trace.events[index]
+                e.time = time
+                index += 1
+                if let f = try assembler.feed(e) { events.frame(f) }
+                if index == trace.events.count && loop {
+                    rounds += 1
+                    origin = time + gap
+                    index = 0
+                    warningsLogged = 0
+                    assembler = TouchAssembler(description: trace.device, geometry: geometry, device: info.id, file: trace.file)
+                }
             }
+        } catch {
+            logger.error("replay stopped: \(error)")
+            failed = true
+            events.removed(info.id)
+        }
+        let warnings = assembler.warnings
+        if warnings.count > warningsLogged {
+            for w in warnings.dropFirst(warningsLogged) { logger.warning("\(w)") }
+            warningsLogged = warnings.count
         }
     }
-
-    /// Warnings from the trace so far (lost events, palms, …).
-    package var warnings: [TraceWarning] { assembler.warnings }
 }

@@ -16,13 +16,23 @@ package struct FileError: Error, CustomStringConvertible {
 }
 
 /// Reads a whole file as UTF-8 text (invalid bytes become U+FFFD).
-package func readTextFile(_ path: String) throws(FileError) -> String {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+package func readTextFile(_ path: String, limit: Int = 1 << 30) throws(FileError) -> String {
+    // O_NONBLOCK: opening a FIFO for reading would wait for a writer.
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
     defer { close(fd) }
     var st = stat()
-    if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { throw FileError(path: path, reason: "is a directory") }
+    guard fstat(fd, &st) == 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
+    switch st.st_mode & S_IFMT {
+    case S_IFREG: break
+    case S_IFDIR: throw FileError(path: path, reason: "is a directory")
+    default: throw FileError(path: path, reason: "is not a regular file (a device, a pipe or a socket); give a file")
+    }
+    if st.st_size > limit {
+        throw FileError(path: path, reason: "is \(st.st_size) bytes, more than the \(limit) this file may have")
+    }
     var bytes: [UInt8] = []
+    bytes.reserveCapacity(Int(st.st_size))
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {
         let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -31,10 +41,17 @@ package func readTextFile(_ path: String) throws(FileError) -> String {
             throw FileError(path: path, reason: String(cString: strerror(errno)))
         }
         if n == 0 { break }
+        if bytes.count + n > limit {
+            throw FileError(path: path, reason: "grew past the \(limit) bytes this file may have while it was read")
+        }
         bytes.append(contentsOf: chunk[0..<n])
     }
     return String(decoding: bytes, as: UTF8.self)
 }
+
+/// The most a configuration file may hold (1 MiB: the longest real one is a
+/// few KiB; a drop-in directory may hold many).
+package let configurationFileLimit = 1 << 20
 
 /// Writes every byte to `fd`, retrying after signals; the system's reason when it cannot.
 package func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> String? {

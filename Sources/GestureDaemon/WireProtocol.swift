@@ -9,7 +9,7 @@ package import GestureCore
 /// meanings the major.
 package enum WireProtocol {
     package static let name = "gestured"
-    package static let version = (major: 1, minor: 0)
+    package static let version = (major: 1, minor: 1)
     /// The longest line a client may send, newline excluded.
     package static let maxLineLength = 64 * 1024
 }

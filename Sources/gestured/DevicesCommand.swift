@@ -45,50 +45,21 @@ struct DevicesCommand: ParsableCommand {
         }
         let backend: LibinputSource.Backend =
             devices.isEmpty ? .seat(seat ?? configuration.daemon.seat) : .paths(devices)
-        let collector: DeviceCollector
+        let found: [DeviceInfo]
         do {
-            collector = try DeviceCollector.scan(backend, configuration: configuration, logger: logger)
+            found = try LibinputSource.touchscreens(backend, configuration: configuration, logger: logger)
         } catch {
             printError("gestured: \(error.description)")
             throw ExitCode(1)
         }
         var out = OutputBuffer()
-        if collector.found.isEmpty && !json {
+        if found.isEmpty && !json {
             printError(
                 "gestured: no touchscreen found on \(devices.isEmpty ? "seat \(seat ?? configuration.daemon.seat)" : devices.joined(separator: ", ")) (run as root or in group 'input'; -v shows what was refused)"
             )
         }
-        for d in collector.found { out.write((json ? d.jsonObject : d.summary) + "\n") }
+        for d in found { out.write((json ? d.jsonObject : d.summary) + "\n") }
         out.flush()
-        if collector.found.isEmpty { throw ExitCode(1) }
-    }
-}
-
-/// Collects what libinput adds, for `gestured devices`.
-final class DeviceCollector: TouchSourceDelegate {
-    let configuration: Configuration
-    var found: [DeviceInfo] = []
-    var serial = 0
-    init(configuration: Configuration) { self.configuration = configuration }
-
-    /// The touchscreens libinput adds on `backend`, as the daemon would see them.
-    static func scan(
-        _ backend: LibinputSource.Backend, configuration: Configuration, logger: Logger
-    )
-        throws(LibinputSource.SetupError)
-        -> DeviceCollector
-    {
-        let collector = DeviceCollector(configuration: configuration)
-        let source = try LibinputSource(backend, logger: logger, delegate: collector)
-        source.dispatch()
-        source.shutdown()
-        return collector
-    }
-    func deviceAdded(_ info: DeviceInfo, geometry: PanelGeometry, thresholds: GestureThresholds) { found.append(info) }
-    func deviceRemoved(_ id: DeviceID) { found.removeAll { $0.id == id } }
-    func frame(_ frame: TouchFrame) {}
-    func nextDeviceID() -> DeviceID {
-        serial += 1
-        return DeviceID(serial)
+        if found.isEmpty { throw ExitCode(1) }
     }
 }

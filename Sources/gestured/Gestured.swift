@@ -6,14 +6,15 @@ import GestureDaemon
 struct Gestured: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gestured",
-        abstract: "Touchscreen gesture recognition: tap, double tap, drag, flick, swipe, pinch, touch-and-hold.",
+        abstract: "Touchscreen gesture recognition: tap, double tap, drag, flick, swipe, pinch, rotate, touch-and-hold.",
         discussion: """
             Gestures follow Apple's Human Interface Guidelines; thresholds are in millimetres and \
             milliseconds and can be tuned in /etc/gestured/gestured.toml (see `gestured check-config`).
             """,
         version: gesturedVersion,
         subcommands: [
-            ServeCommand.self, MonitorCommand.self, DevicesCommand.self, RecordCommand.self, ReplayCommand.self, TuneCommand.self,
+            ServeCommand.self, MonitorCommand.self, DevicesCommand.self, RecordCommand.self, ReplayCommand.self,
+            TuneCommand.self,
             CheckConfigCommand.self,
         ],
         defaultSubcommand: ServeCommand.self

@@ -261,6 +261,9 @@ func writeAll(_ fd: Int32, _ s: String) throws {
 struct LineReader {
     let fd: Int32
     var pending: [UInt8] = []
+    /// The bytes of `pending` before this hold no newline: a long line that
+    /// arrives in many pieces is scanned once, not once per piece.
+    private var scanned = 0
     /// Reused for every read (a new 64 KB buffer per read cost more than the read).
     private var chunk = [UInt8](repeating: 0, count: 65536)
 
@@ -284,11 +287,12 @@ struct LineReader {
     mutating func takeLines() -> [String] {
         var lines: [String] = []
         var start = 0
-        while let nl = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+        while let nl = pending[max(start, scanned)...].firstIndex(of: UInt8(ascii: "\n")) {
             lines.append(String(decoding: pending[start..<nl], as: UTF8.self))
             start = nl + 1
         }
         pending.removeFirst(start)
+        scanned = pending.count
         return lines
     }
 }

@@ -110,7 +110,7 @@ struct RecordCommand: ParsableCommand {
         logger.logLevel = .critical
         let found: [DeviceInfo]
         do {
-            found = try DeviceCollector.scan(.seat(seat), configuration: Configuration(), logger: logger).found
+            found = try LibinputSource.touchscreens(.seat(seat), configuration: Configuration(), logger: logger)
         } catch {
             printError("gestured: \(error.description); name the device with --device PATH")
             throw ExitCode(1)

@@ -73,6 +73,8 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
+        SignalSource.hold()
+        Daemon.closeInheritedDescriptors()
         let journal = StderrLogHandler.stderrIsJournal
         LoggingSystem.bootstrap { _ in StderrLogHandler(level: .info, journal: journal) }
         let logger = Logger(label: "gestured")
@@ -91,7 +93,7 @@ struct ServeCommand: ParsableCommand {
         } else if let logLevel {
             options.logLevel = StderrLogHandler.level(named: logLevel)
         }
-        let daemon: Daemon
+        var daemon: Daemon
         do {
             daemon = try Daemon(options: options, logger: logger)
         } catch {

@@ -14,7 +14,7 @@ struct TuneCommand: ParsableCommand {
         discussion: """
             DIR holds recordings (evemu or libinput record) named after the gesture you meant: \
             tap-1.evemu, double-tap-2.evemu, hold-3.evemu, drag-up.evemu, flick-left.evemu, \
-            swipe-3f.evemu, pinch-open.evemu; or put them in folders named after it (DIR/tap/1.evemu). \
+            swipe-3f.evemu, pinch-open.evemu, rotate-1.evemu; or put them in folders named after it (DIR/tap/1.evemu). \
             "hold" and "touch-and-hold" both mean a touch-and-hold. A file may hold several \
             performances of the same gesture, one after another (for double taps: pairs of taps).
 

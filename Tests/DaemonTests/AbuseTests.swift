@@ -39,7 +39,8 @@ struct AbuseTests {
     )
     func storm() throws {
         let d = try DaemonProcess(
-            ["--replay", Self.trace, "--wait-subscribers", "1"], config: "[daemon]\nmax-clients = 400\n")
+            ["--replay", Self.trace, "--wait-subscribers", "1"],
+            config: "[daemon]\nmax-clients = 400\nmax-clients-per-user = 400\n")
         let pid = d.process.pid
         let before = Self.rss(pid)
         // Hundreds of connections that never say or read anything.
@@ -90,7 +91,8 @@ struct AbuseTests {
 
     @Test("more clients than max-clients: the extra ones are told busy; the others carry on")
     func tooMany() throws {
-        let d = try DaemonProcess(["--replay", Self.trace, "--wait-subscribers", "99"], config: "[daemon]\nmax-clients = 8\n")
+        let d = try DaemonProcess(
+            ["--replay", Self.trace, "--wait-subscribers", "99"], config: "[daemon]\nmax-clients = 8\nmax-clients-per-user = 8\n")
         var clients: [SocketClient] = []
         for _ in 0..<8 { clients.append(try SocketClient(path: d.socket)) }
         for c in clients { #expect(try c.next()?["type"] as? String == "hello") }

@@ -3,8 +3,91 @@ import Testing
 
 @testable import GestureDaemon
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite("Daemon parts")
 struct DaemonPartsTests {
+    /// A client on one end of a socket pair whose kernel buffer is full,
+    /// so that what is queued next stays in its outbox; the other end.
+    static func blockedClient() -> (Client, Int32) {
+        var fds: [Int32] = [0, 0]
+        _ = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, &fds)
+        var c = Client(fd: fds[0], serial: 1, pid: 0, uid: 0, gid: 0, outboxLimit: 1 << 20)
+        let filler = String(repeating: "x", count: 1000)
+        while true {
+            _ = c.enqueue(filler)
+            if case .wouldBlock = c.flush() { break }
+        }
+        return (c, fds[1])
+    }
+
+    /// Everything the peer end can read, as lines.
+    static func drain(_ c: inout Client, _ peer: Int32) -> [String] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        for _ in 0..<10_000 {
+            _ = c.flush()
+            let n = chunk.withUnsafeMutableBytes { recv(peer, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n > 0 { bytes += chunk[0..<n] } else if c.pending == 0 { break }
+        }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    @Test("a daemon stopping says goodbye after what it had queued; an overflowing client keeps only a line already begun")
+    func finalLines() {
+        var (stopping, peer) = Self.blockedClient()
+        defer {
+            close(stopping.fd)
+            close(peer)
+        }
+        for line in ["a", "b", "c"] { _ = stopping.enqueue(line) }
+        stopping.enqueueFinal("goodbye", closeBy: .never, dropQueued: false)
+        #expect(Self.drain(&stopping, peer).suffix(4) == ["a", "b", "c", "goodbye"])
+
+        var (overflowing, peer2) = Self.blockedClient()
+        defer {
+            close(overflowing.fd)
+            close(peer2)
+        }
+        for line in ["a", "b", "c"] { _ = overflowing.enqueue(line) }
+        overflowing.enqueueFinal("overflow", closeBy: .never)
+        let lines = Self.drain(&overflowing, peer2)
+        #expect(lines.last == "overflow" && !lines.contains("a"), "\(lines.suffix(3))")
+        #expect(lines.dropLast().allSatisfy { $0.count == 1000 }, "only whole lines before it")
+    }
+
+    @Test("a client is behind only when its socket takes no more: a burst it can take is not")
+    func fallingBehind() {
+        var fds: [Int32] = [0, 0]
+        _ = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, &fds)
+        defer { close(fds[1]) }
+        var burst = Client(fd: fds[0], serial: 1, pid: 0, uid: 0, gid: 0, outboxLimit: 16 * 1024)
+        defer { close(burst.fd) }
+        let line = String(repeating: "x", count: 199)
+        for _ in 0..<50 { _ = burst.enqueue(line) }
+        #expect(burst.pending == 10_000)
+        let burstBehind = burst.fallingBehind()
+        #expect(!burstBehind, "the socket takes the burst")
+        #expect(burst.pending == 0)
+
+        var (blocked, peer) = Self.blockedClient()
+        defer {
+            close(blocked.fd)
+            close(peer)
+        }
+        let early = blocked.fallingBehind()
+        #expect(!early, "little waits yet")
+        while blocked.pending <= blocked.outboxLimit / 2 { _ = blocked.enqueue(line) }
+        let behind = blocked.fallingBehind()
+        #expect(behind)
+        let read = Self.drain(&blocked, peer)
+        #expect(read.count > 0)
+        let after = blocked.fallingBehind()
+        #expect(!after, "caught up once the peer read")
+    }
+
     @Test("client requests: subscribe with every filter, unsubscribe, ping")
     func requests() throws {
         let line =

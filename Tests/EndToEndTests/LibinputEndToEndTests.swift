@@ -25,12 +25,6 @@ struct LibinputEndToEndTests {
         return (path, try EvemuReader.parseDescription(text, file: path))
     }
 
-    static func expected(_ name: String) throws -> [String] {
-        let path = BuildProducts.packageRoot + "/Recordings/" + name.replacingOccurrences(of: ".evemu", with: ".expect")
-        return try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
-            .filter { !$0.hasPrefix("#") && !$0.isEmpty }
-    }
-
     @Test(
         "a trace written into an emulated touchscreen gives the gestures of its .expect",
         arguments: [
@@ -51,7 +45,7 @@ struct LibinputEndToEndTests {
         try session.command("replay \(screen.devnode) \(path)", timeout: 30)
         let events = try client.gestures(quiet: 0.8)
         let got = summarize(events)
-        #expect(got == (try Self.expected(name)), "daemon log:\n\(session.daemonLog)")
+        #expect(got == (try DaemonProcess.expected(name)), "daemon log:\n\(session.daemonLog)")
         #expect(try session.command("stop") == "exited 0")
     }
 
@@ -105,8 +99,11 @@ struct LibinputEndToEndTests {
         let session = try UmockdevSession()
         let screen = EmulatedTouchscreen(device, number: 9)
         try session.add(screen)
+        // One user holding 101 connections: more than its default share of the slots.
+        let config = session.directory + "/many.toml"
+        try "[daemon]\nmax-clients-per-user = 128\n".write(toFile: config, atomically: true, encoding: .utf8)
         let started = Date()
-        try session.startDaemon(["serve", "--socket", session.socket, "--device", screen.devnode])
+        try session.startDaemon(["serve", "--socket", session.socket, "--device", screen.devnode, "--config", config])
         _ = try session.notify.wait(for: "READY=1", timeout: 10)
         let ready = Date().timeIntervalSince(started) * 1000
         print("through libinput: start to READY=1 \(Int(ready)) ms (\(BuildProducts.gestured), under umockdev's preload)")
@@ -122,7 +119,7 @@ struct LibinputEndToEndTests {
             for name in names {
                 let (path, _) = try Self.recording(name)
                 try session.command("replay \(screen.devnode) \(path)", timeout: 30)
-                expected += try Self.expected(name)
+                expected += try DaemonProcess.expected(name)
             }
             let events = try reference.gestures(quiet: 0.8)
             #expect(summarize(events) == expected)

@@ -57,7 +57,7 @@ struct RecordTests {
         let replay = try runGestured(["replay", "--format", "summary", output])
         #expect(replay.status == 0, "\(replay.err)")
         #expect(
-            replay.out.split(separator: "\n").map(String.init) == (try LibinputEndToEndTests.expected(name)))
+            replay.out.split(separator: "\n").map(String.init) == (try DaemonProcess.expected(name)))
     }
 
     @Test("--duration ends the recording by itself with a complete file")

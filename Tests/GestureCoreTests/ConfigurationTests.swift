@@ -4,6 +4,16 @@ import Testing
 
 @Suite("Configuration")
 struct ConfigurationTests {
+    @Test("examples/gestured.toml names every threshold with its default")
+    func exampleListsEveryThreshold() throws {
+        let text = try Fixtures.read(Fixtures.root + "/examples/gestured.toml")
+        for key in GestureThresholds.keys {
+            let value = GestureThresholds.defaults[keyPath: key.keyPath]
+            let number = value == value.rounded() ? String(Int(value)) : String(value)
+            #expect(text.contains("# \(key.name) = \(number) "), "\(key.name) = \(number) is not in the example")
+        }
+    }
+
     @Test("global thresholds, and device sections matched by name or vendor:product")
     func valid() throws {
         let text = """

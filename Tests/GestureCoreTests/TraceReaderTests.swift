@@ -52,6 +52,9 @@ struct TraceReaderTests {
             ("Q: what\n", "unknown evemu line type"),
             ("hello world\n", "not an evemu line"),
             ("E: 1.000000 0003 002f 40\nE: 1.000000 0000 0000 0\n", "outside the device's slots"),
+            // A 27 KB line of key bits used to trap: more codes than a UInt16 holds.
+            ("B: 01" + String(repeating: " ff", count: 9000) + "\n", "more than 96 bytes of codes"),
+            ("P:" + String(repeating: " 00", count: 100) + "\n", "more than 96 bytes of properties"),
         ])
     func errors(body: String, message: String) throws {
         let text = Self.header + body
@@ -135,6 +138,62 @@ struct TraceReaderTests {
         #expect(moves.first { $0.x < 50 }!.slot == s0)
         #expect(r.frames[2].contacts.map(\.phase) == [.up, .move])
         #expect(r.frames[3].contacts.map(\.phase) == [.up])
+    }
+
+    @Test("protocol A: when the first finger lifts, the one that stays keeps its slot and does not move")
+    func protocolAFirstLifts() throws {
+        // As in the N-Trig two-finger recording: a finger rests, a second lands
+        // far away, the first lifts; the second is then reported alone, first.
+        // Matched slot by slot, the first finger's slot took the only contact
+        // left and the resting finger jumped across the panel.
+        let header = "N: Old Panel\nI: 0003 1b96 0001 0000\nA: 35 0 1000 0 0 0\nA: 36 0 1000 0 0 0\n"
+        let body = """
+            E: 1.000000 0003 0035 100
+            E: 1.000000 0003 0036 600
+            E: 1.000000 0000 0002 0
+            E: 1.000000 0000 0000 0
+            E: 1.010000 0003 0035 101
+            E: 1.010000 0003 0036 600
+            E: 1.010000 0000 0002 0
+            E: 1.010000 0003 0035 900
+            E: 1.010000 0003 0036 200
+            E: 1.010000 0000 0002 0
+            E: 1.010000 0000 0000 0
+            E: 1.020000 0003 0035 900
+            E: 1.020000 0003 0036 200
+            E: 1.020000 0000 0002 0
+            E: 1.020000 0000 0000 0
+
+            """
+        let r = try frames(header + body)
+        #expect(r.frames.count == 3)
+        let first = r.frames[0][0].slot
+        let second = try #require(r.frames[1].contacts.first { $0.phase == .down }).slot
+        #expect(r.frames[2].contacts.map(\.phase) == [.up])
+        #expect(r.frames[2][0].slot == first)
+        #expect(second != first)
+    }
+
+    @Test("protocol B: a new tracking id on a slot that is down ends its contact and begins another")
+    func trackingIDReplaced() throws {
+        // Allowed by the kernel's protocol: no -1 between the two contacts.
+        let body = """
+            E: 1.000000 0003 0039 7
+            E: 1.000000 0003 0035 100
+            E: 1.000000 0003 0036 100
+            E: 1.000000 0000 0000 0
+            E: 1.010000 0003 0039 8
+            E: 1.010000 0003 0035 3000
+            E: 1.010000 0003 0036 2000
+            E: 1.010000 0000 0000 0
+            E: 1.020000 0003 0039 -1
+            E: 1.020000 0000 0000 0
+
+            """
+        let r = try frames(Self.header + body)
+        #expect(r.frames.map { $0.contacts.map(\.phase) } == [[.down], [.up, .down], [.up]])
+        // The lift is where the first contact was, the landing where the second is.
+        #expect(r.frames[1][0].x < 10 && r.frames[1][1].x > 100)
     }
 
     @Test("single-touch panels report ABS_X/Y with BTN_TOUCH")

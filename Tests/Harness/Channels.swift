@@ -54,6 +54,27 @@ package final class LineChannel {
 
     package init(fd: Int32) { self.fd = fd }
 
+    /// The next line if one has arrived by now, without waiting; nil if none has.
+    package func lineIfReady() -> String? {
+        while true {
+            if let nl = pending.firstIndex(of: 10) {
+                let line = String(decoding: pending[..<nl], as: UTF8.self)
+                pending.removeSubrange(...nl)
+                return line
+            }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard !closed, poll(&p, 1, 0) == 1 else { return nil }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 {
+                closed = n == 0
+                if n == 0 { return nil }
+                continue
+            }
+            pending.append(contentsOf: chunk[0..<n])
+        }
+    }
+
     /// The next line, waiting at most `timeout` seconds (times `Timing.scale`); nil at end of stream.
     package func readLine(timeout: Double) throws -> String? {
         let timeout = timeout * Timing.scale

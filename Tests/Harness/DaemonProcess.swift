@@ -62,6 +62,13 @@ package final class DaemonProcess {
 
     /// A recording of the repository's Recordings/.
     package static func recording(_ name: String) -> String { BuildProducts.packageRoot + "/Recordings/" + name }
+
+    /// The summaries a recording's `.expect` lists (comments and blank lines left out).
+    package static func expected(_ name: String) throws -> [String] {
+        let path = recording(name.replacingOccurrences(of: ".evemu", with: ".expect"))
+        return try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+            .filter { !$0.hasPrefix("#") && !$0.isEmpty }
+    }
 }
 
 /// What a `gestured` command printed and how it ended.

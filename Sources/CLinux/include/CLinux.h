@@ -10,6 +10,10 @@
 
 struct libinput;
 
+/// Blocks `signals` for the process, so that they stay pending until a
+/// signalfd reads them (the same set as clinux_signalfd builds).
+int clinux_block_signals(const int *signals, int count);
+
 /// Blocks `signals` for the process and returns a non-blocking, close-on-exec
 /// signalfd that reads them (Glibc's module has no sys/signalfd.h).
 int clinux_signalfd(const int *signals, int count);
@@ -22,8 +26,9 @@ int clinux_signalfd_read(int fd);
 int clinux_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
 
 /// The peer's supplementary groups (SO_PEERGROUPS, Linux 4.13): how many were
-/// written to `groups` (at most `max`), or -1 with errno.
-int clinux_peer_groups(int fd, gid_t *groups, int max);
+/// written to `groups` (at most `max`), or -1 with errno; with ERANGE,
+/// `needed` is how many the peer has.
+int clinux_peer_groups(int fd, gid_t *groups, int max, int *needed);
 
 /// accept4() with SOCK_CLOEXEC | SOCK_NONBLOCK (accept4 needs _GNU_SOURCE).
 int clinux_accept(int fd);
@@ -54,5 +59,14 @@ typedef void (*clinux_log_callback)(void *user_data, int priority, const char *m
 /// Routes libinput's log (printf-style with a va_list, which Swift cannot
 /// format) to `callback`, with libinput's user data as the first argument.
 void clinux_libinput_set_log(struct libinput *li, clinux_log_callback callback, int priority);
+
+/// Drops every capability for good: the bounding, ambient, permitted,
+/// effective and inheritable sets, then sets no_new_privs. Swift has no
+/// capset(2) and no linux/capability.h. 0, or -1 with errno.
+int clinux_drop_capabilities(void);
+
+/// Closes every descriptor from `keep_below` up that the process inherited
+/// (read from /proc/self/fd); how many were closed, or -1 with errno.
+int clinux_close_inherited(int keep_below);
 
 #endif

@@ -11,8 +11,11 @@
  *   add UMOCKDEV IOCTL DEVNODE MINOR KIND [uevent]  -> ok SYSPATH
  *       (KIND: touchscreen or keyboard, for udev's database entry)
  *   start LOGFILE PROGRAM [ARG...]             -> started PID
+ *       (a program started while another runs sets it aside: `stop`
+ *        stops the latest, and the one before becomes the latest again)
  *   waitopen DEVNODE TIMEOUT_MS                -> open
- *   replay DEVNODE EVEMU [UNTIL_MS]            -> done FRAMES
+ *   replay DEVNODE[,DEVNODE...] EVEMU [UNTIL_MS] -> done FRAMES
+ *       (each frame written to every device named, one after another)
  *   remove SYSPATH                             -> ok (a "remove" uevent, then gone)
  *   stop                                       -> exited STATUS
  *   quit
@@ -39,6 +42,9 @@
 
 static UMockdevTestbed *testbed;
 static pid_t child = -1;
+/* Programs started before `child` and still running, the latest last. */
+static pid_t earlier[16];
+static int earlier_count = 0;
 static const char *fix_library;
 
 static void reply(const char *format, ...) {
@@ -128,6 +134,7 @@ static void cmd_start(char **argv, int argc) {
         fprintf(stderr, "umockdev-harness: cannot run %s: %s\n", argv[2], strerror(errno));
         _exit(127);
     }
+    if (child > 0 && earlier_count < 16) earlier[earlier_count++] = child;
     child = pid;
     reply("started %d", (int)pid);
 }
@@ -181,9 +188,14 @@ static void cmd_waitopen(char **argv, int argc) {
 }
 
 static void cmd_replay(char **argv, int argc) {
-    if (argc < 3) return reply("error usage: replay DEVNODE EVEMU [UNTIL_MS]");
-    int fd = umockdev_testbed_get_dev_fd(testbed, argv[1]);
-    if (fd < 0) return reply("error %s is not an emulated device", argv[1]);
+    if (argc < 3) return reply("error usage: replay DEVNODE[,DEVNODE...] EVEMU [UNTIL_MS]");
+    int fds[8], nfds = 0;
+    for (char *node = strtok(argv[1], ","); node; node = strtok(NULL, ",")) {
+        if (nfds == 8) return reply("error at most 8 devices at once");
+        fds[nfds] = umockdev_testbed_get_dev_fd(testbed, node);
+        if (fds[nfds] < 0) return reply("error %s is not an emulated device", node);
+        nfds++;
+    }
     long long until = argc > 3 ? strtoll(argv[3], NULL, 10) * 1000ll : -1;
     FILE *f = fopen(argv[2], "r");
     if (!f) return reply("error %s: %s", argv[2], strerror(errno));
@@ -218,9 +230,11 @@ static void cmd_replay(char **argv, int argc) {
         if ((type == EV_SYN && code == SYN_REPORT) || count == 256) {
             sleep_until(at);
             ssize_t want = (ssize_t)(sizeof(struct input_event) * (size_t)count);
-            if (write(fd, frame, (size_t)want) != want) {
-                fclose(f);
-                return reply("error write: %s", strerror(errno));
+            for (int i = 0; i < nfds; i++) {
+                if (write(fds[i], frame, (size_t)want) != want) {
+                    fclose(f);
+                    return reply("error write: %s", strerror(errno));
+                }
             }
             frames++;
             count = 0;
@@ -253,14 +267,14 @@ static void cmd_stop(char **argv, int argc) {
     for (int i = 0; i < 500; i++) {
         pid_t r = waitpid(child, &status, WNOHANG);
         if (r == child) {
-            child = -1;
+            child = earlier_count > 0 ? earlier[--earlier_count] : -1;
             return reply("exited %d", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
         }
         usleep(10000);
     }
     kill(child, SIGKILL);
     waitpid(child, &status, 0);
-    child = -1;
+    child = earlier_count > 0 ? earlier[--earlier_count] : -1;
     reply("error did not stop within 5 s; killed");
 }
 
@@ -293,6 +307,11 @@ int main(int argc, char **argv) {
         else if (strcmp(args[0], "wait") == 0) cmd_wait(args, n);
         else if (strcmp(args[0], "quit") == 0) break;
         else reply("error unknown command %s", args[0]);
+    }
+    while (earlier_count > 0) {
+        pid_t p = earlier[--earlier_count];
+        kill(p, SIGKILL);
+        waitpid(p, NULL, 0);
     }
     if (child > 0) {
         kill(child, SIGKILL);

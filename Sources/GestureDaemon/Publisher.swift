@@ -1,0 +1,181 @@
+public import GestureCore
+package import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Takes gesture events to the subscriptions that want them: each client's
+/// filters, one JSON encoding per event shared by all who get it, each
+/// client's outbox. The server flushes outboxes; the publisher writes only
+/// to learn whether a client that looks behind really is. It knows nothing
+/// of the recognizer.
+///
+/// A client that falls behind gets fewer `changed` events: once half its
+/// outbox waits and its socket takes no more of it (the publisher tries a
+/// write first: a burst within one turn is not falling behind), `changed`
+/// events are left out (the next one, or the
+/// gesture's end, carries on from where they were), so that a burst (the
+/// backlog after any stall) does not cut it off; other phases are always
+/// queued. One whose outbox is full, and stays full after a write, gets
+/// `overflow` and is closed.
+package struct Publisher {
+    /// How long a client that fell behind has to read up to its `overflow`
+    /// error: one that stalled for a while and reads again still learns why
+    /// it was cut off. It keeps its slot meanwhile.
+    static let overflowGrace = Timestamp.Duration.milliseconds(10_000)
+
+    private var logger: Logger
+    /// One event's JSON line, encoded once per event.
+    private var line: [UInt8] = []
+
+    package init(logger: Logger) { self.logger = logger }
+
+    /// Queues each item for every client that wants it: how many lines were
+    /// queued, and whether a subscriber overflowed (and so left the subscribers).
+    /// `devices` holds every device the items name.
+    package mutating func publish(
+        _ outbound: Outbound, devices: [DeviceInfo], to clients: inout [Client], now: Timestamp
+    ) -> (queued: Int, overflowed: Bool) {
+        var overflowed = false
+        var queued = 0
+        for item in outbound.items {
+            let event: GestureEvent
+            switch item {
+            case .gesture(let e): event = e
+            case .device(let text, let device):
+                let r = broadcast(text, device: device, to: &clients, now: now)
+                queued += r.queued
+                overflowed = overflowed || r.overflowed
+                continue
+            }
+            guard let device = devices.first(where: { $0.id == event.device }) else { continue }
+            var length = -1
+            for i in clients.indices where clients[i].accepts(event, from: device) {
+                if event.phase == .changed && clients[i].fallingBehind() {
+                    clients[i].skippedChanges += 1
+                    continue
+                }
+                if length < 0 { length = encode(event) }
+                if line.withUnsafeBytes({ clients[i].enqueue(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }) {
+                    queued += 1
+                } else if clients[i].fallingBehind() == false,
+                    line.withUnsafeBytes({ clients[i].enqueue(UnsafeRawBufferPointer(rebasing: $0[0..<length])) })
+                {
+                    queued += 1
+                } else {
+                    overflow(&clients[i], now: now)
+                    overflowed = true
+                }
+            }
+        }
+        return (queued, overflowed)
+    }
+
+    /// Encodes `event` into `line`; returns its length.
+    private mutating func encode(_ event: GestureEvent) -> Int {
+        let capacity = event.jsonCapacity
+        if line.count < capacity { line = [UInt8](repeating: 0, count: max(capacity, 1024)) }
+        return line.withUnsafeMutableBufferPointer { event.encodeJSON(into: $0) }
+    }
+
+    /// Queues a line (`device_added`, `device_removed`) for the subscribers
+    /// that follow `device`.
+    private func broadcast(
+        _ text: String, device: DeviceInfo, to clients: inout [Client], now: Timestamp
+    ) -> (
+        queued: Int, overflowed: Bool
+    ) {
+        var overflowed = false
+        var queued = 0
+        for i in clients.indices where clients[i].state == .subscribed && clients[i].subscription.accepts(device: device) {
+            if clients[i].enqueue(text) {
+                queued += 1
+            } else {
+                overflow(&clients[i], now: now)
+                overflowed = true
+            }
+        }
+        return (queued, overflowed)
+    }
+
+    /// `overflow`, then the client closes once that is written (or after the grace).
+    private func overflow(_ c: inout Client, now: Timestamp) {
+        logger.warning("\(c.label) does not read: outbox over \(c.outboxLimit / 1024) KiB; closing it")
+        c.enqueueFinal(
+            ServerMessage.error(
+                code: "overflow", message: "you did not read fast enough; \(c.outboxLimit / 1024) KiB were waiting",
+                fatal: true),
+            closeBy: now + Self.overflowGrace)
+    }
+}
+
+/// What the publisher sends in one turn, in order: the recognizer's gesture
+/// events and, between them, the devices that came and went.
+package struct Outbound: GestureSink {
+    package enum Item {
+        case gesture(GestureEvent)
+        /// `device_added` or `device_removed`, for the subscribers that follow the device.
+        case device(String, DeviceInfo)
+    }
+
+    package var items: [Item] = []
+    package init() {}
+    package mutating func receive(_ event: GestureEvent) { items.append(.gesture(event)) }
+}
+
+/// The daemon's fan-out on its own, for the benchmark package (`Benchmarks/`),
+/// which sees only public declarations: `subscribers` clients on socket
+/// pairs, subscribed to everything, and the daemon's own publisher.
+/// Not API; `@_spi(Benchmarks) import GestureDaemon` to use it.
+@_spi(Benchmarks) public final class FanOutBench {
+    private var clients: [Client] = []
+    private var peers: [Int32] = []
+    private let devices: [DeviceInfo]
+    private var publisher = Publisher(logger: Logger(label: "bench"))
+    private var outbound = Outbound()
+    private var scratch = [UInt8](repeating: 0, count: 65536)
+
+    /// Fails (nil) when the socket pairs cannot be made (out of descriptors).
+    public init?(subscribers: Int, deviceName: String) {
+        devices = [
+            DeviceInfo(
+                id: DeviceID(1), name: deviceName, node: "/dev/input/event5", vendorProduct: "1d6b:7e57", width: 200,
+                height: 100, sizeSource: .configuration, rotation: 0, slots: 10)
+        ]
+        for i in 0..<subscribers {
+            var fds: [Int32] = [0, 0]
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, &fds) == 0 else {
+                return nil
+            }
+            var c = Client(fd: fds[0], serial: i, pid: 0, uid: 0, gid: 0, outboxLimit: 1 << 20)
+            c.state = .subscribed
+            clients.append(c)
+            peers.append(fds[1])
+        }
+    }
+
+    deinit {
+        for c in clients { close(c.fd) }
+        for p in peers { close(p) }
+    }
+
+    /// Delivers `event` as the daemon does: filters, one encoding, each
+    /// client's outbox, then the sockets (one `write` per client). Returns
+    /// how many clients got it.
+    @discardableResult
+    public func publish(_ event: GestureEvent) -> Int {
+        outbound.items.removeAll(keepingCapacity: true)
+        outbound.receive(event)
+        let count = publisher.publish(outbound, devices: devices, to: &clients, now: event.time).queued
+        for i in clients.indices where clients[i].pending > 0 { _ = clients[i].flush() }
+        return count
+    }
+
+    /// Reads and drops what the subscribers' ends have received (outside the measurement).
+    public func drain() {
+        for p in peers {
+            while scratch.withUnsafeMutableBytes({ recv(p, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 {}
+        }
+    }
+}

@@ -1,0 +1,441 @@
+import CLinux
+package import GestureCore
+package import Logging
+import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The clients and the protocol: accepting connections (who may, how many),
+/// reading requests and answering them, writing what the publisher queued,
+/// closing clients that asked for it, failed, fell behind or said nothing.
+///
+/// One client cannot keep the loop from the others or from the devices: in
+/// one turn at most `acceptBudget` connections are accepted, and each client
+/// has at most `Client.readBudget` bytes read and `requestBudget` requests
+/// answered, and none while `answerBound` bytes of its answers wait unsent.
+package struct Server {
+    /// The most connections accepted in one turn of the loop.
+    static let acceptBudget = 32
+    /// Requests one client may have answered in one turn of the loop.
+    static let requestBudget = 64
+    /// While this much of its output waits unsent, a client's requests wait
+    /// too: one that does not read its answers cannot make the daemon queue more.
+    static let answerBound = 16 * 1024
+    /// How long a closing client's last lines may take to drain.
+    static let closeGrace = Timestamp.Duration.milliseconds(1000)
+
+    /// The connected clients, closed ones until the end of the turn. The
+    /// publisher queues events into their outboxes.
+    package var clients: [Client] = []
+    /// The listening socket (nil until `listen`).
+    package private(set) var listener: Listener?
+    private var access: AccessPolicy
+    private var settings: DaemonSettings
+    private var logger: Logger
+    private var serial = 0
+    private var readScratch = [UInt8](repeating: 0, count: Client.readBudget)
+    /// Refused connections and accept failures, logged at most a few a second.
+    private var refusals = LogLimiter()
+    /// A descriptor kept open so that, at the process's descriptor limit, a
+    /// waiting connection can still be accepted and told why it is refused.
+    private var spareFD: Int32 = -1
+    /// The listener is not polled until a client goes: at the descriptor
+    /// limit, connections wait in the kernel's backlog instead of waking the
+    /// loop again and again.
+    private var listenerPaused = false
+    /// This turn's poll slots: the listener's, and each client's (by position
+    /// in `clients` when they were registered).
+    private var listenerSlot = Poller.Slot.none
+    private var clientSlots: [Poller.Slot] = []
+
+    package init(access: AccessPolicy, settings: DaemonSettings, logger: Logger) {
+        self.access = access
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// Serves the clients of `listener` from now on.
+    package mutating func listen(_ listener: Listener) {
+        self.listener = listener
+        spareFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+    }
+
+    /// What the daemon must act on after the server's part of a turn.
+    package struct News {
+        /// The union of the subscriptions changed: the recognizer reports other kinds now.
+        package var subscriptionsChanged = false
+        /// Clients came or went, or subscribed: the status line changes.
+        package var countsChanged = false
+
+        mutating func merge(_ other: News) {
+            subscriptionsChanged = subscriptionsChanged || other.subscriptionsChanged
+            countsChanged = countsChanged || other.countsChanged
+        }
+    }
+
+    package var subscriberCount: Int { clients.count { $0.state == .subscribed } }
+
+    /// What the recognizer should report: the union of the subscriptions, and
+    /// whether some subscriber wants taps at their lift while another waits
+    /// for double taps.
+    package var wanted: (kinds: GestureKindSet, immediateTaps: Bool) {
+        var union = GestureKindSet()
+        var immediate = false
+        for c in clients where c.state == .subscribed {
+            union.formUnion(c.subscription.gestures)
+            if c.subscription.gestures.contains(.tap) && !c.subscription.wantsDoubleTap { immediate = true }
+        }
+        return (union, immediate && union.contains(.doubleTap))
+    }
+
+    private var subscribeTimeout: Timestamp.Duration { .milliseconds(settings.subscribeTimeout * 1000) }
+
+    // MARK: The turn
+
+    /// Adds the listener and every client to this turn's poll set.
+    package mutating func watch(_ poller: inout Poller) {
+        listenerSlot = poller.add(listenerPaused ? -1 : listener?.fd ?? -1, Int32(POLLIN))
+        clientSlots.removeAll(keepingCapacity: true)
+        for i in clients.indices {
+            var events: Int32 = 0
+            if !clients[i].readClosed && clients[i].state != .closing && clients[i].wantsInput
+                && clients[i].pending < Self.answerBound
+            {
+                events |= Int32(POLLIN)
+            }
+            if clients[i].pending > 0 { events |= Int32(POLLOUT) }
+            clientSlots.append(poller.add(clients[i].fd, events))
+        }
+    }
+
+    /// The earliest time the server must act by itself: a closing client's
+    /// grace ends, a connection's time to subscribe runs out; `.zero` (at
+    /// once) when a request read earlier waits for its answer.
+    package var deadline: Timestamp {
+        var due = Timestamp.never
+        for i in clients.indices {
+            switch clients[i].state {
+            case .closing: due = min(due, clients[i].closeDeadline)
+            case .connected: due = min(due, clients[i].subscribeDeadline)
+            case .subscribed: break
+            }
+            if clients[i].state != .closing && clients[i].buffered > 0 && clients[i].pending < Self.answerBound
+                && clients[i].hasLine
+            {
+                return .zero
+            }
+        }
+        return due
+    }
+
+    /// Handles what the poll found: hung-up clients, requests, new connections.
+    package mutating func serve(_ poller: Poller, devices: [DeviceInfo], now: Timestamp) -> News {
+        var news = News()
+        // The clients registered this turn are the first `clientSlots.count`; accepted ones come after.
+        for i in clientSlots.indices where clients[i].fd >= 0 {
+            let slot = clientSlots[i]
+            news.merge(serveRequests(i, readable: poller.readable(slot), now: now))
+            if poller.hungUp(slot) && clients[i].state != .closing && clients[i].fd >= 0 {
+                news.merge(drop(i, "disconnected"))
+            }
+        }
+        if poller.readable(listenerSlot) { news.merge(accept(devices: devices, now: now)) }
+        return news
+    }
+
+    /// Writes what waits in the outboxes; closes the clients whose time to
+    /// subscribe ran out, and the closing ones once written (or out of time).
+    package mutating func flush(now: Timestamp) -> News {
+        var news = News()
+        for i in clients.indices where clients[i].state == .connected && now >= clients[i].subscribeDeadline {
+            news.merge(
+                refuse(
+                    i, code: "timeout",
+                    message: "no subscription within \(fixed1(subscribeTimeout.seconds)) s of connecting (or unsubscribing)",
+                    now: now))
+        }
+        for i in clients.indices where clients[i].fd >= 0 {
+            var gone = false
+            if clients[i].pending > 0, case .failed(let e) = clients[i].flush() {
+                if e != .brokenPipe && e != .connectionReset { logger.info("\(clients[i].label): write failed: \(e)") }
+                gone = true
+            }
+            if clients[i].state == .closing && (clients[i].pending == 0 || now >= clients[i].closeDeadline) { gone = true }
+            if gone {
+                shutdown(clients[i].fd, Int32(SHUT_RDWR))
+                logger.info("\(clients[i].label) closed")
+                news.merge(close(i))
+            }
+        }
+        sweep()
+        return news
+    }
+
+    /// Queues the messages of the daemon itself (`config_reloaded`) for every subscriber.
+    package mutating func tellSubscribers(_ line: String, now: Timestamp) -> News {
+        var news = News()
+        for i in clients.indices where clients[i].state == .subscribed { news.merge(send(line, to: i, now: now)) }
+        return news
+    }
+
+    // MARK: Requests
+
+    /// Reads what a client sent (at most `Client.readBudget` bytes) and
+    /// answers at most `requestBudget` of its requests.
+    private mutating func serveRequests(_ i: Int, readable: Bool, now: Timestamp) -> News {
+        var news = News()
+        if readable && clients[i].wantsInput && !clients[i].readClosed {
+            switch clients[i].fill(scratch: &readScratch) {
+            case .read: break
+            case .endOfFile:
+                // Half-closed: the client may still read; it is dropped when the socket hangs up.
+                clients[i].readClosed = true
+            case .failed(let e):
+                return drop(i, "read failed: \(e)")
+            }
+        }
+        var answered = 0
+        while answered < Self.requestBudget && clients[i].state != .closing && clients[i].pending < Self.answerBound {
+            guard let line = clients[i].nextLine() else {
+                if clients[i].lineTooLong {
+                    logger.warning("\(clients[i].label): line longer than \(WireProtocol.maxLineLength) bytes; closing")
+                    news.merge(
+                        refuse(
+                            i, code: "line-too-long", message: "lines are at most \(WireProtocol.maxLineLength) bytes",
+                            now: now))
+                }
+                return news
+            }
+            news.merge(handle(line, from: i, now: now))
+            answered += 1
+        }
+        return news
+    }
+
+    private mutating func handle(_ line: ArraySlice<UInt8>, from i: Int, now: Timestamp) -> News {
+        var news = News()
+        let request: ClientRequest
+        do {
+            request = try ClientRequest.parse(line)
+        } catch {
+            logger.debug("\(clients[i].label): \(error.code): \(error.message)")
+            return send(ServerMessage.error(code: error.code, message: error.message, fatal: false), to: i, now: now)
+        }
+        switch request {
+        case .subscribe(let sub):
+            let changed = clients[i].state != .subscribed || clients[i].subscription.gestures != sub.gestures
+            news.countsChanged = clients[i].state != .subscribed
+            clients[i].subscription = sub
+            clients[i].state = .subscribed
+            clients[i].subscribeDeadline = .never
+            let reply = ServerMessage.subscribed(sub)
+            logger.debug("\(clients[i].label) subscribed: \(reply)")
+            news.merge(send(reply, to: i, now: now))
+            news.subscriptionsChanged = news.subscriptionsChanged || changed
+        case .unsubscribe:
+            if clients[i].state == .subscribed {
+                clients[i].state = .connected
+                clients[i].admitted.removeAll()
+                clients[i].subscribeDeadline = now + subscribeTimeout
+                news.subscriptionsChanged = true
+                news.countsChanged = true
+            }
+            news.merge(send(ServerMessage.unsubscribed, to: i, now: now))
+        case .ping:
+            news.merge(send(ServerMessage.pong, to: i, now: now))
+        }
+        return news
+    }
+
+    /// Queues an answer; a client whose outbox is full is closed with `overflow`.
+    private mutating func send(_ line: String, to i: Int, now: Timestamp) -> News {
+        guard clients[i].state != .closing, !clients[i].enqueue(line) else { return News() }
+        logger.warning("\(clients[i].label) does not read: outbox over \(clients[i].outboxLimit / 1024) KiB; closing it")
+        let wasSubscribed = clients[i].state == .subscribed
+        clients[i].enqueueFinal(
+            ServerMessage.error(
+                code: "overflow",
+                message: "you did not read fast enough; \(clients[i].outboxLimit / 1024) KiB were waiting", fatal: true),
+            closeBy: now + Publisher.overflowGrace)
+        return News(subscriptionsChanged: wasSubscribed, countsChanged: wasSubscribed)
+    }
+
+    // MARK: Connections
+
+    /// Accepts waiting connections, at most `acceptBudget` a turn: one that
+    /// may not subscribe, or that finds every slot (or its user's share of
+    /// them) taken, is told why and closed.
+    private mutating func accept(devices: [DeviceInfo], now: Timestamp) -> News {
+        var news = News()
+        // Closing clients keep their slots until they are gone (an overflowing
+        // one may take a while): no connecting and overflowing round and round.
+        guard let listener else { return news }
+        var active = clients.count { $0.fd >= 0 }
+        for _ in 0..<Self.acceptBudget {
+            let fd = clinux_accept(listener.fd)
+            if fd < 0 {
+                let e = Errno.last
+                switch e {
+                case .resourceTemporarilyUnavailable: return news
+                case .connectionAbort: continue
+                case .tooManyOpenFiles, .tooManyOpenFilesInSystem:
+                    outOfDescriptors(now: now)
+                    return news
+                default:
+                    refusals.note(now: now, logger) { "accept: \(e)" }
+                    return news
+                }
+            }
+            var pid: pid_t = 0
+            var uid: uid_t = 0
+            var gid: gid_t = 0
+            if clinux_peer_credentials(fd, &pid, &uid, &gid) != 0 {
+                Glibc.close(fd)
+                continue
+            }
+            serial += 1
+            clients.append(
+                Client(fd: fd, serial: serial, pid: pid, uid: uid, gid: gid, outboxLimit: settings.clientBuffer))
+            let i = clients.count - 1
+            let label = clients[i].label
+            news.countsChanged = true
+            guard access.allows(fd: fd, uid: uid, gid: gid) else {
+                refusals.note(now: now, logger) { "refused \(label): not in [daemon] allow-users or allow-groups" }
+                news.merge(
+                    refuse(
+                        i, code: "forbidden", message: "uid \(uid) may not subscribe: not in [daemon] allow-users/allow-groups",
+                        now: now))
+                continue
+            }
+            let limit = settings.maxClients
+            if active >= limit {
+                // Clients that hung up since the last turn do not hold slots.
+                news.merge(reapHungUp())
+                active = clients.count { $0.fd >= 0 } - 1
+            }
+            guard active < limit else {
+                refusals.note(now: now, logger) { "refused \(label): \(limit) clients already (max-clients)" }
+                news.merge(refuse(i, code: "busy", message: "the daemon serves \(limit) clients already", now: now))
+                continue
+            }
+            let share = settings.clientsPerUser
+            guard clients.count(where: { $0.uid == uid && $0.fd >= 0 }) <= share else {
+                refusals.note(now: now, logger) {
+                    "refused \(label): uid \(uid) has \(share) clients already (max-clients-per-user)"
+                }
+                news.merge(
+                    refuse(i, code: "busy", message: "uid \(uid) has \(share) clients already (max-clients-per-user)", now: now))
+                continue
+            }
+            active += 1
+            clients[i].subscribeDeadline = now + subscribeTimeout
+            logger.info("\(clients[i].label) connected")
+            _ = send(ServerMessage.hello(devices: devices, server: "gestured \(gesturedVersion)"), to: i, now: now)
+        }
+        return news
+    }
+
+    /// Drops the clients whose peer has gone (a non-blocking look at every socket).
+    private mutating func reapHungUp() -> News {
+        var news = News()
+        var set = clients.map { pollfd(fd: $0.fd, events: 0, revents: 0) }
+        guard poll(&set, nfds_t(set.count), 0) > 0 else { return news }
+        for (i, p) in set.enumerated()
+        where clients[i].fd >= 0 && Int32(p.revents) & Int32(POLLHUP | POLLERR | POLLNVAL) != 0 {
+            news.merge(drop(i, "disconnected"))
+        }
+        return news
+    }
+
+    /// At the process's descriptor limit (`EMFILE`): the spare descriptor
+    /// makes room to accept one waiting connection and tell it; then the
+    /// listener rests until a client goes.
+    private mutating func outOfDescriptors(now: Timestamp) {
+        let count = clients.count
+        refusals.note(now: now, logger) {
+            "out of file descriptors (RLIMIT_NOFILE) with \(count) clients; new connections wait until one goes"
+        }
+        if spareFD >= 0 {
+            Glibc.close(spareFD)
+            spareFD = -1
+            let fd = listener.map { clinux_accept($0.fd) } ?? -1
+            if fd >= 0 {
+                let line = ServerMessage.error(
+                    code: "busy", message: "the daemon is out of file descriptors; try again later", fatal: true)
+                _ = (line + "\n").withCString { Glibc.send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                Glibc.close(fd)
+            }
+            spareFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        }
+        listenerPaused = true
+    }
+
+    // MARK: Closing
+
+    /// Sends a fatal error and closes the client once it is written (or after a grace period).
+    private mutating func refuse(_ i: Int, code: String, message: String, now: Timestamp) -> News {
+        let wasSubscribed = clients[i].state == .subscribed
+        clients[i].enqueueFinal(
+            ServerMessage.error(code: code, message: message, fatal: true), closeBy: now + Self.closeGrace)
+        return News(subscriptionsChanged: wasSubscribed, countsChanged: wasSubscribed)
+    }
+
+    /// Closes a client now (it hung up, or reading from it failed).
+    private mutating func drop(_ i: Int, _ why: String) -> News {
+        logger.info("\(clients[i].label) \(why)")
+        return close(i)
+    }
+
+    /// Closes the client's socket; it leaves `clients` at the end of the turn.
+    private mutating func close(_ i: Int) -> News {
+        let wasSubscribed = clients[i].state == .subscribed
+        Glibc.close(clients[i].fd)
+        clients[i].markClosed()
+        listenerPaused = false
+        return News(subscriptionsChanged: wasSubscribed, countsChanged: true)
+    }
+
+    /// Removes the closed clients.
+    private mutating func sweep() {
+        if clients.contains(where: { $0.fd < 0 }) { clients.removeAll { $0.fd < 0 } }
+    }
+
+    // MARK: Reload and stop
+
+    /// New allow-lists and limits; clients no longer allowed are told and closed.
+    package mutating func reload(access: AccessPolicy, settings: DaemonSettings, now: Timestamp) -> News {
+        self.access = access
+        self.settings = settings
+        var news = News()
+        for i in clients.indices
+        where clients[i].fd >= 0 && !access.allows(fd: clients[i].fd, uid: clients[i].uid, gid: clients[i].gid) {
+            news.merge(
+                refuse(
+                    i, code: "forbidden",
+                    message: "uid \(clients[i].uid) is no longer allowed by [daemon] allow-users/allow-groups", now: now))
+        }
+        return news
+    }
+
+    /// Tells every client the daemon stops, lets their last lines drain
+    /// (half a second at most), closes everything.
+    package mutating func stop(clock: any LoopClock) {
+        let now = clock.now
+        for i in clients.indices {
+            clients[i].enqueueFinal(
+                ServerMessage.goodbye(reason: "the daemon is stopping"), closeBy: now + .milliseconds(500), dropQueued: false)
+        }
+        while !clients.isEmpty {
+            _ = flush(now: clock.now)
+            guard !clients.isEmpty else { break }
+            var set = clients.map { pollfd(fd: $0.fd, events: Int16(POLLOUT), revents: 0) }
+            _ = poll(&set, nfds_t(set.count), 50)
+        }
+        listener?.close()
+        listener = nil
+        if spareFD >= 0 { Glibc.close(spareFD) }
+        spareFD = -1
+    }
+}

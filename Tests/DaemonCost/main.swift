@@ -1,0 +1,408 @@
+// What a gesture daemon costs per frame on top of libinput: gestured, Debian's
+// lisgd and a program that only drains libinput (the floor), one after
+// another on the same emulated touchscreen (umockdev) and the same trace,
+// repeated. Run through scripts/daemon-cost.sh; docs/performance.md reads
+// the figures. Nothing here is a test: it prints measurements.
+
+import Foundation
+import GestureCore
+import Harness
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct Options {
+    var runs = 3
+    var sets = 3
+    var spacing = 0.6
+    var callgrind = false
+    var strace = false
+    var programs = ["drain", "lisgd", "gestured"]
+    var keep = false
+    /// What gestured's subscriber asks for: every event, or a subscribe request's filters.
+    var filters = ""
+
+    init(_ arguments: [String]) {
+        var i = 0
+        func value() -> String {
+            i += 1
+            guard i < arguments.count else { fail("\(arguments[i - 1]) needs a value") }
+            return arguments[i]
+        }
+        while i < arguments.count {
+            switch arguments[i] {
+            case "--runs": runs = Int(value()) ?? runs
+            case "--sets": sets = Int(value()) ?? sets
+            case "--spacing": spacing = Double(value()) ?? spacing
+            case "--callgrind": callgrind = true
+            case "--strace": strace = true
+            case "--programs": programs = value().split(separator: ",").map(String.init)
+            case "--keep": keep = true
+            case "--filters": filters = value()
+            case "-h", "--help":
+                print(
+                    """
+                    usage: daemon-cost [--runs N] [--sets N] [--spacing S] [--programs drain,lisgd,gestured]
+                                       [--callgrind] [--strace] [--keep]
+                      --runs      repetitions of every program (3)
+                      --sets      copies of the tablet recordings in the trace (3)
+                      --spacing   seconds between two recordings (0.6)
+                      --callgrind also count instructions under valgrind's callgrind
+                      --strace    also count system calls with strace -c
+                      --filters   gestured's subscriber's filters, e.g. '"phases":["recognized","ended"]' (none: every event)
+                    $GESTURED_BIN is the gestured measured (a release build).
+                    """)
+                exit(0)
+            default: fail("unknown argument \(arguments[i]); see --help")
+            }
+            i += 1
+        }
+    }
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data(("daemon-cost: " + message + "\n").utf8))
+    exit(1)
+}
+
+/// The tablet recordings one after another, `sets` times, `spacing` seconds apart.
+func buildTrace(sets: Int, spacing: Double) throws -> (text: String, device: DeviceDescription) {
+    let dir = BuildProducts.packageRoot + "/Recordings"
+    let names = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".tablet.evemu") }.sorted()
+    var device: DeviceDescription?
+    var events: [EvdevEvent] = []
+    var offset = Timestamp(microseconds: 1_000_000)
+    for _ in 0..<sets {
+        for name in names {
+            let path = dir + "/" + name
+            let trace = try EvemuReader.parse(String(contentsOfFile: path, encoding: .utf8), file: path)
+            device = device ?? trace.device
+            guard let first = trace.events.first?.time, let last = trace.events.last?.time else { continue }
+            // Each recording begins in slot 0, as a device just opened does; the kernel keeps the
+            // slot the last recording ended in, so say so.
+            events.append(EvdevEvent(time: offset, type: Evdev.EV_ABS, code: Evdev.ABS_MT_SLOT, value: 0))
+            for var e in trace.events {
+                e.time = offset + (e.time - first)
+                events.append(e)
+            }
+            offset = offset + (last - first) + Timestamp.Duration(microseconds: Int64(spacing * 1_000_000))
+        }
+    }
+    guard let device else { fail("no tablet recordings in \(dir)") }
+    return (EvemuWriter.trace(device, events: events), device)
+}
+
+/// CPU time of every thread of `pid`, in nanoseconds (the scheduler's count, not clock ticks).
+func cpuNanoseconds(_ pid: Int32) -> Int64 {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    var total: Int64 = 0
+    for t in tasks {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(t)/schedstat", encoding: .utf8),
+            let first = text.split(separator: " ").first, let ns = Int64(first)
+        else { continue }
+        total += ns
+    }
+    return total
+}
+
+/// A field of /proc/PID/status in KiB (VmHWM, VmRSS).
+func statusKiB(_ pid: Int32, _ field: String) -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+    for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
+        return Int(line.split(separator: " ").dropFirst().first { !$0.isEmpty } ?? "") ?? 0
+    }
+    return 0
+}
+
+/// Context switches of every thread of `pid`, voluntary or not: how often it slept and woke.
+func switches(_ pid: Int32) -> Int {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    var total = 0
+    for t in tasks {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(t)/status", encoding: .utf8) else { continue }
+        for line in text.split(separator: "\n") where line.hasSuffix("ctxt_switches") == false && line.contains("ctxt_switches:")
+        {
+            total += Int(line.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+        }
+    }
+    return total
+}
+
+/// Minor and major page faults of `pid` (fields 10 and 12 of /proc/PID/stat).
+func faults(_ pid: Int32) -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = text.lastIndex(of: ")")
+    else { return 0 }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    return (Int(fields[7]) ?? 0) + (Int(fields[9]) ?? 0)
+}
+
+struct Sample {
+    var faults = 0
+    var frames = 0
+    var cpu: Int64 = 0
+    var switches = 0
+    var peakKiB = 0
+    var idleKiB = 0
+    var recognized = 0
+    var instructions: Int64?
+    var syscalls: Int?
+}
+
+/// Reads a subscriber's lines on a thread of its own, so the daemon's socket never fills.
+final class Subscriber: @unchecked Sendable {
+    let client: SocketClient
+    private let lock = NSLock()
+    private var gestures = 0
+
+    init(path: String, filters: String) throws {
+        client = try SocketClient(path: path, timeout: 20)
+        try client.subscribe(filters, timeout: 20)
+        Thread.detachNewThread { [self] in
+            while let line = try? client.lines.readLine(timeout: 3600) {
+                if line.contains(#""type":"gesture""#)
+                    && (line.contains(#""phase":"recognized""#) || line.contains(#""phase":"began""#))
+                {
+                    lock.lock()
+                    gestures += 1
+                    lock.unlock()
+                }
+            }
+        }
+    }
+
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return gestures
+    }
+}
+
+func shellQuote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+/// One program under measurement in a session: its device, pid and directory.
+struct Running {
+    var program: String
+    var screen: EmulatedTouchscreen
+    var pid: Int32
+    var subscriber: Subscriber?
+    var tracer: Child?
+}
+
+/// Runs `programs` side by side, each on its own emulated touchscreen made
+/// from the same description, and writes every frame of the trace into all
+/// of them at once: whatever the machine does meanwhile, they all see it.
+func runTogether(
+    _ programs: [String], trace: String, device: DeviceDescription, options: Options, callgrind: Bool, strace: Bool
+)
+    throws -> [String: Sample]
+{
+    let session = try UmockdevSession()
+    let dir = session.directory
+    var running: [Running] = []
+    for (n, program) in programs.enumerated() {
+        let screen = EmulatedTouchscreen(device, number: 7 + n)
+        try session.add(screen)
+        var command: [String]
+        switch program {
+        case "drain":
+            command = [BuildProducts.harnessDirectory + "/libinput-drain", screen.devnode]
+        case "lisgd":
+            // Every direction with one to three fingers, each appending a line: what it recognized.
+            command = ["/usr/bin/lisgd", "-d", screen.devnode, "-w", "1280", "-h", "800"]
+            for fingers in 1...3 {
+                for g in ["LR", "RL", "DU", "UD", "DLUR", "URDL", "ULDR", "DRUL"] {
+                    command += ["-g", "\(fingers),\(g),*,*,R,echo \(fingers)\(g) >> \(dir)/lisgd.out"]
+                }
+            }
+        case "gestured":
+            try Data().write(to: URL(fileURLWithPath: dir + "/empty.toml"))
+            command = [
+                BuildProducts.gestured, "serve", "--socket", session.socket, "--device", screen.devnode, "--config",
+                dir + "/empty.toml",
+            ]
+            if callgrind {
+                // valgrind 3.19 cannot read the DWARF 5 Swift writes ("possibly corrupted debuginfo"):
+                // a copy without it, symbols kept, is what runs under callgrind.
+                let copy = dir + "/gestured"
+                _ = try Child.run(["objcopy", "--strip-debug", command[0], copy], timeout: 120)
+                command[0] = copy
+            }
+        default: fail("unknown program \(program): drain, lisgd or gestured")
+        }
+        if callgrind {
+            command =
+                ["valgrind", "--tool=callgrind", "--dump-instr=yes", "--callgrind-out-file=\(dir)/callgrind.out.%p"] + command
+        }
+        // The harness splits its commands at blanks: the command line goes through a script.
+        let script = dir + "/\(program).sh"
+        try ("exec " + command.map(shellQuote).joined(separator: " ") + "\n").write(
+            toFile: script, atomically: true, encoding: .utf8)
+        let started = try session.command("start \(dir)/\(program).log /bin/sh \(script)")
+        guard let pid = Int32(started.split(separator: " ").last ?? "") else { fail("harness: \(started)") }
+        try session.command("waitopen \(screen.devnode) 60000", timeout: 90)
+        var r = Running(program: program, screen: screen, pid: pid)
+        if program == "gestured" {
+            _ = try session.notify.wait(for: "READY=1", timeout: 60)
+            r.subscriber = try Subscriber(path: session.socket, filters: options.filters)
+        }
+        running.append(r)
+    }
+    let tracePath = dir + "/trace.evemu"
+    try trace.write(toFile: tracePath, atomically: true, encoding: .utf8)
+    usleep(500_000)
+    var samples: [String: Sample] = [:]
+    var before: [String: (cpu: Int64, switches: Int, faults: Int)] = [:]
+    for i in running.indices {
+        let r = running[i]
+        samples[r.program] = Sample(idleKiB: statusKiB(r.pid, "VmRSS"))
+        if callgrind { _ = try Child.run(["callgrind_control", "--zero", String(r.pid)], timeout: 120) }
+        if strace {
+            running[i].tracer = try Child(
+                ["strace", "-c", "-f", "-o", dir + "/\(r.program).strace", "-p", String(r.pid)], stderr: .pipe)
+        }
+    }
+    if strace { usleep(1_000_000) }
+    for r in running { before[r.program] = (cpuNanoseconds(r.pid), switches(r.pid), faults(r.pid)) }
+    let nodes = running.map(\.screen.devnode).joined(separator: ",")
+    let done = try session.command("replay \(nodes) \(tracePath)", timeout: 3600)
+    let frames = Int(done.split(separator: " ").last ?? "") ?? 0
+    // The last timers (a held-back tap, a hold) and the subscriber's reads.
+    usleep(callgrind ? 5_000_000 : 1_500_000)
+    for r in running {
+        var sample = samples[r.program]!
+        let b = before[r.program]!
+        sample.frames = frames
+        sample.cpu = cpuNanoseconds(r.pid) - b.cpu
+        sample.switches = switches(r.pid) - b.switches
+        sample.faults = faults(r.pid) - b.faults
+        sample.peakKiB = statusKiB(r.pid, "VmHWM")
+        if callgrind {
+            _ = try Child.run(["callgrind_control", "--dump", String(r.pid)], timeout: 120)
+            let dumps = try FileManager.default.contentsOfDirectory(atPath: dir).filter {
+                $0.hasPrefix("callgrind.out.\(r.pid).")
+            }
+            for d in dumps {
+                let text = try String(contentsOfFile: dir + "/" + d, encoding: .utf8)
+                for line in text.split(separator: "\n") where line.hasPrefix("summary:") || line.hasPrefix("totals:") {
+                    sample.instructions = (sample.instructions ?? 0) + (Int64(line.split(separator: " ").last ?? "") ?? 0)
+                    break
+                }
+            }
+        }
+        if let tracer = r.tracer {
+            tracer.signal(SIGINT)
+            _ = try tracer.wait(timeout: 30)
+            let text = (try? String(contentsOfFile: dir + "/\(r.program).strace", encoding: .utf8)) ?? ""
+            if let total = text.split(separator: "\n").last(where: { $0.hasSuffix("total") }) {
+                // "100.00    0.001  0  12345  3  total": the calls column is the fourth.
+                let fields = total.split(separator: " ")
+                if fields.count >= 5 { sample.syscalls = Int(fields[3]) }
+            }
+        }
+        switch r.program {
+        case "gestured": sample.recognized = r.subscriber?.count ?? 0
+        case "lisgd":
+            sample.recognized =
+                ((try? String(contentsOfFile: dir + "/lisgd.out", encoding: .utf8)) ?? "").split(separator: "\n").count
+        default: break
+        }
+        samples[r.program] = sample
+    }
+    // The harness stops the latest program first.
+    for r in running.reversed() {
+        let stopped = try session.command("stop", timeout: 60)
+        let log = (try? String(contentsOfFile: dir + "/\(r.program).log", encoding: .utf8)) ?? ""
+        if r.program == "drain" {
+            samples[r.program]!.recognized =
+                Int(log.split(separator: "\n").first { $0.hasPrefix("frames ") }?.split(separator: " ").last ?? "") ?? 0
+        }
+        // lisgd has no handler for SIGTERM: it ends with it (143).
+        if !stopped.hasPrefix("exited 0") && !(r.program == "lisgd" && stopped.hasPrefix("exited 143")) {
+            FileHandle.standardError.write(Data("daemon-cost: \(r.program) \(stopped); its log:\n\(log.suffix(2000))\n".utf8))
+        }
+    }
+    if options.keep { print("kept: \(dir)") }
+    return samples
+}
+
+func median(_ values: [Double]) -> Double {
+    let s = values.sorted()
+    guard !s.isEmpty else { return .nan }
+    return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+}
+
+func f1(_ v: Double) -> String { String(format: "%.1f", v) }
+
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+// UmockdevSession removes its directory unless this is set.
+if options.keep { setenv("GESTURED_KEEP_E2E", "1", 1) }
+if let why = UmockdevSession.unavailable { fail(why) }
+let (trace, device) = try buildTrace(sets: options.sets, spacing: options.spacing)
+print("gestured: \(BuildProducts.gestured)")
+print(
+    "trace: the tablet recordings \(options.sets) times, \(options.spacing) s apart; \(options.runs) runs of \(options.programs.joined(separator: ", ")) side by side"
+)
+
+var samples: [String: [Sample]] = [:]
+for r in 0..<options.runs {
+    // Each run starts the programs, and writes their devices, in another
+    // order: none is always first to wake for a frame.
+    let order = Array(options.programs[(r % options.programs.count)...] + options.programs[..<(r % options.programs.count)])
+    let run = try runTogether(order, trace: trace, device: device, options: options, callgrind: false, strace: false)
+    for p in options.programs {
+        let s = run[p]!
+        samples[p, default: []].append(s)
+        let perFrame = Double(s.cpu) / 1000 / Double(max(1, s.frames))
+        print(
+            "run \(r + 1) \(p): \(s.frames) frames, \(f1(perFrame)) µs/frame, \(String(format: "%.2f", Double(s.switches) / Double(max(1, s.frames)))) wake-ups/frame, \(s.faults) page faults, peak \(f1(Double(s.peakKiB) / 1024)) MiB, idle \(f1(Double(s.idleKiB) / 1024)) MiB, recognized \(s.recognized)"
+        )
+    }
+}
+
+if options.runs > 0 {
+    print("")
+    print("| program | CPU per frame | above the drain, median (range) | peak resident | idle resident | recognized |")
+    print("|---|---|---|---|---|---|")
+    let floor = samples["drain"] ?? []
+    for p in options.programs {
+        let ss = samples[p] ?? []
+        let perFrame = ss.map { Double($0.cpu) / 1000 / Double(max(1, $0.frames)) }
+        var above = "–"
+        if p != "drain" && floor.count == ss.count {
+            let d = zip(ss, floor).map { Double($0.cpu - $1.cpu) / 1000 / Double(max(1, $0.frames)) }
+            above = "\(f1(median(d))) µs (\(f1(d.min() ?? .nan)) to \(f1(d.max() ?? .nan)))"
+        }
+        let peak = median(ss.map { Double($0.peakKiB) / 1024 })
+        let idle = median(ss.map { Double($0.idleKiB) / 1024 })
+        print(
+            "| \(p) | \(f1(median(perFrame))) µs (\(f1(perFrame.min() ?? .nan)) to \(f1(perFrame.max() ?? .nan))) | \(above) | \(f1(peak)) MiB | \(f1(idle)) MiB | \(ss.first?.recognized ?? 0) |"
+        )
+    }
+}
+
+if options.callgrind || options.strace {
+    let counted = try runTogether(
+        options.programs, trace: trace, device: device, options: options, callgrind: options.callgrind, strace: false)
+    let traced =
+        options.strace
+        ? try runTogether(options.programs, trace: trace, device: device, options: options, callgrind: false, strace: true) : [:]
+    func perFrame(_ s: Sample?, _ value: (Sample) -> Int64?) -> Double? {
+        guard let s, let v = value(s) else { return nil }
+        return Double(v) / Double(max(1, s.frames))
+    }
+    func show(_ v: Double?, _ format: String) -> String { v.map { String(format: format, $0) } ?? "–" }
+    print("")
+    print("| program | instructions per frame | above the drain | system calls per frame | above the drain |")
+    print("|---|---|---|---|---|")
+    let floorI = perFrame(counted["drain"]) { $0.instructions }
+    let floorS = perFrame(traced["drain"]) { $0.syscalls.map(Int64.init) }
+    for p in options.programs {
+        let i = perFrame(counted[p]) { $0.instructions }
+        let sc = perFrame(traced[p]) { $0.syscalls.map(Int64.init) }
+        let di = p == "drain" ? nil : i.flatMap { a in floorI.map { a - $0 } }
+        let ds = p == "drain" ? nil : sc.flatMap { a in floorS.map { a - $0 } }
+        print("| \(p) | \(show(i, "%.0f")) | \(show(di, "%.0f")) | \(show(sc, "%.2f")) | \(show(ds, "%.2f")) |")
+    }
+}

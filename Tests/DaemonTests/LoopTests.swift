@@ -1,0 +1,104 @@
+import Foundation
+import GestureCore
+import Harness
+import Logging
+import Testing
+
+@testable import GestureDaemon
+
+/// The daemon's loop inside the test process, on a clock the test sets: a
+/// subscriber on the real socket, each turn taken by hand. What comes out,
+/// and the turn it comes out in, depend on nothing but the trace and the clock.
+@Suite("The loop on a hand-set clock")
+struct LoopTests {
+    /// A daemon serving `trace` on `clock`, its socket and configuration in a scratch directory.
+    static func daemon(replaying trace: String, clock: ManualClock, directory: String) throws -> Daemon {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // An empty configuration file: nothing of /etc/gestured is read.
+        FileManager.default.createFile(atPath: directory + "/gestured.toml", contents: Data())
+        var options = Daemon.Options()
+        options.configPath = directory + "/gestured.toml"
+        options.socketPath = directory + "/gestured.sock"
+        options.replayPath = DaemonProcess.recording(trace)
+        options.waitSubscribers = 1
+        options.handleSignals = false
+        var logger = Logger(label: "loop-test") { _ in SwiftLogNoOpLogHandler() }
+        logger.logLevel = .critical
+        var daemon = try Daemon(options: options, logger: logger, clock: clock)
+        try daemon.start()
+        return daemon
+    }
+
+    /// Every line the client has received by now, without waiting.
+    static func received(_ client: SocketClient) throws -> [[String: Any]] {
+        var out: [[String: Any]] = []
+        while let line = client.lines.lineIfReady() {
+            guard let m = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                throw ChannelError("not a JSON object: \(line)")
+            }
+            out.append(m)
+        }
+        return out
+    }
+
+    @Test(
+        "each gesture comes out in the turn the clock reaches its time, never earlier: frames, held-back taps, holds",
+        arguments: ["hold-1f.tablet.evemu", "tap-1f.phone.evemu", "double-tap-1f.phone.evemu", "swipe-left-1f.tablet.evemu"])
+    func gesturesOnTime(trace: String) throws {
+        let directory = NSTemporaryDirectory() + "gestured-loop-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clock = ManualClock()
+        var daemon = try Self.daemon(replaying: trace, clock: clock, directory: directory)
+        defer { daemon.stop() }
+
+        let client = try SocketClient(path: directory + "/gestured.sock")
+        daemon.turn(maxWait: 0)  // accepts: hello
+        #expect(try client.next(timeout: 1)?["type"] as? String == "hello")
+        try client.send(#"{"type":"subscribe"}"#)
+        daemon.turn(maxWait: 0)  // subscribes; the replay starts now
+        #expect(try client.next(timeout: 1)?["type"] as? String == "subscribed")
+        let start = clock.now
+
+        // One millisecond a turn, for the trace and a second after it.
+        let step = Timestamp.Duration.milliseconds(1)
+        var events: [[String: Any]] = []
+        var lateness: [Int64] = []
+        while clock.now < start + .milliseconds(12_000) {
+            clock.now = clock.now + step
+            daemon.turn(maxWait: 0)
+            for m in try Self.received(client) where m["type"] as? String == "gesture" {
+                let time = (m["time_us"] as? Int).map(Int64.init) ?? .min
+                events.append(m)
+                lateness.append(clock.now.microseconds - time)
+            }
+        }
+        #expect(summarize(events) == (try DaemonProcess.expected(trace)))
+        #expect(!events.isEmpty)
+        // Never before its time, and within the turn that reached it.
+        #expect(lateness.allSatisfy { $0 >= 0 && $0 < step.microseconds }, "lateness µs: \(lateness)")
+    }
+
+    @Test("a client that never subscribes is told so in the turn its 10 s run out, and nothing comes before")
+    func subscribeDeadline() throws {
+        let directory = NSTemporaryDirectory() + "gestured-loop-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clock = ManualClock()
+        var daemon = try Self.daemon(replaying: "tap-1f.phone.evemu", clock: clock, directory: directory)
+        defer { daemon.stop() }
+        let client = try SocketClient(path: directory + "/gestured.sock")
+        daemon.turn(maxWait: 0)
+        #expect(try client.next(timeout: 1)?["type"] as? String == "hello")
+        let connected = clock.now
+        // Without a subscriber the replay waits, and the client has 10 s to subscribe.
+        while clock.now < connected + .milliseconds(9_990) {
+            clock.now = clock.now + .milliseconds(10)
+            daemon.turn(maxWait: 0)
+        }
+        let early = try Self.received(client)
+        #expect(early.isEmpty, "\(early)")
+        clock.now = connected + .milliseconds(10_000)
+        daemon.turn(maxWait: 0)
+        let told = try Self.received(client)
+        #expect(told.count == 1 && told.first?["code"] as? String == "timeout", "\(told)")
+    }
+}

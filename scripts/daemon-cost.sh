@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# What gestured costs per frame on top of libinput, beside Debian's lisgd and
+# a program that only drains libinput (the floor): CPU per frame, peak and
+# idle resident memory, what each recognized; with --callgrind instructions
+# per frame, with --strace system calls per frame (docs/performance.md).
+# Every program reads the same trace written into the same emulated
+# touchscreen (umockdev), one after another, --runs times.
+# Usage: scripts/daemon-cost.sh [--runs 3] [--sets 3] [--callgrind] [--strace] ...
+# Needs lisgd, valgrind and strace (make setup installs them); a measurement, not a test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+make -s release >/dev/null
+scripts/build-harness.sh >/dev/null
+swift build --product daemon-cost >/dev/null
+GESTURED_BIN="${GESTURED_BIN:-$(swift build -c release --show-bin-path)/gestured}" \
+    exec "$(swift build --show-bin-path)/daemon-cost" "$@"
