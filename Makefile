@@ -126,6 +126,7 @@ install-files:
 	install -Dm644 systemd/gestured.sysusers.conf "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf"
 	install -Dm644 systemd/gestured.tmpfiles.conf "$(DESTDIR)$(TMPFILESDIR)/gestured.conf"
 	install -Dm644 systemd/70-gestured.rules "$(DESTDIR)$(UDEVRULESDIR)/70-gestured.rules"
+	install -Dm644 systemd/71-gestured-uinput.rules "$(DESTDIR)$(UDEVRULESDIR)/71-gestured-uinput.rules"
 	install -Dm644 examples/gestured.toml "$(DESTDIR)$(DOCDIR)/gestured.toml.example"
 	install -Dm644 docs/protocol.md "$(DESTDIR)$(DOCDIR)/protocol.md"
 	install -Dm755 examples/python/gestured_client.py "$(DESTDIR)$(DOCDIR)/examples/gestured_client.py"
@@ -148,7 +149,8 @@ install-files:
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/gestured" "$(DESTDIR)$(UNITDIR)/gestured.service" "$(DESTDIR)$(UNITDIR)/gestured.socket" \
 	    "$(DESTDIR)$(USERUNITDIR)/gestured.service" "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf" \
-	    "$(DESTDIR)$(TMPFILESDIR)/gestured.conf" "$(DESTDIR)$(UDEVRULESDIR)/70-gestured.rules"
+	    "$(DESTDIR)$(TMPFILESDIR)/gestured.conf" "$(DESTDIR)$(UDEVRULESDIR)/70-gestured.rules" \
+	    "$(DESTDIR)$(UDEVRULESDIR)/71-gestured-uinput.rules"
 	rm -rf "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(DATADIR)/gestured"
 	rm -f "$(DESTDIR)$(MANDIR)"/man1/gestured.*1 "$(DESTDIR)$(DATADIR)/bash-completion/completions/gestured" \
 	    "$(DESTDIR)$(DATADIR)/zsh/site-functions/_gestured" "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/gestured.fish"

@@ -62,10 +62,13 @@ let package = Package(
         ),
         // Tools over traces: pictures (SVG) and the tuning report.
         .target(name: "GestureTools", dependencies: ["GestureCore"]),
+        // `gestured act`: a client that carries out bindings (commands, key
+        // chords through uinput) from an actions file.
+        .target(name: "GestureActions", dependencies: ["GestureCore", "GestureDaemon", "CLinux", "CEvdev"]),
         .executableTarget(
             name: "gestured",
             dependencies: [
-                "GestureCore", "GestureDaemon", "GestureTools",
+                "GestureCore", "GestureDaemon", "GestureTools", "GestureActions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

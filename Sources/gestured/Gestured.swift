@@ -13,7 +13,7 @@ struct Gestured: ParsableCommand {
             """,
         version: gesturedVersion,
         subcommands: [
-            ServeCommand.self, MonitorCommand.self, DevicesCommand.self, RecordCommand.self, ReplayCommand.self,
+            ServeCommand.self, ActCommand.self, MonitorCommand.self, DevicesCommand.self, RecordCommand.self, ReplayCommand.self,
             TuneCommand.self,
             CheckConfigCommand.self,
         ],

@@ -1,0 +1,389 @@
+import CLinux
+import GestureCore
+import GestureDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `gestured act`: subscribes to the daemon and carries out the bindings.
+///
+/// One loop, like the daemon's: the socket, a signalfd (SIGTERM and SIGINT
+/// stop, SIGHUP reloads, SIGCHLD reaps), inotify on the actions files'
+/// folders, the running commands' standard error; deadlines for a held-back
+/// `on-changed`, a command's timeout and the next reconnection.
+package struct Actor {
+    package struct Options {
+        /// The actions files; empty: the default place (`ActionsFiles.defaultPaths`).
+        package var files: [String] = []
+        package var socketPath: String
+        package var maxRunning = 8
+        package init(socketPath: String) { self.socketPath = socketPath }
+    }
+
+    /// What one gesture under way has done so far.
+    struct GestureState {
+        var start: (x: Double, y: Double)
+        /// Bindings whose `run`/`keys` this gesture has fired.
+        var fired: Set<Int> = []
+        /// Per binding: when its `on-changed` last ran, and the newest `changed` held back since.
+        var lastChanged: [Int: Timestamp] = [:]
+        var heldChanged: [Int: ReceivedEvent] = [:]
+    }
+
+    private let options: Options
+    private let log: (String) -> Void
+    package private(set) var bindings: [Binding] = []
+    private var keyboard: VirtualKeyboard?
+    private var runner: Runner
+    private var gestures: [Int: GestureState] = [:]
+
+    private var socket: Int32 = -1
+    private var input: [UInt8] = []
+    private var retryAt = Timestamp(microseconds: 0)
+    private var backoff = Timestamp.Duration.milliseconds(100)
+    private var saidWaiting = false
+    private var reloadAt = Timestamp.never
+    private var signals: Int32 = -1
+    private var inotify: Int32 = -1
+    private var running = true
+    private var watchedFiles: [String] = []
+
+    package init(options: Options, log: @escaping (String) -> Void) throws(BindingsError) {
+        self.options = options
+        self.log = log
+        runner = Runner(limit: options.maxRunning, log: log)
+        let (files, loaded) = try ActionsFiles.load(options.files)
+        watchedFiles = files
+        bindings = loaded
+        try makeKeyboard()
+    }
+
+    private mutating func makeKeyboard() throws(BindingsError) {
+        let chords = bindings.compactMap(\.keys)
+        guard !chords.isEmpty else {
+            keyboard = nil
+            return
+        }
+        do {
+            keyboard = try VirtualKeyboard(keys: chords)
+        } catch {
+            throw BindingsError(file: bindings.first { $0.keys != nil }?.origin ?? "", line: 0, message: error.message)
+        }
+    }
+
+    /// Serves until SIGTERM or SIGINT; the exit status.
+    package mutating func run() -> Int32 {
+        var wanted: [Int32] = [SIGTERM, SIGINT, SIGHUP, SIGCHLD]
+        signals = clinux_signalfd(&wanted, Int32(wanted.count))
+        signal(SIGPIPE, SIG_IGN)
+        inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        watchFolders()
+        let clock = MonotonicClock()
+        var poller = Poller()
+        while running {
+            poller.reset()
+            let signalSlot = poller.add(signals, Int32(POLLIN))
+            let inotifySlot = poller.add(inotify, Int32(POLLIN))
+            let socketSlot = poller.add(socket, Int32(POLLIN))
+            for fd in runner.descriptors { _ = poller.add(fd, Int32(POLLIN)) }
+            var deadline = min(runner.deadline, reloadAt, heldChangedDeadline)
+            if socket < 0 { deadline = min(deadline, retryAt) }
+            let now = poller.wait(until: deadline, clock: clock).now
+
+            if poller.readable(signalSlot) { readSignals(now: now) }
+            if poller.readable(inotifySlot) { readInotify(now: now) }
+            if now >= reloadAt {
+                reloadAt = .never
+                reload(now: now)
+            }
+            if socket < 0 && now >= retryAt { connect(now: now) }
+            if socket >= 0 && (poller.readable(socketSlot) || poller.hungUp(socketSlot)) { receive(now: now) }
+            runHeldChanges(now: now)
+            runner.service(now: now)
+        }
+        runner.stopAll()
+        if socket >= 0 { close(socket) }
+        return 0
+    }
+
+    // MARK: The daemon
+
+    private mutating func connect(now: Timestamp) {
+        let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0, let address = UnixAddress(options.socketPath) else { return }
+        guard address.withSockaddr({ Glibc.connect(fd, $0, $1) }) == 0 else {
+            let why = String(cString: strerror(errno))
+            close(fd)
+            if !saidWaiting {
+                log("cannot connect to \(options.socketPath): \(why); retrying until the daemon is there")
+                saidWaiting = true
+            }
+            retryAt = now + backoff
+            backoff = min(Timestamp.Duration(microseconds: backoff.microseconds * 2), .milliseconds(5000))
+            return
+        }
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+        socket = fd
+        input.removeAll()
+        gestures.removeAll()
+        send(subscribeLine())
+    }
+
+    private mutating func disconnect(now: Timestamp, why: String) {
+        close(socket)
+        socket = -1
+        log("\(why); reconnecting")
+        saidWaiting = false
+        backoff = .milliseconds(100)
+        retryAt = now + backoff
+        // Gestures under way end with the connection: their held-back values go now.
+        for id in Array(gestures.keys) { flushHeld(id, now: now) }
+        gestures.removeAll()
+    }
+
+    /// The subscription: the bound gestures, and their fingers when every binding names them.
+    func subscribeLine() -> String {
+        let kinds = Array(Set(bindings.map(\.gesture.rawValue))).sorted()
+        var line = #"{"type":"subscribe","gestures":["# + kinds.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        if !bindings.isEmpty, bindings.allSatisfy({ $0.fingers != nil }) {
+            let fingers = Set(bindings.flatMap { $0.fingers ?? [] }).sorted()
+            line += #","fingers":["# + fingers.map(String.init).joined(separator: ",") + "]"
+        }
+        return line + "}\n"
+    }
+
+    private func send(_ line: String) {
+        var bytes = Array(line.utf8)
+        _ = bytes.withUnsafeMutableBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    private mutating func receive(now: Timestamp) {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while socket >= 0 {
+            let n = chunk.withUnsafeMutableBytes { read(socket, $0.baseAddress, $0.count) }
+            if n < 0 && (errno == EAGAIN || errno == EINTR) { break }
+            if n <= 0 {
+                disconnect(now: now, why: "the daemon closed the connection")
+                return
+            }
+            input += chunk[0..<n]
+            while let nl = input.firstIndex(of: 10) {
+                let line = input[..<nl]
+                handle(line: Array(line), now: now)
+                input.removeSubrange(...nl)
+                if socket < 0 { return }
+            }
+        }
+    }
+
+    private mutating func handle(line: [UInt8], now: Timestamp) {
+        if let event = ReceivedEvent.parse(line) {
+            handle(event, now: now)
+            return
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        if text.contains(#""type":"subscribed""#) {
+            log("connected to \(options.socketPath): \(bindings.count) binding(s)")
+            backoff = .milliseconds(100)
+            saidWaiting = false
+        } else if text.contains(#""type":"error""#) {
+            log("the daemon says: \(text)")
+        } else if text.contains(#""type":"goodbye""#) {
+            disconnect(now: now, why: "the daemon is stopping")
+        }
+    }
+
+    // MARK: Bindings
+
+    private mutating func handle(_ event: ReceivedEvent, now: Timestamp) {
+        var g = gestures[event.id] ?? GestureState(start: (event.x, event.y))
+        for (i, b) in bindings.enumerated() where b.matches(event, start: g.start) {
+            let once: Bool
+            if let phase = b.phase {
+                once = event.phase == phase
+            } else {
+                once = event.phase != .changed && event.phase != .cancelled
+            }
+            if once && !g.fired.contains(i) {
+                g.fired.insert(i)
+                fire(b, event, now: now)
+            }
+            switch event.phase {
+            case .began:
+                if let c = b.onBegan { start(c, b, event, hook: "on-began", now: now) }
+            case .changed:
+                guard b.onChanged != nil else { break }
+                if let last = g.lastChanged[i], now < last + b.changedInterval {
+                    g.heldChanged[i] = event
+                } else {
+                    g.lastChanged[i] = now
+                    g.heldChanged[i] = nil
+                    start(b.onChanged!, b, event, hook: "on-changed", now: now)
+                }
+            case .ended, .cancelled:
+                if let held = g.heldChanged.removeValue(forKey: i) {
+                    start(b.onChanged!, b, held, hook: "on-changed", now: now)
+                }
+                if let c = b.onEnded { start(c, b, event, hook: "on-ended", now: now) }
+            case .recognized:
+                break
+            }
+        }
+        if [.recognized, .ended, .cancelled].contains(event.phase) {
+            gestures[event.id] = nil
+        } else {
+            gestures[event.id] = g
+        }
+    }
+
+    private mutating func fire(_ b: Binding, _ event: ReceivedEvent, now: Timestamp) {
+        if let run = b.run { start(run, b, event, hook: "run", now: now) }
+        if let chord = b.keys {
+            if keyboard?.type(chord) != true { log("\(b.origin): could not type \(chord.text)") }
+        }
+    }
+
+    private mutating func start(_ argv: [String], _ b: Binding, _ event: ReceivedEvent, hook: String, now: Timestamp) {
+        runner.start(
+            argv, environment: event.environment + ["GESTURED_BINDING=\(b.origin)"],
+            label: "\(b.origin) \(hook) (\(argv[0]))", timeout: b.timeout, now: now)
+    }
+
+    private var heldChangedDeadline: Timestamp {
+        var due = Timestamp.never
+        for g in gestures.values {
+            for (i, _) in g.heldChanged { due = min(due, (g.lastChanged[i] ?? .zero) + bindings[i].changedInterval) }
+        }
+        return due
+    }
+
+    /// Runs the `on-changed` values held back whose interval has passed.
+    private mutating func runHeldChanges(now: Timestamp) {
+        for id in Array(gestures.keys) {
+            guard var g = gestures[id], !g.heldChanged.isEmpty else { continue }
+            for (i, event) in g.heldChanged where now >= (g.lastChanged[i] ?? .zero) + bindings[i].changedInterval {
+                g.heldChanged[i] = nil
+                g.lastChanged[i] = now
+                start(bindings[i].onChanged!, bindings[i], event, hook: "on-changed", now: now)
+            }
+            gestures[id] = g
+        }
+    }
+
+    private mutating func flushHeld(_ id: Int, now: Timestamp) {
+        guard let g = gestures[id] else { return }
+        for (i, event) in g.heldChanged { start(bindings[i].onChanged!, bindings[i], event, hook: "on-changed", now: now) }
+    }
+
+    // MARK: Signals and reloading
+
+    private mutating func readSignals(now: Timestamp) {
+        while true {
+            let signo = clinux_signalfd_read(signals)
+            guard signo > 0 else { return }
+            switch signo {
+            case SIGHUP: reload(now: now)
+            case SIGCHLD: break  // reaped by the runner every turn
+            default: running = false
+            }
+        }
+    }
+
+    private mutating func readInotify(now: Timestamp) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while buffer.withUnsafeMutableBytes({ read(inotify, $0.baseAddress, $0.count) }) > 0 {}
+        // Editors write a file in several steps: read it once they are done.
+        reloadAt = min(reloadAt, now + .milliseconds(150))
+    }
+
+    private func watchFolders() {
+        guard inotify >= 0 else { return }
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE)
+        var folders = Set(
+            watchedFiles.map { path -> String in
+                guard let slash = path.lastIndex(of: "/") else { return "." }
+                return slash == path.startIndex ? "/" : String(path[..<slash])
+            })
+        if options.files.isEmpty {
+            let base = ActionsFiles.defaultFolder()
+            folders.insert(base)
+            folders.insert(base + "/actions.d")
+        }
+        for folder in folders { _ = inotify_add_watch(inotify, folder, mask) }
+    }
+
+    private mutating func reload(now: Timestamp) {
+        do {
+            let (files, loaded) = try ActionsFiles.load(options.files)
+            guard loaded != bindings else { return }
+            let previous = (bindings, keyboard)
+            bindings = loaded
+            do {
+                try makeKeyboard()
+            } catch {
+                (bindings, keyboard) = previous
+                log("\(error); keeping the previous bindings")
+                return
+            }
+            watchedFiles = files
+            watchFolders()
+            log("reloaded: \(bindings.count) binding(s) from \(files.joined(separator: ", "))")
+            if socket >= 0 {
+                gestures.removeAll()
+                send(subscribeLine())
+            }
+        } catch {
+            log("\(error); keeping the previous bindings")
+        }
+    }
+}
+
+/// Where the bindings are read from.
+package enum ActionsFiles {
+    /// `$XDG_CONFIG_HOME/gestured`, else `~/.config/gestured`.
+    package static func defaultFolder() -> String {
+        if let x = getenv("XDG_CONFIG_HOME").map({ String(cString: $0) }), !x.isEmpty { return x + "/gestured" }
+        let home = getenv("HOME").map { String(cString: $0) } ?? ""
+        return home + "/.config/gestured"
+    }
+
+    /// `actions.toml` of the default folder, then its `actions.d/*.toml` in name order.
+    package static func defaultPaths() -> [String] {
+        let base = defaultFolder()
+        var paths: [String] = []
+        if access(base + "/actions.toml", F_OK) == 0 { paths.append(base + "/actions.toml") }
+        if let dir = opendir(base + "/actions.d") {
+            var names: [String] = []
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if name.hasSuffix(".toml") && !name.hasPrefix(".") { names.append(name) }
+            }
+            closedir(dir)
+            paths += names.sorted().map { base + "/actions.d/" + $0 }
+        }
+        return paths
+    }
+
+    /// Reads `explicit` (or the default files) in order; the files and every binding.
+    package static func load(_ explicit: [String]) throws(BindingsError) -> (files: [String], bindings: [Binding]) {
+        let files = explicit.isEmpty ? defaultPaths() : explicit
+        guard !files.isEmpty else {
+            throw BindingsError(
+                file: defaultFolder() + "/actions.toml", line: 0,
+                message: "no bindings: write this file (README, \"Binding gestures\"), or pass --config FILE")
+        }
+        var all: [Binding] = []
+        for file in files {
+            let text: String
+            do {
+                text = try readTextFile(file)
+            } catch {
+                throw BindingsError(file: file, line: 0, message: "\(error)")
+            }
+            all += try BindingsReader.read(text, file: file)
+        }
+        return (files, all)
+    }
+}

@@ -1,0 +1,72 @@
+package import GestureCore
+
+/// One `[[bind]]` of an actions file: what a gesture event must carry, and
+/// what to do then.
+///
+/// Every criterion left out matches anything. `run` and `keys` happen once
+/// per gesture, on its first event that meets every criterion and is not a
+/// `changed` or `cancelled` one: a tap or swipe when it is recognized, a
+/// drag, pinch, rotation or hold when it begins, or when it ends if the
+/// binding names what only the end carries (a pinch's `open`/`close`, a
+/// rotation's direction). The hooks follow a continuous gesture through its
+/// phases.
+package struct Binding: Sendable, Equatable {
+    /// Where the binding was written: "FILE:LINE".
+    package var origin: String
+    package var gesture: GestureKind
+    package var fingers: [Int]?
+    package var directions: [GestureDirection]?
+    package var edges: [PanelEdge]?
+    /// Fractions of the panel where the gesture started: x0, y0, x1, y1.
+    package var region: [Double]?
+    /// The device's name, as `gestured devices` prints it.
+    package var device: String?
+    /// Only on this phase (instead of the first event that matches).
+    package var phase: GesturePhase?
+
+    package var run: [String]?
+    package var keys: Chord?
+    package var onBegan: [String]?
+    package var onChanged: [String]?
+    package var onEnded: [String]?
+    /// `on-changed` runs at most this often; the last value always does.
+    package var changedInterval: Timestamp.Duration = .milliseconds(100)
+    /// A command still running after this is stopped (SIGTERM, then SIGKILL).
+    package var timeout: Timestamp.Duration = .milliseconds(10_000)
+
+    /// Whether `event` meets every criterion but the phase.
+    package func matches(_ event: ReceivedEvent, start: (x: Double, y: Double)?) -> Bool {
+        guard event.gesture == gesture else { return false }
+        if let fingers, !fingers.contains(event.fingers) { return false }
+        if let directions {
+            guard let d = event.direction, directions.contains(d) else { return false }
+        }
+        if let edges {
+            guard let e = event.edge, edges.contains(e) else { return false }
+        }
+        if let region {
+            let p = start ?? (event.x, event.y)
+            guard p.x >= region[0] && p.x < region[2] && p.y >= region[1] && p.y < region[3] else { return false }
+        }
+        if let device, event.device != device { return false }
+        return true
+    }
+
+    /// What `--check` prints for it.
+    package var summary: String {
+        var s = gesture.rawValue
+        if let fingers { s += " fingers=" + fingers.map(String.init).joined(separator: ",") }
+        if let directions { s += " direction=" + directions.map(\.rawValue).joined(separator: ",") }
+        if let edges { s += " edge=" + edges.map(\.rawValue).joined(separator: ",") }
+        if let region { s += " region=" + region.map { String($0) }.joined(separator: ",") }
+        if let device { s += " device=\"\(device)\"" }
+        if let phase { s += " phase=" + phase.rawValue }
+        var does: [String] = []
+        if let run { does.append("run " + run.joined(separator: " ")) }
+        if let keys { does.append("keys " + keys.text) }
+        if onBegan != nil { does.append("on-began") }
+        if onChanged != nil { does.append("on-changed (at most every \(changedInterval.microseconds / 1000) ms)") }
+        if onEnded != nil { does.append("on-ended") }
+        return s + " → " + does.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,167 @@
+import GestureCore
+
+/// An actions file that cannot be used: "FILE:LINE: message".
+package struct BindingsError: Error, Sendable, CustomStringConvertible {
+    package var file: String
+    package var line: Int
+    package var message: String
+    package var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
+}
+
+/// Reads `[[bind]]` tables from an actions file (TOML, `TOMLParser`).
+///
+/// ```toml
+/// [[bind]]
+/// gesture = "swipe"
+/// fingers = 3
+/// direction = "up"
+/// run = ["wofi", "--show", "drun"]
+/// ```
+///
+/// Unknown keys are errors, so that a typo never passes as "match anything".
+package enum BindingsReader {
+    static let keys = [
+        "gesture", "fingers", "direction", "edge", "region", "device", "phase", "run", "keys", "on-began", "on-changed",
+        "on-ended", "changed-interval-ms", "timeout-ms",
+    ]
+
+    package static func read(_ text: String, file: String) throws(BindingsError) -> [Binding] {
+        let root: TOMLTable
+        do {
+            root = try TOMLParser.parse(text)
+        } catch {
+            throw BindingsError(file: file, line: error.line, message: "not valid TOML: " + error.message)
+        }
+        for key in root.keys where key != "bind" {
+            throw BindingsError(
+                file: file, line: root.line(of: key), message: "unknown key '\(key)'; bindings are [[bind]] tables")
+        }
+        guard let value = root["bind"] else { return [] }
+        guard let array = value.array else {
+            throw BindingsError(file: file, line: root.line(of: "bind"), message: "'bind' must be an array of tables: [[bind]]")
+        }
+        var bindings: [Binding] = []
+        for item in array {
+            guard let table = item.table else {
+                throw BindingsError(file: file, line: root.line(of: "bind"), message: "each [[bind]] must be a table")
+            }
+            bindings.append(try binding(table, file: file))
+        }
+        return bindings
+    }
+
+    static func binding(_ t: TOMLTable, file: String) throws(BindingsError) -> Binding {
+        func fail(_ key: String, _ message: String) -> BindingsError {
+            BindingsError(file: file, line: key.isEmpty ? t.line : t.line(of: key), message: message)
+        }
+        for key in t.keys where !keys.contains(key) {
+            throw fail(key, "unknown key '\(key)' in [[bind]]; known: \(keys.joined(separator: ", "))")
+        }
+        guard let name = t["gesture"] else { throw fail("", "[[bind]] without gesture = \"…\"") }
+        guard let g = name.string, let gesture = GestureKind(rawValue: g) else {
+            throw fail("gesture", "gesture must be one of \(GestureKind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        var b = Binding(origin: "\(file):\(t.line)", gesture: gesture)
+
+        /// A string or an array of strings.
+        func strings(_ key: String) throws(BindingsError) -> [String]? {
+            guard let v = t[key] else { return nil }
+            if let s = v.string { return [s] }
+            guard let a = v.array, !a.isEmpty else { throw fail(key, "\(key) must be a string or a non-empty array of strings") }
+            var out: [String] = []
+            for e in a {
+                guard let s = e.string else { throw fail(key, "\(key) must be a string or a non-empty array of strings") }
+                out.append(s)
+            }
+            return out
+        }
+        func command(_ key: String) throws(BindingsError) -> [String]? {
+            guard let v = t[key] else { return nil }
+            guard let a = v.array, !a.isEmpty, let list = try strings(key), list.count == a.count, !list[0].isEmpty else {
+                throw fail(
+                    key,
+                    "\(key) must be a command as a list, e.g. [\"notify-send\", \"swiped\"] (for a shell: [\"sh\", \"-c\", \"…\"])"
+                )
+            }
+            return list
+        }
+        func milliseconds(_ key: String, _ range: ClosedRange<Int>) throws(BindingsError) -> Timestamp.Duration? {
+            guard let v = t[key] else { return nil }
+            guard let ms = v.int, range.contains(ms) else {
+                throw fail(key, "\(key) must be a whole number of milliseconds, \(range.lowerBound) to \(range.upperBound)")
+            }
+            return .milliseconds(Double(ms))
+        }
+
+        if let v = t["fingers"] {
+            let list = v.int.map { [$0] } ?? v.array?.compactMap(\.int)
+            guard let list, !list.isEmpty, list.count == (v.array?.count ?? 1), list.allSatisfy({ (1...10).contains($0) }) else {
+                throw fail("fingers", "fingers must be a number of fingers (1 to 10) or a list of them")
+            }
+            b.fingers = list
+        }
+        if let list = try strings("direction") {
+            var out: [GestureDirection] = []
+            for s in list {
+                guard let d = GestureDirection(rawValue: s) else {
+                    throw fail(
+                        "direction",
+                        "'\(s)' is not a direction; known: \(GestureDirection.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                out.append(d)
+            }
+            b.directions = out
+        }
+        if let list = try strings("edge") {
+            var out: [PanelEdge] = []
+            for s in list {
+                guard let e = PanelEdge(rawValue: s) else {
+                    throw fail("edge", "'\(s)' is not an edge; known: left, right, top, bottom")
+                }
+                out.append(e)
+            }
+            b.edges = out
+        }
+        if let v = t["region"] {
+            let r = v.array?.compactMap(\.number) ?? []
+            guard r.count == 4, v.array?.count == 4, r.allSatisfy({ (0...1).contains($0) }), r[0] < r[2], r[1] < r[3] else {
+                throw fail("region", "region must be [x0, y0, x1, y1], fractions of the panel with x0 < x1 and y0 < y1")
+            }
+            b.region = r
+        }
+        if let v = t["device"] {
+            guard let s = v.string, !s.isEmpty else { throw fail("device", "device must be a device's name (gestured devices)") }
+            b.device = s
+        }
+        if let v = t["phase"] {
+            guard let s = v.string, let p = GesturePhase(rawValue: s) else {
+                throw fail("phase", "phase must be one of \(GesturePhase.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            b.phase = p
+        }
+        b.run = try command("run")
+        if let v = t["keys"] {
+            guard let s = v.string else { throw fail("keys", "keys must be a chord such as \"alt+Left\"") }
+            do {
+                b.keys = try Chord(s)
+            } catch {
+                throw fail("keys", error.message)
+            }
+        }
+        b.onBegan = try command("on-began")
+        b.onChanged = try command("on-changed")
+        b.onEnded = try command("on-ended")
+        if let d = try milliseconds("changed-interval-ms", 0...60_000) { b.changedInterval = d }
+        if let d = try milliseconds("timeout-ms", 1...3_600_000) { b.timeout = d }
+        guard b.run != nil || b.keys != nil || b.onBegan != nil || b.onChanged != nil || b.onEnded != nil else {
+            throw fail("", "[[bind]] does nothing: give run, keys, on-began, on-changed or on-ended")
+        }
+        if gesture.isDiscrete && (b.onBegan != nil || b.onChanged != nil || b.onEnded != nil) {
+            throw fail(
+                "",
+                "\(gesture.rawValue) has no phases: use run or keys (on-began, on-changed and on-ended are for drag, pinch, rotate and touch-and-hold)"
+            )
+        }
+        return b
+    }
+}

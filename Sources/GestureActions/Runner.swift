@@ -1,0 +1,168 @@
+package import GestureCore
+
+#if canImport(Glibc)
+    package import Glibc
+#endif
+
+/// Starts the bindings' commands and watches them: none is waited for, each
+/// is stopped after its timeout (SIGTERM to its process group, SIGKILL a
+/// second later), at most `limit` run at once, and each one's exit status
+/// and standard error go to the log.
+package struct Runner {
+    package struct Running {
+        package var pid: pid_t
+        package var label: String
+        /// The read end of its standard error; -1 once at its end.
+        var stderr: Int32
+        var pending: [UInt8] = []
+        var deadline: Timestamp
+        var terminated = false
+    }
+
+    package private(set) var running: [Running] = []
+    package let limit: Int
+    private let log: (String) -> Void
+
+    package init(limit: Int = 8, log: @escaping (String) -> Void) {
+        self.limit = limit
+        self.log = log
+    }
+
+    /// Starts `argv` with the environment plus `environment`; false (and a
+    /// log line) when it could not start or `limit` commands run already.
+    @discardableResult
+    package mutating func start(
+        _ argv: [String], environment: [String], label: String, timeout: Timestamp.Duration, now: Timestamp
+    ) -> Bool {
+        guard running.count < limit else {
+            log("\(label): not run: \(limit) commands are still running (each stops after its timeout-ms)")
+            return false
+        }
+        var pipeFDs: [Int32] = [-1, -1]
+        guard pipe(&pipeFDs) == 0 else {
+            log("\(label): not run: pipe: \(String(cString: strerror(errno)))")
+            return false
+        }
+        // One thread: nothing can start another program between pipe and these.
+        for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        _ = fcntl(pipeFDs[0], F_SETFL, O_NONBLOCK)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // Its own process group, so a timeout stops what it started too; the
+        // signals this process blocks (for its signalfd) unblocked, their
+        // handlers at their defaults.
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        var env: [String] = []
+        var i = 0
+        while let p = environ[i] {
+            let entry = String(cString: p)
+            if !entry.hasPrefix("GESTURED_") || entry.hasPrefix("GESTURED_SOCKET=") { env.append(entry) }
+            i += 1
+        }
+        env += environment
+        var pid: pid_t = 0
+        let r = withCStrings(argv) { cArgs in
+            withCStrings(env) { cEnv in posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, cEnv) }
+        }
+        close(pipeFDs[1])
+        guard r == 0 else {
+            close(pipeFDs[0])
+            log("\(label): cannot run \(argv[0]): \(String(cString: strerror(r)))")
+            return false
+        }
+        running.append(Running(pid: pid, label: label, stderr: pipeFDs[0], deadline: now + timeout))
+        return true
+    }
+
+    /// The standard-error pipes still open (for the loop's poll).
+    package var descriptors: [Int32] { running.map(\.stderr).filter { $0 >= 0 } }
+
+    /// The earliest timeout (or the SIGKILL after it).
+    package var deadline: Timestamp { running.map(\.deadline).min() ?? .never }
+
+    /// Reads what the commands wrote to standard error, logs whole lines;
+    /// reaps the ones that ended; stops the ones past their deadline.
+    package mutating func service(now: Timestamp) {
+        for i in running.indices where running[i].stderr >= 0 { drain(i) }
+        while true {
+            var status: Int32 = 0
+            let pid = waitpid(-1, &status, WNOHANG)
+            guard pid > 0 else { break }
+            guard let i = running.firstIndex(where: { $0.pid == pid }) else { continue }
+            if running[i].stderr >= 0 { drain(i) }
+            let r = running.remove(at: i)
+            if r.stderr >= 0 { close(r.stderr) }
+            if !r.pending.isEmpty { log("\(r.label): \(String(decoding: r.pending, as: UTF8.self))") }
+            let code = status & 0x7f == 0 ? (status >> 8) & 0xff : -1
+            if status & 0x7f != 0 {
+                log("\(r.label): ended by signal \(status & 0x7f)\(r.terminated ? " after its timeout" : "")")
+            } else if code != 0 {
+                log("\(r.label): exited with status \(code)")
+            }
+        }
+        for i in running.indices where now >= running[i].deadline {
+            if running[i].terminated {
+                kill(-running[i].pid, SIGKILL)
+                running[i].deadline = .never
+            } else {
+                log("\(running[i].label): still running after its timeout: stopping it (SIGTERM)")
+                kill(-running[i].pid, SIGTERM)
+                running[i].terminated = true
+                running[i].deadline = now + .milliseconds(1000)
+            }
+        }
+    }
+
+    private mutating func drain(_ i: Int) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(running[i].stderr, $0.baseAddress, $0.count) }
+            if n > 0 {
+                running[i].pending += buffer[0..<n]
+                while let nl = running[i].pending.firstIndex(of: 10) {
+                    log("\(running[i].label): \(String(decoding: running[i].pending[..<nl], as: UTF8.self))")
+                    running[i].pending.removeSubrange(...nl)
+                }
+                // A command that writes without newlines is logged in pieces.
+                if running[i].pending.count > 4096 {
+                    log("\(running[i].label): \(String(decoding: running[i].pending, as: UTF8.self))")
+                    running[i].pending.removeAll()
+                }
+                continue
+            }
+            if n == 0 {
+                close(running[i].stderr)
+                running[i].stderr = -1
+            }
+            return
+        }
+    }
+
+    /// Stops every command still running (SIGTERM to each group).
+    package mutating func stopAll() {
+        for r in running { kill(-r.pid, SIGTERM) }
+    }
+}
+
+/// Calls `body` with `strings` as a NULL-terminated array of C strings.
+func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+    pointers.append(nil)
+    defer { for p in pointers { free(p) } }
+    return body(pointers)
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import GestureActions
+import GestureDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct ActCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "act",
+        abstract: "Run commands and type keys when gestures happen, as an actions file binds them.",
+        discussion: """
+            Reads $XDG_CONFIG_HOME/gestured/actions.toml (else ~/.config/gestured/actions.toml) and \
+            then actions.d/*.toml beside it, in name order, or the --config files; subscribes to the \
+            daemon (--socket, else $GESTURED_SOCKET, else $XDG_RUNTIME_DIR/gestured.sock if it \
+            exists, else /run/gestured/gestured.sock) and carries out every [[bind]] that matches \
+            each gesture. It waits for the daemon and reconnects when it restarts, and reads the \
+            files again when they change or on SIGHUP, keeping the previous bindings when they \
+            have an error. The format and examples: README, "Binding gestures".
+            """
+    )
+
+    @Option(name: .customLong("config"), help: ArgumentHelp("An actions file (repeat for several).", valueName: "FILE"))
+    var files: [String] = []
+
+    @Option(help: ArgumentHelp("The daemon's socket.", valueName: "PATH"))
+    var socket: String?
+
+    @Flag(help: "Check the files, print what each binding matches and does, and exit.")
+    var check = false
+
+    @Option(help: ArgumentHelp("At most this many commands run at once.", valueName: "N"))
+    var maxRunning = 8
+
+    func validate() throws {
+        guard (1...256).contains(maxRunning) else { throw ValidationError("--max-running must be 1 to 256") }
+    }
+
+    func run() throws {
+        if check {
+            do {
+                let (files, bindings) = try ActionsFiles.load(files)
+                print("\(bindings.count) binding(s) in \(files.joined(separator: ", ")):")
+                for b in bindings { print("  \(b.origin): \(b.summary)") }
+            } catch {
+                printError("gestured act: \(error)")
+                throw ExitCode(1)
+            }
+            return
+        }
+        var options = Actor.Options(socketPath: socket ?? Listener.clientPath())
+        options.files = files
+        options.maxRunning = maxRunning
+        var actor: Actor
+        do {
+            actor = try Actor(options: options) { message in
+                var line = Array("gestured act: \(message)\n".utf8)
+                _ = line.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+            }
+        } catch {
+            printError("gestured act: \(error)")
+            throw ExitCode(1)
+        }
+        throw ExitCode(actor.run())
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import GestureActions
+import GestureCore
+import Harness
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("gestured act: bindings")
+struct ActTests {
+    @Test("key chords: names the kernel's way, modifiers first, released in reverse; a wrong name is named")
+    func chords() throws {
+        let back = try Chord("alt+Left")
+        #expect(back.codes == [56, 105])  // KEY_LEFTALT, KEY_LEFT
+        let sequence = back.events.map { "\($0.type):\($0.code):\($0.value)" }
+        #expect(sequence == ["1:56:1", "1:105:1", "0:0:0", "1:105:0", "1:56:0", "0:0:0"])
+        #expect(try Chord("ctrl+shift+t").codes == [29, 42, 20])
+        #expect(try Chord("super").codes == [125])
+        #expect(try Chord(" ctrl + PageUp ").codes == [29, 104])
+        for (text, part) in [("ctrl+nosuch", "'nosuch'"), ("alt+", "not a key chord"), ("alt+alt", "twice")] {
+            #expect {
+                _ = try Chord(text)
+            } throws: { error in
+                (error as? ChordError)?.message.contains(part) == true
+            }
+        }
+    }
+
+    @Test("an actions file: every field read; each mistake is an error naming file and line")
+    func reading() throws {
+        let text = """
+            [[bind]]
+            gesture = "swipe"
+            fingers = [3, 4]
+            direction = "up"
+            edge = ["left", "bottom"]
+            region = [0, 0, 0.5, 1]
+            run = ["wofi", "--show", "drun"]
+            timeout-ms = 2000
+
+            [[bind]]
+            gesture = "pinch"
+            on-changed = ["sh", "-c", "echo $GESTURED_SCALE"]
+            changed-interval-ms = 50
+            """
+        let b = try BindingsReader.read(text, file: "a.toml")
+        #expect(b.count == 2)
+        #expect(b[0].gesture == .swipe && b[0].fingers == [3, 4] && b[0].directions == [.up] && b[0].edges == [.left, .bottom])
+        #expect(b[0].region == [0, 0, 0.5, 1] && b[0].run == ["wofi", "--show", "drun"] && b[0].timeout == .milliseconds(2000))
+        #expect(b[0].origin == "a.toml:1" && b[1].origin == "a.toml:10")
+        #expect(b[1].onChanged == ["sh", "-c", "echo $GESTURED_SCALE"] && b[1].changedInterval == .milliseconds(50))
+
+        let mistakes: [(String, String)] = [
+            ("[[bind]]\ngesture = \"swipe\"\nrun = \"wofi\"\n", "a.toml:3: run must be a command as a list"),
+            ("[[bind]]\ngesture = \"swype\"\nrun = [\"x\"]\n", "a.toml:2: gesture must be one of"),
+            ("[[bind]]\ngesture = \"tap\"\nfinger = 2\nrun = [\"x\"]\n", "a.toml:3: unknown key 'finger'"),
+            ("[[bind]]\ngesture = \"tap\"\n", "a.toml:1: [[bind]] does nothing"),
+            ("[[bind]]\ngesture = \"tap\"\non-changed = [\"x\"]\n", "tap has no phases"),
+            (
+                "[[bind]]\ngesture = \"swipe\"\ndirection = \"sideways\"\nrun = [\"x\"]\n",
+                "a.toml:3: 'sideways' is not a direction"
+            ),
+            ("[[bind]]\ngesture = \"swipe\"\nkeys = \"alt+Nope\"\n", "a.toml:3: 'Nope' in 'alt+Nope' is not a key"),
+            ("[[bind]]\ngesture = \"swipe\"\nregion = [0.5, 0, 0.2, 1]\nrun = [\"x\"]\n", "a.toml:3: region must be"),
+            ("[bind]\ngesture = 1\n", "'bind' must be an array of tables"),
+            ("[[bind]\n", "a.toml:1: not valid TOML"),
+        ]
+        for (text, message) in mistakes {
+            #expect {
+                _ = try BindingsReader.read(text, file: "a.toml")
+            } throws: { error in
+                "\(error)".contains(message)
+            }
+        }
+    }
+
+    /// A scratch folder with an actions file, a daemon socket path and marker files.
+    final class Scratch {
+        let path = NSTemporaryDirectory() + "gestured-act-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        var socket: String { path + "/gestured.sock" }
+        var actions: String { path + "/actions.toml" }
+        init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+        func lines(_ name: String) -> [String] {
+            ((try? String(contentsOfFile: path + "/" + name, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+        /// Waits until `name` has at least `count` lines.
+        func waitFor(_ name: String, count: Int, timeout: Double = 10) -> [String] {
+            let deadline = Date().addingTimeInterval(timeout * Timing.scale)
+            while Date() < deadline && lines(name).count < count { usleep(20_000) }
+            return lines(name)
+        }
+        /// A `gestured serve` replaying `trace` on this folder's socket once `act` subscribes.
+        func serve(_ trace: String, loop: Bool = false) throws -> Child {
+            try Child(
+                [
+                    BuildProducts.gestured, "serve", "--socket", socket, "--replay", DaemonProcess.recording(trace),
+                    "--wait-subscribers", "1",
+                ]
+                    + (loop ? ["--loop"] : []), stdout: .null)
+        }
+        func act() throws -> Child {
+            try Child([BuildProducts.gestured, "act", "--config", actions, "--socket", socket], stdout: .file(path + "/act.log"))
+        }
+        var actLog: String { (try? String(contentsOfFile: path + "/act.log", encoding: .utf8)) ?? "" }
+    }
+
+    @Test(
+        "act runs the bound command once per gesture with the event in its environment, nothing for unbound gestures, and lives through a daemon restart"
+    )
+    func runsBindings() throws {
+        let s = try Scratch()
+        try """
+        [[bind]]
+        gesture = "swipe"
+        fingers = 1
+        direction = "left"
+        run = ["sh", "-c", "echo $GESTURED_GESTURE $GESTURED_PHASE $GESTURED_FINGERS $GESTURED_DIRECTION $GESTURED_BINDING >> \(s.path)/left"]
+
+        [[bind]]
+        gesture = "swipe"
+        direction = "right"
+        run = ["sh", "-c", "echo right >> \(s.path)/right"]
+
+        [[bind]]
+        gesture = "swipe"
+        fingers = 2
+        run = ["sh", "-c", "echo two >> \(s.path)/two"]
+        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        // act first: it waits for the daemon.
+        let act = try s.act()
+        defer {
+            act.signal(SIGTERM)
+            _ = try? act.wait(timeout: 10)
+        }
+        var daemon = try s.serve("swipe-left-1f.tablet.evemu")
+        #expect(s.waitFor("left", count: 1) == ["swipe recognized 1 left \(s.actions):1"])
+        daemon.signal(SIGTERM)
+        #expect(try daemon.wait(timeout: 10) == 0)
+
+        // A new daemon on the same socket: act reconnects and the binding runs again.
+        daemon = try s.serve("swipe-left-1f.tablet.evemu")
+        #expect(s.waitFor("left", count: 2).count == 2, "\(s.actLog)")
+        usleep(300_000)
+        daemon.signal(SIGTERM)
+        _ = try daemon.wait(timeout: 10)
+        #expect(s.lines("left").count == 2)
+        #expect(s.lines("right").isEmpty && s.lines("two").isEmpty, "a direction or finger filter held")
+        #expect(s.actLog.contains("the daemon is stopping; reconnecting"), "\(s.actLog)")
+    }
+
+    @Test(
+        "a command that hangs does not hold up the next gesture and is stopped at its timeout; a broken file on SIGHUP keeps the old bindings"
+    )
+    func hangingCommandAndBrokenReload() throws {
+        let s = try Scratch()
+        try """
+        [[bind]]
+        gesture = "swipe"
+        run = ["sh", "-c", "echo $GESTURED_ID >> \(s.path)/swipes; exec sleep 100"]
+        timeout-ms = 1500
+        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        let act = try s.act()
+        defer {
+            act.signal(SIGTERM)
+            _ = try? act.wait(timeout: 10)
+        }
+        let daemon = try s.serve("swipe-left-1f.tablet.evemu", loop: true)
+        defer {
+            daemon.signal(SIGTERM)
+            _ = try? daemon.wait(timeout: 10)
+        }
+        // The trace plays every 1.5 s or so; each swipe runs while the last still sleeps.
+        #expect(s.waitFor("swipes", count: 3, timeout: 15).count >= 3, "\(s.actLog)")
+        #expect(s.actLog.contains("still running after its timeout: stopping it (SIGTERM)"), "\(s.actLog)")
+
+        // A broken file, then SIGHUP: the error names file and line, the old binding still runs.
+        try "[[bind]]\ngesture = \"swipe\"\nrun = \"not a list\"\n".write(toFile: s.actions, atomically: true, encoding: .utf8)
+        act.signal(SIGHUP)
+        let before = s.lines("swipes").count
+        #expect(s.waitFor("swipes", count: before + 2, timeout: 15).count >= before + 2, "\(s.actLog)")
+        #expect(s.actLog.contains("\(s.actions):3: run must be a command as a list"), "\(s.actLog)")
+        #expect(s.actLog.contains("keeping the previous bindings"), "\(s.actLog)")
+    }
+
+    @Test("a pinch's hooks: on-began, on-changed no more often than asked with the last value always run, on-ended")
+    func continuousHooks() throws {
+        let s = try Scratch()
+        try """
+        [[bind]]
+        gesture = "pinch"
+        on-began = ["sh", "-c", "echo began >> \(s.path)/began"]
+        on-changed = ["sh", "-c", "echo $GESTURED_SCALE >> \(s.path)/changed"]
+        on-ended = ["sh", "-c", "echo $GESTURED_DIRECTION $GESTURED_SCALE >> \(s.path)/ended"]
+        changed-interval-ms = 100
+        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        let act = try s.act()
+        defer {
+            act.signal(SIGTERM)
+            _ = try? act.wait(timeout: 10)
+        }
+        let daemon = try s.serve("pinch-close-2f.phone.evemu")
+        defer {
+            daemon.signal(SIGTERM)
+            _ = try? daemon.wait(timeout: 10)
+        }
+        let ended = s.waitFor("ended", count: 1)
+        usleep(300_000)
+        let reference = try runGestured(["replay", DaemonProcess.recording("pinch-close-2f.phone.evemu")]).out
+        let changed = try reference.split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["phase"] as? String == "changed" }
+        let lastScale = (changed.last?["scale"] as? Double).map { String($0) }
+        #expect(s.lines("began") == ["began"])
+        #expect(ended.count == 1 && ended[0].hasPrefix("close "), "\(ended)")
+        let ran = s.lines("changed")
+        // 0.6 s of pinching at most every 100 ms: about 6, far fewer than the frames.
+        #expect(ran.count >= 2 && ran.count <= 9 && ran.count < changed.count, "\(ran.count) of \(changed.count)")
+        // The last value the daemon sent is among those run (the last always is).
+        #expect(lastScale != nil && ran.contains(lastScale!), "\(ran), last \(String(describing: lastScale))")
+    }
+}
