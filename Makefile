@@ -122,7 +122,9 @@ install-files:
 	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' systemd/gestured.service > "$(DESTDIR)$(UNITDIR)/gestured.service"
 	sed -e 's|@DOCDIR@|$(DOCDIR)|g' systemd/gestured.socket > "$(DESTDIR)$(UNITDIR)/gestured.socket"
 	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' systemd/gestured-user.service > "$(DESTDIR)$(USERUNITDIR)/gestured.service"
-	chmod 644 "$(DESTDIR)$(UNITDIR)/gestured.service" "$(DESTDIR)$(UNITDIR)/gestured.socket" "$(DESTDIR)$(USERUNITDIR)/gestured.service"
+	sed -e 's|@BINDIR@|$(BINDIR)|g' systemd/gestured-act.service > "$(DESTDIR)$(USERUNITDIR)/gestured-act.service"
+	chmod 644 "$(DESTDIR)$(UNITDIR)/gestured.service" "$(DESTDIR)$(UNITDIR)/gestured.socket" "$(DESTDIR)$(USERUNITDIR)/gestured.service" \
+	    "$(DESTDIR)$(USERUNITDIR)/gestured-act.service"
 	install -Dm644 systemd/gestured.sysusers.conf "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf"
 	install -Dm644 systemd/gestured.tmpfiles.conf "$(DESTDIR)$(TMPFILESDIR)/gestured.conf"
 	install -Dm644 systemd/70-gestured.rules "$(DESTDIR)$(UDEVRULESDIR)/70-gestured.rules"
@@ -131,6 +133,8 @@ install-files:
 	install -Dm644 docs/protocol.md "$(DESTDIR)$(DOCDIR)/protocol.md"
 	install -Dm755 examples/python/gestured_client.py "$(DESTDIR)$(DOCDIR)/examples/gestured_client.py"
 	install -Dm755 examples/shell/gestured-watch.sh "$(DESTDIR)$(DOCDIR)/examples/gestured-watch.sh"
+	install -d "$(DESTDIR)$(DOCDIR)/examples/actions"
+	install -m644 examples/actions/*.toml "$(DESTDIR)$(DOCDIR)/examples/actions/"
 	install -d "$(DESTDIR)$(DATADIR)/gestured/recordings"
 	install -m644 Recordings/*.evemu Recordings/*.expect "$(DESTDIR)$(DATADIR)/gestured/recordings/"
 	if [ -d .build/man ]; then install -d "$(DESTDIR)$(MANDIR)/man1" && install -m644 .build/man/*.1 "$(DESTDIR)$(MANDIR)/man1/"; fi
@@ -148,7 +152,8 @@ install-files:
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/gestured" "$(DESTDIR)$(UNITDIR)/gestured.service" "$(DESTDIR)$(UNITDIR)/gestured.socket" \
-	    "$(DESTDIR)$(USERUNITDIR)/gestured.service" "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf" \
+	    "$(DESTDIR)$(USERUNITDIR)/gestured.service" "$(DESTDIR)$(USERUNITDIR)/gestured-act.service" \
+	    "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf" \
 	    "$(DESTDIR)$(TMPFILESDIR)/gestured.conf" "$(DESTDIR)$(UDEVRULESDIR)/70-gestured.rules" \
 	    "$(DESTDIR)$(UDEVRULESDIR)/71-gestured-uinput.rules"
 	rm -rf "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(DATADIR)/gestured"

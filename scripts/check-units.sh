@@ -15,7 +15,7 @@ make -s install-files GESTURED_BIN="${GESTURED_BIN:-$(swift build -c release --s
 echo "== systemd-analyze verify gestured.socket gestured.service"
 systemd-analyze verify "$root/system/gestured.socket" "$root/system/gestured.service"
 mkdir -p "$root/run" && chmod 700 "$root/run"
-XDG_RUNTIME_DIR="$root/run" systemd-analyze verify --user "$root/user/gestured.service"
+XDG_RUNTIME_DIR="$root/run" systemd-analyze verify --user "$root/user/gestured.service" "$root/user/gestured-act.service"
 echo "ok"
 echo "== systemd-analyze security --offline=true gestured.service"
 systemd-analyze security --offline=true "$root/system/gestured.service" | tail -1

@@ -128,7 +128,7 @@ package struct Actor {
         socket = fd
         input.removeAll()
         gestures.removeAll()
-        send(subscribeLine())
+        send(Self.subscribeLine(for: bindings))
     }
 
     private mutating func disconnect(now: Timestamp, why: String) {
@@ -143,13 +143,23 @@ package struct Actor {
         gestures.removeAll()
     }
 
-    /// The subscription: the bound gestures, and their fingers when every binding names them.
-    func subscribeLine() -> String {
-        let kinds = Array(Set(bindings.map(\.gesture.rawValue))).sorted()
-        var line = #"{"type":"subscribe","gestures":["# + kinds.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+    /// The subscription, so that the daemon sends only what is bound: the
+    /// bound gestures; their fingers, and edges, when every binding names
+    /// them; the directions of swipes and flicks when every binding of those
+    /// names them (the daemon filters directions on those only).
+    package static func subscribeLine(for bindings: [Binding]) -> String {
+        func list(_ items: [String]) -> String { "[" + Set(items).sorted().map { "\"\($0)\"" }.joined(separator: ",") + "]" }
+        var line = #"{"type":"subscribe","gestures":"# + list(bindings.map(\.gesture.rawValue))
         if !bindings.isEmpty, bindings.allSatisfy({ $0.fingers != nil }) {
             let fingers = Set(bindings.flatMap { $0.fingers ?? [] }).sorted()
             line += #","fingers":["# + fingers.map(String.init).joined(separator: ",") + "]"
+        }
+        if !bindings.isEmpty, bindings.allSatisfy({ $0.edges != nil }) {
+            line += #","edges":"# + list(bindings.flatMap { $0.edges ?? [] }.map(\.rawValue))
+        }
+        let strokes = bindings.filter { $0.gesture == .swipe || $0.gesture == .flick }
+        if !strokes.isEmpty, strokes.allSatisfy({ $0.directions != nil }) {
+            line += #","directions":"# + list(strokes.flatMap { $0.directions ?? [] }.map(\.rawValue))
         }
         return line + "}\n"
     }
@@ -332,7 +342,7 @@ package struct Actor {
             log("reloaded: \(bindings.count) binding(s) from \(files.joined(separator: ", "))")
             if socket >= 0 {
                 gestures.removeAll()
-                send(subscribeLine())
+                send(Self.subscribeLine(for: bindings))
             }
         } catch {
             log("\(error); keeping the previous bindings")

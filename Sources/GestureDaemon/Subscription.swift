@@ -2,10 +2,13 @@ package import GestureCore
 
 /// What one client wants: server-side filters, all optional.
 ///
-/// `gestures`, `devices` and `phases` are checked on every event. `fingers`
-/// and `region` are checked when a gesture starts (`began` or `recognized`);
-/// the later phases of a continuous gesture follow that decision, so a client
-/// never gets a `changed` or `ended` without its `began`.
+/// `gestures`, `devices` and `phases` are checked on every event. `fingers`,
+/// `region` and `edges` are checked when a gesture starts (`began` or
+/// `recognized`); the later phases of a continuous gesture follow that
+/// decision, so a client never gets a `changed` or `ended` without its
+/// `began`. `directions` is checked on `recognized` events that carry a
+/// direction (swipes and flicks): a continuous gesture's direction is known
+/// only at its end, and a tap has none, so those are not filtered by it.
 package struct Subscription: Equatable, Sendable {
     package var gestures: GestureKindSet = .all
     /// Finger counts (nil: any).
@@ -20,8 +23,38 @@ package struct Subscription: Equatable, Sendable {
     package var phases: Set<GesturePhase>?
     /// Fractions of the panel, x0 < x1, y0 < y1 (nil: the whole panel).
     package var region: (x0: Double, y0: Double, x1: Double, y1: Double)?
+    /// Directions of swipes and flicks (nil: any).
+    package var directions: Set<GestureDirection>?
+    /// The panel edges a gesture must start at (nil: anywhere, at an edge or not).
+    package var edges: Set<PanelEdge>?
 
     package init() {}
+
+    /// The `directions` and `edges` filters (protocol 1.2).
+    mutating func set(directions: [String]?, edges: [String]?) throws(RequestError) {
+        if let directions {
+            var set = Set<GestureDirection>()
+            for d in directions {
+                guard let direction = GestureDirection(rawValue: d) else {
+                    let known = GestureDirection.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw RequestError(code: "bad-request", message: "unknown direction '\(d.prefix(40))'; known: \(known)")
+                }
+                set.insert(direction)
+            }
+            self.directions = set
+        }
+        if let edges {
+            var set = Set<PanelEdge>()
+            for e in edges {
+                guard let edge = PanelEdge(rawValue: e) else {
+                    throw RequestError(
+                        code: "bad-request", message: "unknown edge '\(e.prefix(40))'; known: left, right, top, bottom")
+                }
+                set.insert(edge)
+            }
+            self.edges = set
+        }
+    }
 
     init(
         _ gestures: [String]?, _ fingers: [Int]?, _ devices: [String]?, _ phases: [String]?, _ region: [Double]?
@@ -74,6 +107,7 @@ package struct Subscription: Equatable, Sendable {
 
     package static func == (a: Subscription, b: Subscription) -> Bool {
         a.gestures == b.gestures && a.fingers == b.fingers && a.devices == b.devices && a.phases == b.phases
+            && a.directions == b.directions && a.edges == b.edges
             && a.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] } == b.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] }
     }
 
@@ -90,6 +124,10 @@ package struct Subscription: Equatable, Sendable {
     package func admits(_ event: GestureEvent) -> Bool {
         if let fingers, !fingers.contains(event.fingers) { return false }
         if let r = region, !(event.nx >= r.x0 && event.nx <= r.x1 && event.ny >= r.y0 && event.ny <= r.y1) { return false }
+        if let edges {
+            guard let e = event.edge, edges.contains(e) else { return false }
+        }
+        if let directions, event.phase == .recognized, let d = event.direction, !directions.contains(d) { return false }
         return true
     }
 
@@ -101,6 +139,20 @@ package struct Subscription: Equatable, Sendable {
         s += #","phases":"#
         if let phases {
             s += "[" + GesturePhase.allCases.filter(phases.contains).map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
+        } else {
+            s += "null"
+        }
+        s += #","directions":"#
+        if let directions {
+            s +=
+                "[" + GestureDirection.allCases.filter(directions.contains).map { "\"\($0.rawValue)\"" }.joined(separator: ",")
+                + "]"
+        } else {
+            s += "null"
+        }
+        s += #","edges":"#
+        if let edges {
+            s += "[" + PanelEdge.allCases.filter(edges.contains).map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
         } else {
             s += "null"
         }

@@ -9,7 +9,7 @@ package import GestureCore
 /// meanings the major.
 package enum WireProtocol {
     package static let name = "gestured"
-    package static let version = (major: 1, minor: 1)
+    package static let version = (major: 1, minor: 2)
     /// The longest line a client may send, newline excluded.
     package static let maxLineLength = 64 * 1024
 }
@@ -37,6 +37,8 @@ extension ClientRequest {
         var devices: [String]?
         var phases: [String]?
         var region: [Double]?
+        var directions: [String]?
+        var edges: [String]?
     }
 
     private struct TypeOnly: Decodable {
@@ -73,7 +75,9 @@ extension ClientRequest {
                 }
                 fingers = f.map { Int($0) }
             }
-            return .subscribe(try Subscription(wire.gestures, fingers, wire.devices, wire.phases, wire.region))
+            var subscription = try Subscription(wire.gestures, fingers, wire.devices, wire.phases, wire.region)
+            try subscription.set(directions: wire.directions, edges: wire.edges)
+            return .subscribe(subscription)
         case "unsubscribe": return .unsubscribe
         case "ping": return .ping
         case nil:
@@ -90,6 +94,8 @@ extension ClientRequest {
         "devices": "a list of device names, nodes or vvvv:pppp ids",
         "phases": "a list of phases, e.g. [\"recognized\",\"ended\"]",
         "region": "[x0, y0, x1, y1], fractions 0..1 of the panel",
+        "directions": "a list of directions, e.g. [\"up\",\"left\"]",
+        "edges": "a list of panel edges, e.g. [\"left\",\"bottom\"]",
     ]
 
     private static func explain(_ error: Error) -> String {

@@ -76,6 +76,87 @@ struct ActTests {
         }
     }
 
+    @Test("the subscription asks the daemon for only what is bound")
+    func subscription() throws {
+        let strokes = try BindingsReader.read(
+            """
+            [[bind]]
+            gesture = "swipe"
+            fingers = 3
+            direction = "up"
+            edge = "bottom"
+            run = ["a"]
+
+            [[bind]]
+            gesture = "flick"
+            fingers = [1, 2]
+            direction = ["left", "right"]
+            edge = "left"
+            run = ["b"]
+            """, file: "a.toml")
+        #expect(
+            Actor.subscribeLine(for: strokes)
+                == #"{"type":"subscribe","gestures":["flick","swipe"],"fingers":[1,2,3],"edges":["bottom","left"],"directions":["left","right","up"]}"#
+                + "\n")
+        let mixed = try BindingsReader.read(
+            """
+            [[bind]]
+            gesture = "swipe"
+            direction = "up"
+            run = ["a"]
+
+            [[bind]]
+            gesture = "pinch"
+            on-ended = ["b"]
+            """, file: "a.toml")
+        #expect(
+            Actor.subscribeLine(for: mixed) == #"{"type":"subscribe","gestures":["pinch","swipe"],"directions":["up"]}"# + "\n")
+    }
+
+    @Test("matching: each criterion holds, edge and region from where the gesture started; the environment has every field")
+    func matching() throws {
+        let b = try BindingsReader.read(
+            """
+            [[bind]]
+            gesture = "swipe"
+            fingers = 1
+            direction = "right"
+            edge = "left"
+            region = [0, 0, 0.5, 1]
+            run = ["x"]
+            """, file: "a.toml")[0]
+        func event(_ fields: String) -> ReceivedEvent? {
+            ReceivedEvent.parse(
+                Array(
+                    (#"{"type":"gesture","gesture":"swipe","phase":"recognized","id":4,"time_us":1,"device":"P","fingers":1,"#
+                        + fields + "}").utf8))
+        }
+        let good = try #require(event(#""x":0.1,"y":0.5,"x_mm":12.5,"direction":"right","edge":"left","scale":null"#))
+        #expect(b.matches(good, start: nil))
+        #expect(good.environment.contains("GESTURED_X_MM=12.5") && good.environment.contains("GESTURED_FINGERS=1"))
+        #expect(good.environment.contains("GESTURED_DIRECTION=right") && good.environment.contains("GESTURED_ID=4"))
+        #expect(!good.environment.contains { $0.hasPrefix("GESTURED_SCALE") || $0.hasPrefix("GESTURED_TYPE") })
+        #expect(!b.matches(try #require(event(#""x":0.1,"y":0.5,"direction":"right","edge":null"#)), start: nil), "no edge")
+        #expect(!b.matches(try #require(event(#""x":0.1,"y":0.5,"direction":"right","edge":"top""#)), start: nil), "other edge")
+        #expect(!b.matches(try #require(event(#""x":0.1,"y":0.5,"direction":"left","edge":"left""#)), start: nil), "other way")
+        #expect(!b.matches(try #require(event(#""x":0.7,"y":0.5,"direction":"right","edge":"left""#)), start: nil), "outside")
+        #expect(b.matches(try #require(event(#""x":0.7,"y":0.5,"direction":"right","edge":"left""#)), start: (0.2, 0.5)))
+        #expect(event(#""x":"no""#) != nil && ReceivedEvent.parse(Array(#"{"type":"pong"}"#.utf8)) == nil)
+    }
+
+    @Test("every example actions file (examples/actions) passes act --check")
+    func examples() throws {
+        let folder = BuildProducts.packageRoot + "/examples/actions"
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".toml") }.sorted()
+        #expect(files == ["gnome.toml", "hyprland.toml", "plasma.toml", "sway.toml", "sxmo.toml"])
+        for file in files {
+            let r = try runGestured(["act", "--config", folder + "/" + file, "--check"])
+            #expect(r.status == 0 && r.out.contains("binding(s) in"), "\(file): \(r.out) \(r.err)")
+        }
+        let bad = try runGestured(["act", "--config", "/nonexistent/actions.toml", "--check"])
+        #expect(bad.status == 1 && bad.err.contains("/nonexistent/actions.toml"), "\(bad.err)")
+    }
+
     /// A scratch folder with an actions file, a daemon socket path and marker files.
     final class Scratch {
         let path = NSTemporaryDirectory() + "gestured-act-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -183,6 +264,61 @@ struct ActTests {
         #expect(s.waitFor("swipes", count: before + 2, timeout: 15).count >= before + 2, "\(s.actLog)")
         #expect(s.actLog.contains("\(s.actions):3: run must be a command as a list"), "\(s.actLog)")
         #expect(s.actLog.contains("keeping the previous bindings"), "\(s.actLog)")
+    }
+
+    @Test("a changed file is read again without a signal: the new binding runs, the old one no more")
+    func reloadsOnChange() throws {
+        let s = try Scratch()
+        try """
+        [[bind]]
+        gesture = "swipe"
+        run = ["sh", "-c", "echo old >> \(s.path)/old"]
+        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        let act = try s.act()
+        defer {
+            act.signal(SIGTERM)
+            _ = try? act.wait(timeout: 10)
+        }
+        let daemon = try s.serve("swipe-left-1f.tablet.evemu", loop: true)
+        defer {
+            daemon.signal(SIGTERM)
+            _ = try? daemon.wait(timeout: 10)
+        }
+        #expect(s.waitFor("old", count: 1).count >= 1, "\(s.actLog)")
+        // An editor's save: a new file renamed over the old one.
+        try """
+        [[bind]]
+        gesture = "swipe"
+        run = ["sh", "-c", "echo new >> \(s.path)/new"]
+        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        #expect(s.waitFor("new", count: 2, timeout: 15).count >= 2, "\(s.actLog)")
+        let old = s.lines("old").count
+        _ = s.waitFor("new", count: s.lines("new").count + 1, timeout: 15)
+        #expect(s.lines("old").count == old, "the old binding ran after the reload")
+        #expect(s.actLog.contains("reloaded: 1 binding(s)"), "\(s.actLog)")
+    }
+
+    @Test("keys without write access to /dev/uinput: act refuses to start and names the fix")
+    func keysNeedUinput() throws {
+        let s = try Scratch()
+        try """
+        [[bind]]
+        gesture = "swipe"
+        keys = "alt+Left"
+        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        let act = try s.act()
+        if access("/dev/uinput", W_OK) != 0 {
+            // These machines: no uinput on the host.
+            #expect(try act.wait(timeout: 10) == 1)
+            #expect(s.actLog.contains("cannot create a virtual keyboard through /dev/uinput"), "\(s.actLog)")
+            #expect(s.actLog.contains("71-gestured-uinput.rules"), "\(s.actLog)")
+        } else {
+            // Where uinput is writable the keyboard is made and act waits for the daemon.
+            usleep(500_000)
+            #expect(act.isRunning, "\(s.actLog)")
+            act.signal(SIGTERM)
+            #expect(try act.wait(timeout: 10) == 0)
+        }
     }
 
     @Test("a pinch's hooks: on-began, on-changed no more often than asked with the last value always run, on-ended")

@@ -155,6 +155,48 @@ struct DaemonPartsTests {
         #expect(!s.accepts(device: d))
     }
 
+    @Test("directions filter swipes and flicks at recognition, edges every gesture at its start (protocol 1.2)")
+    func directionsAndEdges() throws {
+        guard
+            case .subscribe(let s) = try ClientRequest.parse(
+                Array(#"{"type":"subscribe","directions":["up","left"],"edges":["left"]}"#.utf8))
+        else {
+            Issue.record("not a subscribe")
+            return
+        }
+        #expect(s.directions == [.up, .left] && s.edges == [.left])
+        #expect(ServerMessage.subscribed(s).contains(#""directions":["up","left"],"edges":["left"]"#))
+        var e = GestureEvent(
+            gesture: .swipe, phase: .recognized, id: 1, time: .zero, device: DeviceID(1), deviceName: "P", fingers: 1, x: 0,
+            y: 0, nx: 0.01, ny: 0.5, edge: .left)
+        e.direction = .up
+        #expect(s.admits(e))
+        e.direction = .right
+        #expect(!s.admits(e), "a swipe the other way")
+        e.direction = .up
+        e.edge = nil
+        #expect(!s.admits(e), "not from the left edge")
+        var pinch = GestureEvent(
+            gesture: .pinch, phase: .began, id: 2, time: .zero, device: DeviceID(1), deviceName: "P", fingers: 2, x: 0,
+            y: 0, nx: 0.01, ny: 0.5, edge: .left)
+        #expect(s.admits(pinch), "a continuous gesture's direction is not known when it begins")
+        pinch.phase = .recognized
+        pinch.gesture = .tap
+        #expect(s.admits(pinch), "a tap has no direction")
+        for (line, says) in [
+            (#"{"type":"subscribe","directions":["sideways"]}"#, "unknown direction 'sideways'"),
+            (#"{"type":"subscribe","edges":["middle"]}"#, "unknown edge 'middle'"),
+            (#"{"type":"subscribe","edges":"left"}"#, "\"edges\" must be a list of panel edges"),
+        ] {
+            do {
+                _ = try ClientRequest.parse(Array(line.utf8))
+                Issue.record("accepted \(line)")
+            } catch {
+                #expect(error.code == "bad-request" && error.message.contains(says), "\(error.message)")
+            }
+        }
+    }
+
     @Test("EDID: the detailed timing descriptor's size in mm, else the basic size in cm; anything else is refused")
     func edid() {
         var block = [UInt8](repeating: 0, count: 128)
