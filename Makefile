@@ -21,7 +21,7 @@ MANDIR ?= $(DATADIR)/man
 TEST_LIMIT ?= 1200
 WATCHDOG = scripts/watchdog.sh $(TEST_LIMIT)
 
-.PHONY: all setup build release test sanitize fuzz bench bench-smoke bench-update lint format harness install install-files uninstall check-units systemd-smoke recordings throughput demo pictures man clean
+.PHONY: all setup build release test test-kernel sanitize fuzz bench bench-smoke bench-update lint format harness install install-files uninstall check-units systemd-smoke recordings throughput demo pictures man clean
 
 all: build
 
@@ -37,7 +37,8 @@ build:
 release:
 	$(SWIFT) build -c release --product gestured --static-swift-stdlib
 
-# Style check, the end-to-end harness, every test (Swift Testing), an
+# Style check, the end-to-end harness, every test (Swift Testing), the
+# real-kernel tests in a virtual machine (test-kernel), an
 # install into a scratch directory (scripts/check-install.sh), the
 # benchmarks' allocation counts against Benchmarks/Thresholds (no timing),
 # 20 s of each fuzz target, then every test again under the sanitizers. Each
@@ -47,10 +48,21 @@ release:
 test: lint harness
 	$(SWIFT) build --build-tests
 	$(WATCHDOG) $(SWIFT) test --skip-build
+	$(MAKE) test-kernel
 	scripts/check-install.sh
 	$(MAKE) bench-smoke
 	$(MAKE) fuzz FUZZ_SECONDS=20
 	$(MAKE) sanitize
+
+# The real-kernel tests alone (Tests/EndToEndTests/KernelTests.swift): boots
+# Debian's kernel under qemu through virtme-ng (scripts/kernel-test.sh, about
+# 3 minutes under software emulation) with uinput touchscreens made from the
+# bundled recordings. Run on their own, not beside the other suites, whose
+# timings a virtual machine on two cores would disturb. Outside CI they are
+# skipped, saying so, where no virtual machine can be booted.
+test-kernel: harness
+	$(SWIFT) build --build-tests
+	GESTURED_KERNEL_TESTS=1 $(WATCHDOG) $(SWIFT) test --skip-build --filter KernelTests
 
 # Every test with AddressSanitizer (Swift and C) and UndefinedBehaviorSanitizer
 # (the C code: shims, libyaml glue), in .build/asan. Known leaks of the

@@ -2,7 +2,8 @@
 # Builds the end-to-end test harness (Tests/Harness/c) into .build/harness:
 # umockdev-harness, which emulates touchscreens for the real libinput, and
 # fstat-fix.so, preloaded before umockdev's library (see docs/testing.md); and
-# libinput-drain, the floor scripts/daemon-cost.sh measures daemons against.
+# libinput-drain, the floor scripts/daemon-cost.sh measures daemons against;
+# uinput-touch, which makes real devices for the kernel tests (kernel-test.sh).
 # Needs gcc and libumockdev-dev (scripts/debian-packages.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,4 +17,5 @@ cc -std=gnu11 -O2 -Wall -Wextra -Wno-format-truncation -o "$out/umockdev-harness
     $(pkg-config --cflags --libs umockdev-1.0)
 cc -std=gnu11 -O2 -Wall -Wextra -Wno-format-truncation -shared -fPIC -o "$out/fstat-fix.so" Tests/Harness/c/fstat-fix.c -ldl
 cc -std=gnu11 -O2 -Wall -Wextra -o "$out/libinput-drain" Tests/Harness/c/libinput-drain.c $(pkg-config --cflags --libs libinput)
-echo "build-harness: $out/umockdev-harness, $out/fstat-fix.so and $out/libinput-drain"
+cc -std=gnu11 -O2 -Wall -Wextra -o "$out/uinput-touch" Tests/Harness/c/uinput-touch.c $(pkg-config --cflags --libs libevdev)
+echo "build-harness: $out/umockdev-harness, $out/fstat-fix.so, $out/libinput-drain and $out/uinput-touch"

@@ -1,0 +1,119 @@
+import Foundation
+import Harness
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What one boot of the real-kernel harness saw (scripts/kernel-test.sh):
+/// the guest's files, read into memory, the scratch directory gone.
+struct KernelRun: Sendable {
+    var files: [String: String]
+    var vm: String
+
+    static var inCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+
+    /// Whether this machine has what the harness needs (else the suite is
+    /// skipped, saying so, outside CI; in CI it runs and fails).
+    static var available: Bool {
+        let fm = FileManager.default
+        let kernels = (try? fm.contentsOfDirectory(atPath: "/boot"))?.filter { $0.hasPrefix("vmlinuz-") } ?? []
+        let vng = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").contains {
+            fm.isExecutableFile(atPath: "\($0)/vng")
+        }
+        return vng && !kernels.isEmpty && fm.isExecutableFile(atPath: BuildProducts.harnessDirectory + "/uinput-touch")
+    }
+
+    /// Boots once per test run.
+    static let shared: Result<KernelRun, ChannelError> = {
+        let dir = NSTemporaryDirectory() + "gestured-kernel-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            var env = ProcessInfo.processInfo.environment
+            env["GESTURED_BIN"] = BuildProducts.gestured
+            let r = try Child.run(
+                ["/bin/bash", BuildProducts.packageRoot + "/scripts/kernel-test.sh", dir], environment: env, timeout: 1200)
+            var files: [String: String] = [:]
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] {
+                files[name] = (try? String(contentsOfFile: dir + "/" + name, encoding: .utf8)) ?? ""
+            }
+            guard r.status == 0 else {
+                return .failure(ChannelError("scripts/kernel-test.sh exited \(r.status):\n\(r.err)\n\(files["guest.log"] ?? "")"))
+            }
+            return .success(KernelRun(files: files, vm: r.out.trimmingCharacters(in: .whitespacesAndNewlines)))
+        } catch {
+            return .failure(error as? ChannelError ?? ChannelError("\(error)"))
+        }
+    }()
+
+    /// Every message the subscriber received, parsed.
+    var messages: [[String: Any]] {
+        (files["events.jsonl"] ?? "").split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+}
+
+/// The daemon on a real kernel: uinput touchscreens made from the bundled
+/// recordings' own descriptions, evdev's frames and clock, udev's rules and
+/// libinput's udev backend, in a virtual machine (docs/testing.md).
+@Suite(
+    "A real kernel (virtual machine)", .serialized,
+    .enabled(
+        if: ProcessInfo.processInfo.environment["GESTURED_KERNEL_TESTS"] == "1",
+        "runs on its own in `make test-kernel` (part of `make test`), where no other suite shares the two cores with the virtual machine"
+    ),
+    .enabled(if: KernelRun.available || KernelRun.inCI, "no vng, kernel or uinput-touch here: skipped outside CI"))
+struct KernelTests {
+    static func run() throws -> KernelRun {
+        let run = try KernelRun.shared.get()
+        print("kernel harness: \(run.vm)")
+        return run
+    }
+
+    @Test("every bundled recording, written into a uinput touchscreen, gives its .expect to a subscriber")
+    func everyRecording() throws {
+        let run = try Self.run()
+        let plan = (run.files["plan"] ?? "").split(separator: "\n").map { $0.split(separator: " ", maxSplits: 1) }
+        #expect(plan.count >= 60)
+        let messages = run.messages
+        var wrong: [String] = []
+        for entry in plan where entry.count == 2 {
+            let (index, name) = (entry[0], String(entry[1]))
+            let events = messages.filter {
+                $0["type"] as? String == "gesture" && ($0["device"] as? String)?.hasSuffix(" #\(index)") == true
+            }
+            let got = summarize(events)
+            let want = try DaemonProcess.expected(name + ".evemu")
+            if got != want { wrong.append("\(name): got \(got), expected \(want)") }
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) of \(plan.count):\n\(wrong.joined(separator: "\n"))")
+    }
+
+    @Test("each touchscreen is added and removed as uinput makes and destroys it; the keyboard beside them is never opened")
+    func hotplugAndKeyboard() throws {
+        let run = try Self.run()
+        let messages = run.messages
+        let added = messages.filter { $0["type"] as? String == "device_added" }.compactMap { $0["device"] as? String }
+        let removed = messages.filter { $0["type"] as? String == "device_removed" }.count
+        let plays = (run.files["plan"] ?? "").split(separator: "\n").count + 1
+        #expect(added.count == plays && removed == plays, "added \(added.count), removed \(removed), plays \(plays)")
+        #expect(!added.contains { $0.contains("keyboard") }, "\(added)")
+        #expect(!(run.files["devices.out"] ?? "").contains("keyboard"), "\(run.files["devices.out"] ?? "")")
+        #expect(run.files["guest.log"]?.contains("serve exited 0") == true, "\(run.files["guest.log"] ?? "")")
+    }
+
+    @Test("a touchscreen destroyed in the middle of a pinch: the pinch ends cancelled, then the device is removed")
+    func removedMidGesture() throws {
+        let run = try Self.run()
+        let mine = run.messages.filter {
+            ($0["device"] as? String)?.hasSuffix(" #removed") == true
+        }
+        let kinds = mine.map { "\($0["type"] ?? "") \($0["gesture"] ?? "") \($0["phase"] ?? "")" }
+        #expect(kinds.contains("gesture pinch began"), "\(kinds)")
+        #expect(kinds.contains("gesture pinch cancelled"), "\(kinds)")
+        #expect(kinds.last?.hasPrefix("device_removed") == true, "\(kinds)")
+    }
+}

@@ -1,0 +1,207 @@
+/* uinput-touch: real evdev devices for the kernel tests (scripts/kernel-test.sh).
+ *
+ *   uinput-touch play FILE.evemu [--no-resolution] [--stop-after N] [--settle MS] [--suffix S] [--wait-for PATH]
+ *       Creates a device through uinput (libevdev) from the evemu file's
+ *       description, prints "node /dev/input/eventN", waits MS (1500) for udev
+ *       and its readers, writes the file's events with their recorded timing,
+ *       waits a second and destroys the device. --stop-after N destroys it
+ *       after N events instead (a device that vanishes mid-gesture);
+ *       --no-resolution creates it with every axis's resolution 0; --suffix
+ *       appends S to the device's name (several plays at once stay apart);
+ *       --wait-for waits, after the settle time, until PATH exists (the
+ *       caller makes it once the daemon has announced the device).
+ *   uinput-touch keyboard SECONDS
+ *       A keyboard that exists for SECONDS (a device gestured must not open).
+ *
+ * Only the evemu lines N:, I:, P:, B:, A: and E: are read. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <libevdev/libevdev-uinput.h>
+#include <libevdev/libevdev.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct event { long long usec; unsigned type, code; int value; };
+
+static void die(const char *what) {
+    fprintf(stderr, "uinput-touch: %s\n", what);
+    exit(1);
+}
+
+static long long now_usec(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void sleep_until(long long usec) {
+    struct timespec ts = { .tv_sec = usec / 1000000, .tv_nsec = (usec % 1000000) * 1000 };
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
+}
+
+static struct libevdev_uinput *create(struct libevdev *dev) {
+    struct libevdev_uinput *ui = NULL;
+    int r = libevdev_uinput_create_from_device(dev, LIBEVDEV_UINPUT_OPEN_MANAGED, &ui);
+    if (r != 0) {
+        fprintf(stderr, "uinput-touch: cannot create a uinput device: %s\n", strerror(-r));
+        exit(1);
+    }
+    printf("node %s\n", libevdev_uinput_get_devnode(ui));
+    fflush(stdout);
+    return ui;
+}
+
+static int play(const char *path, int no_resolution, long stop_after, long settle_ms, const char *suffix,
+                const char *wait_for) {
+    FILE *f = fopen(path, "r");
+    if (!f) die("cannot open the trace");
+    struct libevdev *dev = libevdev_new();
+    struct event *events = NULL;
+    size_t count = 0, capacity = 0;
+    unsigned bits_type = 0x100, bits_offset = 0;
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "N: ", 3)) {
+            line[strcspn(line, "\n")] = 0;
+            char name[4200];
+            snprintf(name, sizeof name, "%s%s", line + 3, suffix);
+            libevdev_set_name(dev, name);
+        } else if (!strncmp(line, "I: ", 3)) {
+            unsigned bus, vendor, product, version;
+            if (sscanf(line + 3, "%x %x %x %x", &bus, &vendor, &product, &version) == 4) {
+                libevdev_set_id_bustype(dev, (int)bus);
+                libevdev_set_id_vendor(dev, (int)vendor);
+                libevdev_set_id_product(dev, (int)product);
+                libevdev_set_id_version(dev, (int)version);
+            }
+        } else if (!strncmp(line, "P: ", 3)) {
+            static unsigned prop_offset = 0;
+            char *p = line + 3;
+            unsigned byte;
+            int n;
+            while (sscanf(p, "%x%n", &byte, &n) == 1) {
+                for (int b = 0; b < 8; b++)
+                    if (byte & (1u << b)) libevdev_enable_property(dev, prop_offset * 8 + (unsigned)b);
+                prop_offset++;
+                p += n;
+            }
+        } else if (!strncmp(line, "B: ", 3)) {
+            char *p = line + 3;
+            unsigned type, byte;
+            int n;
+            if (sscanf(p, "%x%n", &type, &n) != 1) continue;
+            p += n;
+            if (type != bits_type) {
+                bits_type = type;
+                bits_offset = 0;
+            }
+            while (sscanf(p, "%x%n", &byte, &n) == 1) {
+                for (int b = 0; b < 8; b++) {
+                    if (!(byte & (1u << b))) continue;
+                    unsigned code = bits_offset * 8 + (unsigned)b;
+                    if (type == 0) {
+                        if (code != EV_SYN) libevdev_enable_event_type(dev, code);
+                    } else if (type != EV_ABS) { /* axes come with their A: line */
+                        libevdev_enable_event_code(dev, type, code, NULL);
+                    }
+                }
+                bits_offset++;
+                p += n;
+            }
+        } else if (!strncmp(line, "A: ", 3)) {
+            unsigned code;
+            int min, max, fuzz, flat, resolution = 0;
+            if (sscanf(line + 3, "%x %d %d %d %d %d", &code, &min, &max, &fuzz, &flat, &resolution) >= 5) {
+                struct input_absinfo abs = { .minimum = min, .maximum = max, .fuzz = fuzz, .flat = flat,
+                                             .resolution = no_resolution ? 0 : resolution };
+                libevdev_enable_event_code(dev, EV_ABS, code, &abs);
+            }
+        } else if (!strncmp(line, "E: ", 3)) {
+            long long sec, usec;
+            unsigned type, code;
+            int value;
+            if (sscanf(line + 3, "%lld.%lld %x %x %d", &sec, &usec, &type, &code, &value) != 5) continue;
+            if (count == capacity) {
+                capacity = capacity ? capacity * 2 : 1024;
+                events = realloc(events, capacity * sizeof *events);
+                if (!events) die("out of memory");
+            }
+            events[count++] = (struct event){ sec * 1000000 + usec, type, code, value };
+        }
+    }
+    fclose(f);
+    if (count == 0) die("the trace has no events");
+    struct libevdev_uinput *ui = create(dev);
+    usleep((useconds_t)settle_ms * 1000);
+    if (wait_for) {
+        for (int i = 0; access(wait_for, F_OK) != 0; i++) {
+            if (i > 6000) die("the daemon never announced the device");
+            usleep(10000);
+        }
+    }
+    /* Each frame (the events up to a SYN_REPORT) goes in one write(2), as a
+     * kernel driver reports it at once: under software emulation one write
+     * per event made a four-finger frame late enough to change gestures. */
+    long long start = now_usec(), t0 = events[0].usec, worst = 0;
+    int fd = libevdev_uinput_get_fd(ui);
+    struct input_event frame[256];
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (stop_after >= 0 && (long)i >= stop_after) break;
+        frame[n++] = (struct input_event){ .type = (unsigned short)events[i].type, .code = (unsigned short)events[i].code,
+                                           .value = events[i].value };
+        int end = events[i].type == EV_SYN && events[i].code == SYN_REPORT;
+        if (!end && n < sizeof frame / sizeof *frame) continue;
+        long long due = start + (events[i].usec - t0);
+        sleep_until(due);
+        long long late = now_usec() - due;
+        if (late > worst) worst = late;
+        if (write(fd, frame, n * sizeof *frame) != (ssize_t)(n * sizeof *frame)) die("write to uinput failed");
+        n = 0;
+    }
+    if (n > 0 && write(fd, frame, n * sizeof *frame) < 0) die("write to uinput failed");
+    printf("late %lld us at worst\n", worst);
+    if (stop_after < 0) usleep(1000000);
+    libevdev_uinput_destroy(ui);
+    libevdev_free(dev);
+    free(events);
+    printf("done\n");
+    return 0;
+}
+
+static int keyboard(long seconds) {
+    struct libevdev *dev = libevdev_new();
+    libevdev_set_name(dev, "uinput-touch keyboard");
+    libevdev_set_id_bustype(dev, 0x03);
+    libevdev_enable_event_type(dev, EV_KEY);
+    for (unsigned k = KEY_ESC; k <= KEY_SLASH; k++) libevdev_enable_event_code(dev, EV_KEY, k, NULL);
+    struct libevdev_uinput *ui = create(dev);
+    sleep((unsigned)seconds);
+    libevdev_uinput_destroy(ui);
+    libevdev_free(dev);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc >= 3 && !strcmp(argv[1], "play")) {
+        int no_resolution = 0;
+        long stop_after = -1, settle = 1500;
+        const char *suffix = "";
+        const char *wait_for = NULL;
+        for (int i = 3; i < argc; i++) {
+            if (!strcmp(argv[i], "--no-resolution")) no_resolution = 1;
+            else if (!strcmp(argv[i], "--stop-after") && i + 1 < argc) stop_after = atol(argv[++i]);
+            else if (!strcmp(argv[i], "--settle") && i + 1 < argc) settle = atol(argv[++i]);
+            else if (!strcmp(argv[i], "--suffix") && i + 1 < argc) suffix = argv[++i];
+            else if (!strcmp(argv[i], "--wait-for") && i + 1 < argc) wait_for = argv[++i];
+            else die("unknown option; usage: uinput-touch play FILE [--no-resolution] [--stop-after N] [--settle MS] [--suffix S] [--wait-for PATH]");
+        }
+        return play(argv[2], no_resolution, stop_after, settle, suffix, wait_for);
+    }
+    if (argc == 3 && !strcmp(argv[1], "keyboard")) return keyboard(atol(argv[2]));
+    die("usage: uinput-touch play FILE [--no-resolution] [--stop-after N] [--settle MS] | keyboard SECONDS");
+    return 1;
+}

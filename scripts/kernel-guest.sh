@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Runs inside the virtual machine scripts/kernel-test.sh boots, as root, on a
+# real kernel: uinput, evdev, udev, libinput's udev backend. Writes what it
+# saw into OUT (the only directory it may write on the host).
+# Usage: kernel-guest.sh OUT REPO GESTURED UINPUT_TOUCH
+set -uo pipefail
+out=$1 repo=$2 gestured=$3 touch=$4
+log() { echo "guest: $*" >>"$out/guest.log"; }
+exec 2>>"$out/guest.log"
+run=$(mktemp -d)
+
+modprobe uinput 2>/dev/null
+[ -c /dev/uinput ] || { log "no /dev/uinput"; echo "no-uinput" >"$out/status"; exit 1; }
+# udev, so that touchscreens are tagged ID_INPUT_TOUCHSCREEN=1 and libinput's
+# udev backend sees them come and go.
+udevd=$(command -v systemd-udevd || echo /lib/systemd/systemd-udevd)
+"$udevd" --daemon 2>>"$out/guest.log"
+udevadm trigger --action=add >/dev/null 2>&1
+udevadm settle --timeout=10
+# One daemon on seat0 for everything, one subscriber taking every event.
+"$gestured" serve --socket "$run/g.sock" --config "$out/gestured.toml" >"$out/serve.log" 2>&1 &
+serve=$!
+for _ in $(seq 100); do [ -S "$run/g.sock" ] && break; sleep 0.1; done
+"$gestured" monitor --socket "$run/g.sock" --json >"$out/events.jsonl" 2>"$out/monitor.log" &
+monitor=$!
+sleep 0.5
+
+# A keyboard beside the touchscreens the whole time: it must not be opened.
+"$touch" keyboard 1000 >"$out/keyboard.out" &
+keyboard=$!
+
+# Plays a recording on a new device named "NAME SUFFIX" once the daemon has
+# announced it (under software emulation udev can take a second).
+# Sets `played` to the player's pid.
+play() {
+    local file=$1 suffix=$2 log=$3
+    shift 3
+    "$touch" play "$file" --settle 0 --suffix " $suffix" --wait-for "$run/go$suffix" "$@" </dev/null >"$log" 2>&1 &
+    played=$!
+    for _ in $(seq 600); do
+        grep -q "\"type\":\"device_added\".*$suffix\"" "$out/events.jsonl" && break
+        sleep 0.05
+    done
+    touch "$run/go$suffix"
+}
+
+# Every bundled recording, two at a time, each on a device of its own
+# named "NAME #I" so that its events can be told apart.
+batch=()
+while read -r i name; do
+    play "$repo/Recordings/$name.evemu" "#$i" "$out/play-$i.out"
+    batch+=("$played")
+    if [ ${#batch[@]} -eq 2 ]; then
+        wait "${batch[@]}"
+        batch=()
+    fi
+done <"$out/plan"
+[ ${#batch[@]} -eq 0 ] || wait "${batch[@]}"
+
+# A device destroyed in the middle of a pinch: the pinch ends cancelled.
+events=$(grep -c '^E: ' "$repo/Recordings/pinch-close-2f.phone.evemu")
+play "$repo/Recordings/pinch-close-2f.phone.evemu" "#removed" "$out/play-removed.out" --stop-after $((events / 2))
+wait "$played"
+sleep 1
+
+"$gestured" devices >"$out/devices.out" 2>&1
+kill "$keyboard" 2>/dev/null
+kill -TERM "$serve"
+wait "$serve"
+echo "serve exited $?" >>"$out/guest.log"
+kill "$monitor" 2>/dev/null
+echo ok >"$out/status"

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Boots Debian's kernel in a virtual machine (virtme-ng over qemu, the host's
+# filesystem read-only) and runs scripts/kernel-guest.sh there: real uinput
+# touchscreens, evdev, udev and libinput's udev backend under `gestured
+# serve`. What the guest saw lands in OUT; Tests/EndToEndTests/KernelTests
+# reads it (docs/testing.md, "The real-kernel harness").
+# Usage: scripts/kernel-test.sh OUT      (OUT: an empty scratch directory)
+# Uses KVM when it boots the kernel, else software emulation; OUT/vm says which.
+# Needs: qemu-system-x86, linux-image-amd64, virtme-ng (PyPI), busybox-static,
+# the debug build (GESTURED_BIN picks another) and scripts/build-harness.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+out=$(cd "$1" && pwd)
+gestured=${GESTURED_BIN:-$(swift build --show-bin-path)/gestured}
+touch=$repo/.build/harness/uinput-touch
+kernel=${GESTURED_KERNEL:-$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)}
+command -v vng >/dev/null || { echo "kernel-test: vng (virtme-ng, pip install virtme-ng) is not installed" >&2; exit 3; }
+[ -n "$kernel" ] && [ -r "$kernel" ] || { echo "kernel-test: no readable kernel in /boot (apt-get install linux-image-amd64)" >&2; exit 3; }
+[ -x "$touch" ] || { echo "kernel-test: $touch is missing (scripts/build-harness.sh)" >&2; exit 3; }
+
+# The plan: every bundled recording with a number, and the sizes their
+# .expect files give as [[device]] sections matching "NAME #I".
+: >"$out/plan"
+: >"$out/gestured.toml"
+i=0
+for f in Recordings/*.evemu; do
+    name=$(basename "$f" .evemu)
+    echo "$i $name" >>"$out/plan"
+    size=$(sed -n 's/^# size: *//p' "Recordings/$name.expect" | head -n 1)
+    if [ -n "$size" ]; then
+        device=$(sed -n 's/^N: //p' "$f" | head -n 1)
+        printf '[[device]]\nmatch = "%s #%d"\nsize = "%s"\n\n' "$device" "$i" "$size" >>"$out/gestured.toml"
+    fi
+    i=$((i + 1))
+done
+
+guest="$repo/scripts/kernel-guest.sh $out $repo $gestured $touch"
+boot() {
+    local started=$SECONDS
+    rm -f "$out/status"
+    timeout --kill-after=10 "$2" vng --run "$kernel" --user root --cpus 2 --memory 2G --rwdir="$out" "${@:3}" \
+        --exec "$guest" >"$out/vm-$1.log" 2>&1 || true
+    echo "$1 $((SECONDS - started)) s" >"$out/vm"
+    [ -f "$out/status" ]
+}
+if [ -w /dev/kvm ] && boot kvm 120; then
+    :
+elif boot tcg 900 --disable-kvm; then
+    :
+else
+    echo "kernel-test: the virtual machine did not run the guest script; see $out/vm-*.log" >&2
+    tail -n 20 "$out"/vm-*.log >&2
+    exit 2
+fi
+cat "$out/vm"
