@@ -64,6 +64,20 @@ wait "$played"
 sleep 1
 
 "$gestured" devices >"$out/devices.out" 2>&1
+
+# gestured act's keys on a real uinput: a replayed swipe, a binding that
+# types alt+Left, and a reader of the keyboard act makes.
+printf '[[bind]]\ngesture = "swipe"\nkeys = "alt+Left"\n' >"$run/actions.toml"
+"$touch" watch "gestured act virtual keyboard" 8 >"$out/keys.out" 2>&1 &
+watcher=$!
+"$gestured" serve --socket "$run/r.sock" --replay "$repo/Recordings/swipe-left-1f.tablet.evemu" --wait-subscribers 1 \
+    --config "$out/gestured.toml" >"$out/replay-serve.log" 2>&1 &
+replay=$!
+"$gestured" act --config "$run/actions.toml" --socket "$run/r.sock" >"$out/act.log" 2>&1 &
+act=$!
+wait "$watcher"
+kill "$act" "$replay" 2>/dev/null
+wait "$act" "$replay" 2>/dev/null
 kill "$keyboard" 2>/dev/null
 kill -TERM "$serve"
 wait "$serve"

@@ -116,4 +116,13 @@ struct KernelTests {
         #expect(kinds.contains("gesture pinch cancelled"), "\(kinds)")
         #expect(kinds.last?.hasPrefix("device_removed") == true, "\(kinds)")
     }
+
+    @Test("gestured act types its keys binding through a real uinput keyboard: alt+Left pressed and released in order")
+    func actKeys() throws {
+        let run = try Self.run()
+        let keys = (run.files["keys.out"] ?? "").split(separator: "\n").map(String.init)
+        #expect(
+            keys == ["found gestured act virtual keyboard", "KEY_LEFTALT 1", "KEY_LEFT 1", "KEY_LEFT 0", "KEY_LEFTALT 0"],
+            "\(keys)\n\(run.files["act.log"] ?? "")")
+    }
 }

@@ -12,10 +12,17 @@
  *       caller makes it once the daemon has announced the device).
  *   uinput-touch keyboard SECONDS
  *       A keyboard that exists for SECONDS (a device gestured must not open).
+ *   uinput-touch watch NAME SECONDS
+ *       Waits up to SECONDS for an input device named NAME, then prints its
+ *       key events ("KEY_LEFTALT 1") until SECONDS have passed since it
+ *       appeared: what `gestured act` typed.
  *
  * Only the evemu lines N:, I:, P:, B:, A: and E: are read. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <libevdev/libevdev-uinput.h>
 #include <libevdev/libevdev.h>
 #include <stdio.h>
@@ -185,6 +192,58 @@ static int keyboard(long seconds) {
     return 0;
 }
 
+/* The node of the input device named `name`, or -1. */
+static int open_named(const char *name, struct libevdev **out) {
+    DIR *dir = opendir("/dev/input");
+    if (!dir) return -1;
+    struct dirent *e;
+    while ((e = readdir(dir))) {
+        if (strncmp(e->d_name, "event", 5) != 0) continue;
+        char path[300];
+        snprintf(path, sizeof path, "/dev/input/%s", e->d_name);
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) continue;
+        struct libevdev *dev = NULL;
+        if (libevdev_new_from_fd(fd, &dev) == 0 && !strcmp(libevdev_get_name(dev), name)) {
+            closedir(dir);
+            *out = dev;
+            return fd;
+        }
+        if (dev) libevdev_free(dev);
+        close(fd);
+    }
+    closedir(dir);
+    return -1;
+}
+
+static int watch(const char *name, long seconds) {
+    struct libevdev *dev = NULL;
+    int fd = -1;
+    long long give_up = now_usec() + seconds * 1000000LL;
+    while ((fd = open_named(name, &dev)) < 0) {
+        if (now_usec() > give_up) die("no device with that name appeared");
+        usleep(20000);
+    }
+    printf("found %s\n", name);
+    fflush(stdout);
+    long long end = now_usec() + seconds * 1000000LL;
+    while (now_usec() < end) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        poll(&p, 1, 100);
+        struct input_event ev;
+        int rc;
+        while ((rc = libevdev_next_event(dev, LIBEVDEV_READ_FLAG_NORMAL, &ev)) == LIBEVDEV_READ_STATUS_SUCCESS) {
+            if (ev.type == EV_KEY) {
+                printf("%s %d\n", libevdev_event_code_get_name(EV_KEY, ev.code), ev.value);
+                fflush(stdout);
+            }
+        }
+    }
+    libevdev_free(dev);
+    close(fd);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc >= 3 && !strcmp(argv[1], "play")) {
         int no_resolution = 0;
@@ -202,6 +261,7 @@ int main(int argc, char **argv) {
         return play(argv[2], no_resolution, stop_after, settle, suffix, wait_for);
     }
     if (argc == 3 && !strcmp(argv[1], "keyboard")) return keyboard(atol(argv[2]));
+    if (argc == 4 && !strcmp(argv[1], "watch")) return watch(argv[2], atol(argv[3]));
     die("usage: uinput-touch play FILE [--no-resolution] [--stop-after N] [--settle MS] | keyboard SECONDS");
     return 1;
 }
