@@ -1,5 +1,5 @@
 import CLinux
-import GestureCore
+package import GestureCore
 import GestureDaemon
 
 #if canImport(Glibc)
@@ -49,7 +49,7 @@ package struct Actor {
     private var running = true
     private var watchedFiles: [String] = []
 
-    package init(options: Options, log: @escaping (String) -> Void) throws(BindingsError) {
+    package init(options: Options, log: @escaping (String) -> Void) throws(ConfigurationError) {
         self.options = options
         self.log = log
         runner = Runner(limit: options.maxRunning, log: log)
@@ -59,7 +59,7 @@ package struct Actor {
         try makeKeyboard()
     }
 
-    private mutating func makeKeyboard() throws(BindingsError) {
+    private mutating func makeKeyboard() throws(ConfigurationError) {
         let chords = bindings.compactMap(\.keys)
         guard !chords.isEmpty else {
             keyboard = nil
@@ -68,7 +68,7 @@ package struct Actor {
         do {
             keyboard = try VirtualKeyboard(keys: chords)
         } catch {
-            throw BindingsError(file: bindings.first { $0.keys != nil }?.origin ?? "", line: 0, message: error.message)
+            throw ConfigurationError(file: bindings.first { $0.keys != nil }?.origin ?? "", line: 0, message: error.message)
         }
     }
 
@@ -377,10 +377,10 @@ package enum ActionsFiles {
     }
 
     /// Reads `explicit` (or the default files) in order; the files and every binding.
-    package static func load(_ explicit: [String]) throws(BindingsError) -> (files: [String], bindings: [Binding]) {
+    package static func load(_ explicit: [String]) throws(ConfigurationError) -> (files: [String], bindings: [Binding]) {
         let files = explicit.isEmpty ? defaultPaths() : explicit
         guard !files.isEmpty else {
-            throw BindingsError(
+            throw ConfigurationError(
                 file: defaultFolder() + "/actions.toml", line: 0,
                 message: "no bindings: write this file (README, \"Binding gestures\"), or pass --config FILE")
         }
@@ -390,7 +390,7 @@ package enum ActionsFiles {
             do {
                 text = try readTextFile(file)
             } catch {
-                throw BindingsError(file: file, line: 0, message: "\(error)")
+                throw ConfigurationError(file: file, line: 0, message: "\(error)")
             }
             all += try BindingsReader.read(text, file: file)
         }

@@ -1,12 +1,4 @@
-import GestureCore
-
-/// An actions file that cannot be used: "FILE:LINE: message".
-package struct BindingsError: Error, Sendable, CustomStringConvertible {
-    package var file: String
-    package var line: Int
-    package var message: String
-    package var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
-}
+package import GestureCore
 
 /// Reads `[[bind]]` tables from an actions file (TOML, `TOMLParser`).
 ///
@@ -19,40 +11,42 @@ package struct BindingsError: Error, Sendable, CustomStringConvertible {
 /// ```
 ///
 /// Unknown keys are errors, so that a typo never passes as "match anything".
+/// Errors are the configuration's (`ConfigurationError`: "FILE:LINE: message").
 package enum BindingsReader {
     static let keys = [
         "gesture", "fingers", "direction", "edge", "region", "device", "phase", "run", "keys", "on-began", "on-changed",
         "on-ended", "changed-interval-ms", "timeout-ms",
     ]
 
-    package static func read(_ text: String, file: String) throws(BindingsError) -> [Binding] {
+    package static func read(_ text: String, file: String) throws(ConfigurationError) -> [Binding] {
         let root: TOMLTable
         do {
             root = try TOMLParser.parse(text)
         } catch {
-            throw BindingsError(file: file, line: error.line, message: "not valid TOML: " + error.message)
+            throw ConfigurationError(file: file, line: error.line, message: "not valid TOML: " + error.message)
         }
         for key in root.keys where key != "bind" {
-            throw BindingsError(
+            throw ConfigurationError(
                 file: file, line: root.line(of: key), message: "unknown key '\(key)'; bindings are [[bind]] tables")
         }
         guard let value = root["bind"] else { return [] }
         guard let array = value.array else {
-            throw BindingsError(file: file, line: root.line(of: "bind"), message: "'bind' must be an array of tables: [[bind]]")
+            throw ConfigurationError(
+                file: file, line: root.line(of: "bind"), message: "'bind' must be an array of tables: [[bind]]")
         }
         var bindings: [Binding] = []
         for item in array {
             guard let table = item.table else {
-                throw BindingsError(file: file, line: root.line(of: "bind"), message: "each [[bind]] must be a table")
+                throw ConfigurationError(file: file, line: root.line(of: "bind"), message: "each [[bind]] must be a table")
             }
             bindings.append(try binding(table, file: file))
         }
         return bindings
     }
 
-    static func binding(_ t: TOMLTable, file: String) throws(BindingsError) -> Binding {
-        func fail(_ key: String, _ message: String) -> BindingsError {
-            BindingsError(file: file, line: key.isEmpty ? t.line : t.line(of: key), message: message)
+    static func binding(_ t: TOMLTable, file: String) throws(ConfigurationError) -> Binding {
+        func fail(_ key: String, _ message: String) -> ConfigurationError {
+            ConfigurationError(file: file, line: key.isEmpty ? t.line : t.line(of: key), message: message)
         }
         for key in t.keys where !keys.contains(key) {
             throw fail(key, "unknown key '\(key)' in [[bind]]; known: \(keys.joined(separator: ", "))")
@@ -64,7 +58,7 @@ package enum BindingsReader {
         var b = Binding(origin: "\(file):\(t.line)", gesture: gesture)
 
         /// A string or an array of strings.
-        func strings(_ key: String) throws(BindingsError) -> [String]? {
+        func strings(_ key: String) throws(ConfigurationError) -> [String]? {
             guard let v = t[key] else { return nil }
             if let s = v.string { return [s] }
             guard let a = v.array, !a.isEmpty else { throw fail(key, "\(key) must be a string or a non-empty array of strings") }
@@ -75,7 +69,7 @@ package enum BindingsReader {
             }
             return out
         }
-        func command(_ key: String) throws(BindingsError) -> [String]? {
+        func command(_ key: String) throws(ConfigurationError) -> [String]? {
             guard let v = t[key] else { return nil }
             guard let a = v.array, !a.isEmpty, let list = try strings(key), list.count == a.count, !list[0].isEmpty else {
                 throw fail(
@@ -85,7 +79,7 @@ package enum BindingsReader {
             }
             return list
         }
-        func milliseconds(_ key: String, _ range: ClosedRange<Int>) throws(BindingsError) -> Timestamp.Duration? {
+        func milliseconds(_ key: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Timestamp.Duration? {
             guard let v = t[key] else { return nil }
             guard let ms = v.int, range.contains(ms) else {
                 throw fail(key, "\(key) must be a whole number of milliseconds, \(range.lowerBound) to \(range.upperBound)")

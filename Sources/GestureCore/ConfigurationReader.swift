@@ -4,6 +4,13 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public var line: Int
     public var message: String
     public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
+
+    /// `line` 0: the file as a whole.
+    public init(file: String, line: Int, message: String) {
+        self.file = file
+        self.line = line
+        self.message = message
+    }
 }
 
 /// Reads gestured's TOML configuration (`TOMLParser`, in this module).

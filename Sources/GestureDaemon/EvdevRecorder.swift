@@ -1,17 +1,11 @@
 internal import CEvdev
 internal import CLinux
 package import GestureCore
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
 #endif
-
-/// Why a device could not be recorded, or a recording could not be written:
-/// what went wrong and what to do about it.
-package struct RecordError: Error, CustomStringConvertible {
-    package var description: String
-    package init(_ description: String) { self.description = description }
-}
 
 /// An evdev device node read through libevdev (`gestured record`).
 package final class EvdevDevice {
@@ -21,28 +15,28 @@ package final class EvdevDevice {
 
     /// Opens `path` read-only and non-blocking. Does not grab it: the
     /// compositor and the daemon keep receiving its events.
-    package init(path: String) throws(RecordError) {
+    package init(path: String) throws(SetupError) {
         self.path = path
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             let e = errno
             switch e {
             case EACCES, EPERM:
-                throw RecordError(
+                throw SetupError(
                     "cannot open \(path): permission denied; reading input devices needs root or the group 'input' (sudo gestured record …)"
                 )
             case ENOENT, ENODEV, ENXIO:
-                throw RecordError(
+                throw SetupError(
                     "cannot open \(path): no such device; `gestured devices` lists the touchscreens")
             default:
-                throw RecordError("cannot open \(path): \(String(cString: strerror(e)))")
+                throw SetupError("cannot open \(path)", Errno(rawValue: e))
             }
         }
         var device: OpaquePointer?
         let rc = libevdev_new_from_fd(fd, &device)
         guard rc == 0, let device else {
             close(fd)
-            throw RecordError("\(path) is not an evdev device (\(String(cString: strerror(-rc))))")
+            throw SetupError("\(path) is not an evdev device", Errno(rawValue: -rc))
         }
         self.fd = fd
         self.device = device
@@ -146,7 +140,7 @@ package final class EvdevRecorder {
     }
 
     /// The evemu header: the device's description and where it came from.
-    package func header(version: String) throws(RecordError) {
+    package func header(version: String) throws(SetupError) {
         let d = device.description
         var s = EvemuWriter.description(d)
         s += "# Recorded by gestured \(version) record from \(device.path)\n"
@@ -156,10 +150,10 @@ package final class EvdevRecorder {
     }
 
     /// Records until a stop; `duration` in seconds (nil: until a signal).
-    package func run(duration: Double?) throws(RecordError) -> RecordSummary {
+    package func run(duration: Double?) throws(SetupError) -> RecordSummary {
         var signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
         let signalFD = clinux_signalfd(&signals, Int32(signals.count))
-        guard signalFD >= 0 else { throw RecordError("signalfd: \(String(cString: strerror(errno)))") }
+        guard signalFD >= 0 else { throw SetupError("signalfd", Errno.last) }
         defer { close(signalFD) }
         let started = clinux_monotonic_usec()
         let deadline = duration.map { started + UInt64(max(0, $0) * 1_000_000) }
@@ -180,7 +174,7 @@ package final class EvdevRecorder {
             let n = fds.withUnsafeMutableBufferPointer { clinux_poll_usec($0.baseAddress, 2, timeout) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw RecordError("poll: \(String(cString: strerror(errno)))")
+                throw SetupError("poll", Errno.last)
             }
             if fds[1].revents != 0 {
                 summary.end = .signal(clinux_signalfd_read(signalFD))
@@ -206,7 +200,7 @@ package final class EvdevRecorder {
     }
 
     /// Reads every pending event; false when the device has gone away.
-    private func drain() throws(RecordError) -> Bool {
+    private func drain() throws(SetupError) -> Bool {
         var event = input_event()
         while true {
             let rc = libevdev_next_event(device.device, LIBEVDEV_READ_FLAG_NORMAL.rawValue, &event)
@@ -227,7 +221,7 @@ package final class EvdevRecorder {
     /// After SYN_DROPPED: libevdev reads the device's state back and gives the
     /// difference as events. They are written as ordinary events under a
     /// comment, so a replay sees the touch state the device really had.
-    private func resynchronise(dropped: input_event) throws(RecordError) {
+    private func resynchronise(dropped: input_event) throws(SetupError) {
         summary.drops += 1
         let at = time(dropped)
         buffer.append(
@@ -253,7 +247,7 @@ package final class EvdevRecorder {
         return "\(r / 1_000_000).\(String(repeating: "0", count: 6 - frac.count))\(frac)"
     }
 
-    private func write(_ e: input_event, notBefore: Int64 = .min) throws(RecordError) {
+    private func write(_ e: input_event, notBefore: Int64 = .min) throws(SetupError) {
         // Times never go backwards in the file, whatever the clock did.
         var t = max(time(e), notBefore, lastWritten)
         if first == nil {
@@ -282,9 +276,9 @@ package final class EvdevRecorder {
         }
     }
 
-    private func flush() throws(RecordError) {
+    private func flush() throws(SetupError) {
         if let reason = buffer.withUnsafeBytes({ writeAll(output, $0) }) {
-            throw RecordError("cannot write \(outputName): \(reason)")
+            throw SetupError("cannot write \(outputName): \(reason)")
         }
         buffer.removeAll(keepingCapacity: true)
     }

@@ -4,8 +4,8 @@ package import SystemPackage
     import Glibc
 #endif
 
-/// Why the daemon (or one of its parts) cannot start: one sentence naming
-/// what was wrong and what to do.
+/// Why the daemon (or one of its parts, or the recorder) cannot start or
+/// go on: one sentence naming what was wrong and what to do.
 package struct SetupError: Error, CustomStringConvertible {
     package var description: String
 

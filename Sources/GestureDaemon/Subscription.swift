@@ -32,28 +32,24 @@ package struct Subscription: Equatable, Sendable {
 
     /// The `directions` and `edges` filters (protocol 1.2).
     mutating func set(directions: [String]?, edges: [String]?) throws(RequestError) {
-        if let directions {
-            var set = Set<GestureDirection>()
-            for d in directions {
-                guard let direction = GestureDirection(rawValue: d) else {
-                    let known = GestureDirection.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw RequestError(code: "bad-request", message: "unknown direction '\(d.prefix(40))'; known: \(known)")
-                }
-                set.insert(direction)
+        if let directions { self.directions = try Self.named(directions, "direction") }
+        if let edges { self.edges = try Self.named(edges, "edge") }
+    }
+
+    /// The cases of `T` named in `names`; an unknown name is a bad request
+    /// naming it and every known one.
+    static func named<T: RawRepresentable & CaseIterable & Hashable>(
+        _ names: [String], _ what: String
+    ) throws(RequestError) -> Set<T> where T.RawValue == String {
+        var set = Set<T>()
+        for name in names {
+            guard let value = T(rawValue: name) else {
+                let known = T.allCases.map(\.rawValue).joined(separator: ", ")
+                throw RequestError(code: "bad-request", message: "unknown \(what) '\(name.prefix(40))'; known: \(known)")
             }
-            self.directions = set
+            set.insert(value)
         }
-        if let edges {
-            var set = Set<PanelEdge>()
-            for e in edges {
-                guard let edge = PanelEdge(rawValue: e) else {
-                    throw RequestError(
-                        code: "bad-request", message: "unknown edge '\(e.prefix(40))'; known: left, right, top, bottom")
-                }
-                set.insert(edge)
-            }
-            self.edges = set
-        }
+        return set
     }
 
     init(
@@ -61,13 +57,7 @@ package struct Subscription: Equatable, Sendable {
     ) throws(RequestError) {
         if let gestures {
             var set = GestureKindSet()
-            for g in gestures {
-                guard let kind = GestureKind(rawValue: g) else {
-                    let known = GestureKind.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw RequestError(code: "bad-request", message: "unknown gesture '\(g.prefix(40))'; known: \(known)")
-                }
-                set.insert(GestureKindSet(kind))
-            }
+            for kind in try Self.named(gestures, "gesture") as Set<GestureKind> { set.insert(GestureKindSet(kind)) }
             self.gestures = set
         }
         if let fingers {
@@ -83,17 +73,7 @@ package struct Subscription: Equatable, Sendable {
             self.devices = devices
             devicesLowercased = devices.map { $0.lowercased() }  // didSet does not run in init
         }
-        if let phases {
-            var set = Set<GesturePhase>()
-            for p in phases {
-                guard let phase = GesturePhase(rawValue: p) else {
-                    let known = GesturePhase.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw RequestError(code: "bad-request", message: "unknown phase '\(p.prefix(40))'; known: \(known)")
-                }
-                set.insert(phase)
-            }
-            self.phases = set
-        }
+        if let phases { self.phases = try Self.named(phases, "phase") }
         if let region {
             guard region.count == 4, region.allSatisfy({ $0 >= 0 && $0 <= 1 }), region[0] < region[2], region[1] < region[3]
             else {

@@ -162,8 +162,17 @@ struct ActTests {
         let path = NSTemporaryDirectory() + "gestured-act-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         var socket: String { path + "/gestured.sock" }
         var actions: String { path + "/actions.toml" }
+        /// What `serve` and `act` started, stopped by `stopAll`.
+        private var children: [Child] = []
         init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
         deinit { try? FileManager.default.removeItem(atPath: path) }
+        /// SIGTERM to everything still running, latest first, and the wait for it.
+        func stopAll() {
+            for child in children.reversed() {
+                child.signal(SIGTERM)
+                _ = try? child.wait(timeout: 10)
+            }
+        }
         func lines(_ name: String) -> [String] {
             ((try? String(contentsOfFile: path + "/" + name, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }
@@ -175,15 +184,20 @@ struct ActTests {
         }
         /// A `gestured serve` replaying `trace` on this folder's socket once `act` subscribes.
         func serve(_ trace: String, loop: Bool = false) throws -> Child {
-            try Child(
+            let child = try Child(
                 [
                     BuildProducts.gestured, "serve", "--socket", socket, "--replay", DaemonProcess.recording(trace),
                     "--wait-subscribers", "1",
                 ]
                     + (loop ? ["--loop"] : []), stdout: .null)
+            children.append(child)
+            return child
         }
         func act() throws -> Child {
-            try Child([BuildProducts.gestured, "act", "--config", actions, "--socket", socket], stdout: .file(path + "/act.log"))
+            let child = try Child(
+                [BuildProducts.gestured, "act", "--config", actions, "--socket", socket], stdout: .file(path + "/act.log"))
+            children.append(child)
+            return child
         }
         var actLog: String { (try? String(contentsOfFile: path + "/act.log", encoding: .utf8)) ?? "" }
     }
@@ -193,6 +207,7 @@ struct ActTests {
     )
     func runsBindings() throws {
         let s = try Scratch()
+        defer { s.stopAll() }
         try """
         [[bind]]
         gesture = "swipe"
@@ -211,11 +226,7 @@ struct ActTests {
         run = ["sh", "-c", "echo two >> \(s.path)/two"]
         """.write(toFile: s.actions, atomically: true, encoding: .utf8)
         // act first: it waits for the daemon.
-        let act = try s.act()
-        defer {
-            act.signal(SIGTERM)
-            _ = try? act.wait(timeout: 10)
-        }
+        _ = try s.act()
         var daemon = try s.serve("swipe-left-1f.tablet.evemu")
         #expect(s.waitFor("left", count: 1) == ["swipe recognized 1 left \(s.actions):1"])
         daemon.signal(SIGTERM)
@@ -237,6 +248,7 @@ struct ActTests {
     )
     func hangingCommandAndBrokenReload() throws {
         let s = try Scratch()
+        defer { s.stopAll() }
         try """
         [[bind]]
         gesture = "swipe"
@@ -244,15 +256,7 @@ struct ActTests {
         timeout-ms = 1500
         """.write(toFile: s.actions, atomically: true, encoding: .utf8)
         let act = try s.act()
-        defer {
-            act.signal(SIGTERM)
-            _ = try? act.wait(timeout: 10)
-        }
-        let daemon = try s.serve("swipe-left-1f.tablet.evemu", loop: true)
-        defer {
-            daemon.signal(SIGTERM)
-            _ = try? daemon.wait(timeout: 10)
-        }
+        _ = try s.serve("swipe-left-1f.tablet.evemu", loop: true)
         // The trace plays every 1.5 s or so; each swipe runs while the last still sleeps.
         #expect(s.waitFor("swipes", count: 3, timeout: 15).count >= 3, "\(s.actLog)")
         #expect(s.actLog.contains("still running after its timeout: stopping it (SIGTERM)"), "\(s.actLog)")
@@ -269,21 +273,14 @@ struct ActTests {
     @Test("a changed file is read again without a signal: the new binding runs, the old one no more")
     func reloadsOnChange() throws {
         let s = try Scratch()
+        defer { s.stopAll() }
         try """
         [[bind]]
         gesture = "swipe"
         run = ["sh", "-c", "echo old >> \(s.path)/old"]
         """.write(toFile: s.actions, atomically: true, encoding: .utf8)
-        let act = try s.act()
-        defer {
-            act.signal(SIGTERM)
-            _ = try? act.wait(timeout: 10)
-        }
-        let daemon = try s.serve("swipe-left-1f.tablet.evemu", loop: true)
-        defer {
-            daemon.signal(SIGTERM)
-            _ = try? daemon.wait(timeout: 10)
-        }
+        _ = try s.act()
+        _ = try s.serve("swipe-left-1f.tablet.evemu", loop: true)
         #expect(s.waitFor("old", count: 1).count >= 1, "\(s.actLog)")
         // An editor's save: a new file renamed over the old one.
         try """
@@ -301,6 +298,7 @@ struct ActTests {
     @Test("keys without write access to /dev/uinput: act refuses to start and names the fix")
     func keysNeedUinput() throws {
         let s = try Scratch()
+        defer { s.stopAll() }
         try """
         [[bind]]
         gesture = "swipe"
@@ -324,6 +322,7 @@ struct ActTests {
     @Test("a pinch's hooks: on-began, on-changed no more often than asked with the last value always run, on-ended")
     func continuousHooks() throws {
         let s = try Scratch()
+        defer { s.stopAll() }
         try """
         [[bind]]
         gesture = "pinch"
@@ -332,16 +331,8 @@ struct ActTests {
         on-ended = ["sh", "-c", "echo $GESTURED_DIRECTION $GESTURED_SCALE >> \(s.path)/ended"]
         changed-interval-ms = 100
         """.write(toFile: s.actions, atomically: true, encoding: .utf8)
-        let act = try s.act()
-        defer {
-            act.signal(SIGTERM)
-            _ = try? act.wait(timeout: 10)
-        }
-        let daemon = try s.serve("pinch-close-2f.phone.evemu")
-        defer {
-            daemon.signal(SIGTERM)
-            _ = try? daemon.wait(timeout: 10)
-        }
+        _ = try s.act()
+        _ = try s.serve("pinch-close-2f.phone.evemu")
         let ended = s.waitFor("ended", count: 1)
         usleep(300_000)
         let reference = try runGestured(["replay", DaemonProcess.recording("pinch-close-2f.phone.evemu")]).out
