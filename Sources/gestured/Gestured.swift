@@ -2,6 +2,10 @@ import ArgumentParser
 import GestureCore
 import GestureDaemon
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @main
 struct Gestured: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,6 +23,40 @@ struct Gestured: ParsableCommand {
         ],
         defaultSubcommand: ServeCommand.self
     )
+
+    /// A word that names no command is a mistyped command, not arguments for
+    /// the default one (`gestured moniter` used to show serve's usage).
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let known = configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+        let word = arguments.first == "help" && arguments.count > 1 ? arguments[1] : arguments.first
+        if let word, !word.hasPrefix("-"), !known.contains(word) {
+            let close = known.filter { editDistance($0, word) <= 2 }
+            printError(
+                "gestured: no command '\(word)'"
+                    + (close.isEmpty ? "" : "; did you mean \(close.map { "'\($0)'" }.joined(separator: " or "))?")
+                    + " Commands: \(known.filter { $0 != "help" }.joined(separator: ", ")) (gestured --help)")
+            Glibc.exit(64)
+        }
+        main(arguments)
+    }
+}
+
+/// Levenshtein distance, for suggesting a command.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a)
+    let b = Array(b)
+    var row = Array(0...b.count)
+    for i in 1...max(a.count, 1) where !a.isEmpty {
+        var previous = row[0]
+        row[0] = i
+        for j in stride(from: 1, through: b.count, by: 1) {
+            let saved = row[j]
+            row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+            previous = saved
+        }
+    }
+    return a.isEmpty ? b.count : row[b.count]
 }
 
 /// `--size WxH`: a panel's size in mm, checked as the option is parsed.

@@ -48,7 +48,7 @@ struct MonitorCommand: ParsableCommand {
     @Flag(help: "Print the JSON lines as received.")
     var json = false
 
-    @Flag(help: "Print delivery latency statistics (p50, p90, p99, max) at the end.")
+    @Flag(help: "Print delivery latency statistics (p50, p90, p99, max) at the end (to stderr with --json).")
     var latency = false
 
     @Flag(name: .shortAndLong, help: "Print nothing per event (with --latency: only the statistics).")
@@ -107,7 +107,9 @@ struct MonitorCommand: ParsableCommand {
         var fd: Int32
         var reader: LineReader
         var gestures = 0
+        /// The subscribe request was sent; the daemon accepted it.
         var subscribed = false
+        var accepted = false
         var open = true
     }
 
@@ -129,6 +131,7 @@ struct MonitorCommand: ParsableCommand {
         var origin: Timestamp?
         var exitStatus: Int32 = 0
         var saidGoodbye = false
+        var refusedSubscription = false
         var received: [(connection: Int, time: Int64)] = []
         loop: while conns.contains(where: \.open) {
             var fds = conns.map { pollfd(fd: $0.open ? $0.fd : -1, events: Int16(POLLIN), revents: 0) }
@@ -153,6 +156,8 @@ struct MonitorCommand: ParsableCommand {
             for (i, time) in received {
                 let lines = conns[i].reader.takeLines()
                 for line in lines {
+                    // --count N: nothing after the Nth gesture, even from the same read.
+                    if let count, conns[i].gestures >= count { break }
                     // Gesture lines the monitor does not print need only a few
                     // fields; decoding each in full would make a 100-connection
                     // run measure this program instead of the daemon.
@@ -172,11 +177,18 @@ struct MonitorCommand: ParsableCommand {
                             if byTimer { timerLatencies.append(time - t) }
                         }
                     }
+                    if message.type == "subscribed" { conns[i].accepted = true }
                     if message.type == "error" && message.fatal == true { exitStatus = 1 }
+                    // The daemon refused the filters: nothing will come, so say so and end.
+                    let refused = message.type == "error" && conns[i].subscribed && !conns[i].accepted
+                    if refused { refusedSubscription = true }
                     if i == 0 {
                         if message.type == "goodbye" { saidGoodbye = true }
                         if message.type == "error" {
                             printError("gestured monitor: \(message.code ?? "error"): \(message.message ?? "")")
+                        }
+                        if refused {
+                            printError("gestured monitor: the daemon refused the subscription; check the filter options")
                         }
                         if !quiet {
                             if json {
@@ -189,6 +201,10 @@ struct MonitorCommand: ParsableCommand {
                 }
                 if let count, conns[i].gestures >= count { conns[i].open = false }
             }
+            if refusedSubscription {
+                exitStatus = 1
+                break loop
+            }
             if let count, conns.allSatisfy({ $0.gestures >= count }) { break loop }
         }
         out.flush()
@@ -200,7 +216,8 @@ struct MonitorCommand: ParsableCommand {
     }
 
     private func printLatency(_ values: [Int64], label: String) {
-        var out = OutputBuffer()
+        // With --json, stdout is the JSON stream (for jq and the like): the statistics go to stderr.
+        var out = OutputBuffer(fd: json ? 2 : 1)
         guard !values.isEmpty else {
             out.write("\(label): no gesture events received\n")
             out.flush()

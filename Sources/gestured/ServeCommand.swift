@@ -3,6 +3,10 @@ import GestureCore
 import GestureDaemon
 import Logging
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -16,7 +20,8 @@ struct ServeCommand: ParsableCommand {
             With --replay, a recorded trace is served as a virtual touchscreen instead, on the daemon's \
             clock, so the daemon can be tried with no touchscreen at all.
 
-            The socket is --socket, else `socket` in [daemon], else $RUNTIME_DIRECTORY/gestured.sock \
+            The socket is --socket, else $GESTURED_SOCKET (where every client looks first), else \
+            `socket` in [daemon], else $RUNTIME_DIRECTORY/gestured.sock \
             (systemd's RuntimeDirectory=), /run/gestured/gestured.sock for root, or \
             $XDG_RUNTIME_DIR/gestured.sock for a user. A socket passed by systemd (LISTEN_FDS) is \
             used as it is. SIGHUP reloads the configuration; SIGTERM tells clients and stops.
@@ -80,7 +85,7 @@ struct ServeCommand: ParsableCommand {
         let logger = Logger(label: "gestured")
         var options = Daemon.Options()
         options.configPath = config
-        options.socketPath = socket
+        options.socketPath = socket ?? getenv("GESTURED_SOCKET").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
         options.seat = seat
         options.devicePaths = devices
         options.replayPath = replay

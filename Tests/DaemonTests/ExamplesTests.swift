@@ -2,6 +2,10 @@ import Foundation
 import Harness
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The copy-paste examples of docs/protocol.md, run as written.
 @Suite("Documented clients")
 struct ExamplesTests {
@@ -32,6 +36,52 @@ struct ExamplesTests {
         let found = ["/usr/bin/", "/bin/", "/usr/local/bin/"].contains { FileManager.default.isExecutableFile(atPath: $0 + tool) }
         if !found && ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("\(tool) is missing in CI") }
         return found
+    }
+
+    @Test("with no daemon at the socket each client says which path it tried and exits 1; serve takes $GESTURED_SOCKET")
+    func missingSocket() throws {
+        let dir = NSTemporaryDirectory() + "gestured-examples-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/gestured.sock"
+        var env = ProcessInfo.processInfo.environment
+        env["GESTURED_SOCKET"] = path
+        let clients: [[String]] = [
+            ["/bin/sh", BuildProducts.packageRoot + "/examples/shell/gestured-watch.sh"],
+            ["/usr/bin/python3", BuildProducts.packageRoot + "/examples/python/gestured_client.py"],
+            [BuildProducts.gestured, "monitor"],
+        ]
+        for client in clients {
+            let r = try Child.run(client, environment: env, timeout: 20)
+            #expect(r.status == 1 && r.err.contains(path), "\(client.last!): \(r.status) \(r.err)")
+        }
+        // serve binds where the clients look.
+        let serve = try Child(
+            [BuildProducts.gestured, "serve", "--replay", Self.swipe, "--wait-subscribers", "1"], environment: env, stdout: .null)
+        defer {
+            serve.signal(SIGTERM)
+            _ = try? serve.wait(timeout: 10)
+        }
+        let client = try SocketClient(path: path, timeout: 10)
+        #expect(try client.next()?["type"] as? String == "hello")
+    }
+
+    @Test("monitor exits 1 when the daemon refuses its filters, instead of waiting for ever")
+    func monitorRefused() throws {
+        let d = try DaemonProcess(["--replay", Self.swipe, "--wait-subscribers", "1"])
+        for filter in [["--region", "0,0,2,1"], ["--fingers", "17"]] {
+            let r = try Child.run([BuildProducts.gestured, "monitor", "--socket", d.socket] + filter, timeout: 20)
+            #expect(r.status == 1 && r.err.contains("refused the subscription"), "\(filter): \(r.status) \(r.err)")
+        }
+    }
+
+    @Test("a mistyped command is named, with the closest ones, and exits 64; so is help for a command that does not exist")
+    func mistypedCommand() throws {
+        let typo = try runGestured(["moniter"])
+        #expect(typo.status == 64 && typo.err.contains("no command 'moniter'; did you mean 'monitor'?"), "\(typo.err)")
+        let help = try runGestured(["help", "nosuch"])
+        #expect(help.status == 64 && help.err.contains("no command 'nosuch'"), "\(help.err)")
+        #expect(try runGestured(["help", "act"]).status == 0)
     }
 
     @Test("socat: subscribe with echo, read the swipe")

@@ -26,7 +26,11 @@ def main(argv):
     if len(argv) >= 2 and argv[0] == "--socket":
         path, argv = argv[1], argv[2:]
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.connect(path)
+    try:
+        sock.connect(path)
+    except OSError as e:
+        sys.exit(f"gestured_client: cannot connect to {path}: {e.strerror}. "
+                 "Is gestured serve running? (--socket or GESTURED_SOCKET chooses another path)")
     stream = sock.makefile("rw", encoding="utf-8", newline="\n")
 
     hello = json.loads(stream.readline())

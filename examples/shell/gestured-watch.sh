@@ -5,7 +5,8 @@
 #   examples/shell/gestured-watch.sh [GESTURES]        e.g. swipe,flick (default: all)
 #
 # Each finished gesture prints "GESTURE PHASE FINGERS [DIRECTION]"; replace the
-# `echo` below with what should happen (switch workspace, show a keyboard, …).
+# `echo` below with what should happen (switch workspace, show a keyboard, …),
+# or let `gestured act` run commands from a bindings file instead (README).
 # The socket: $GESTURED_SOCKET, else $XDG_RUNTIME_DIR/gestured.sock if it
 # exists, else /run/gestured/gestured.sock.
 set -eu
@@ -16,6 +17,10 @@ if [ -z "$socket" ]; then
     else
         socket=/run/gestured/gestured.sock
     fi
+fi
+if [ ! -S "$socket" ]; then
+    echo "gestured-watch: no gestured socket at $socket: is gestured serve running? (GESTURED_SOCKET chooses another path)" >&2
+    exit 1
 fi
 filter=""
 if [ -n "${1:-}" ]; then
