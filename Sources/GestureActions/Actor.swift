@@ -110,11 +110,12 @@ package struct Actor {
     // MARK: The daemon
 
     private mutating func connect(now: Timestamp) {
+        // The path was checked when act started (`ActCommand`).
+        let address = UnixAddress(options.socketPath)!
         let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0, let address = UnixAddress(options.socketPath) else { return }
-        guard address.withSockaddr({ Glibc.connect(fd, $0, $1) }) == 0 else {
+        guard fd >= 0, address.withSockaddr({ Glibc.connect(fd, $0, $1) }) == 0 else {
             let why = String(cString: strerror(errno))
-            close(fd)
+            if fd >= 0 { close(fd) }
             if !saidWaiting {
                 log("cannot connect to \(options.socketPath): \(why); retrying until the daemon is there")
                 saidWaiting = true

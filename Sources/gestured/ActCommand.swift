@@ -49,7 +49,13 @@ struct ActCommand: ParsableCommand {
             }
             return
         }
-        var options = Actor.Options(socketPath: socket ?? Listener.clientPath())
+        let path = socket ?? Listener.clientPath()
+        guard UnixAddress(path) != nil else {
+            printError(
+                "gestured act: \(path) cannot be a socket path (at most 107 bytes; for the abstract namespace, a leading @)")
+            throw ExitCode(1)
+        }
+        var options = Actor.Options(socketPath: path)
         options.files = files
         options.maxRunning = maxRunning
         var actor: Actor

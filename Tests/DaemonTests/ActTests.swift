@@ -155,6 +155,9 @@ struct ActTests {
         }
         let bad = try runGestured(["act", "--config", "/nonexistent/actions.toml", "--check"])
         #expect(bad.status == 1 && bad.err.contains("/nonexistent/actions.toml"), "\(bad.err)")
+        let long = "/tmp/" + String(repeating: "s", count: 200) + ".sock"
+        let socket = try runGestured(["act", "--config", folder + "/sway.toml", "--socket", long], timeout: 20)
+        #expect(socket.status == 1 && socket.err.contains("cannot be a socket path"), "\(socket.err)")
     }
 
     /// A scratch folder with an actions file, a daemon socket path and marker files.
