@@ -23,7 +23,10 @@ serve=$!
 for _ in $(seq 100); do [ -S "$run/g.sock" ] && break; sleep 0.1; done
 "$gestured" monitor --socket "$run/g.sock" --json >"$out/events.jsonl" 2>"$out/monitor.log" &
 monitor=$!
-sleep 0.5
+# Nothing plays before the subscriber is subscribed (under emulation that
+# can take longer than any fixed pause).
+for _ in $(seq 600); do grep -q '"type":"subscribed"' "$out/events.jsonl" && break; sleep 0.05; done
+grep -q '"type":"subscribed"' "$out/events.jsonl" || log "the monitor never subscribed"
 
 # A keyboard beside the touchscreens the whole time: it must not be opened.
 "$touch" keyboard 1000 >"$out/keyboard.out" &
