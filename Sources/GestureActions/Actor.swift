@@ -40,6 +40,8 @@ package struct Actor {
 
     private var socket: Int32 = -1
     private var input: [UInt8] = []
+    /// Where the socket is read into, kept from one read to the next.
+    private var chunk = [UInt8](repeating: 0, count: 65536)
     private var retryAt = Timestamp(microseconds: 0)
     private var backoff = Timestamp.Duration.milliseconds(100)
     private var saidWaiting = false
@@ -171,9 +173,9 @@ package struct Actor {
     }
 
     private mutating func receive(now: Timestamp) {
-        var chunk = [UInt8](repeating: 0, count: 65536)
         while socket >= 0 {
-            let n = chunk.withUnsafeMutableBytes { read(socket, $0.baseAddress, $0.count) }
+            let fd = socket
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && (errno == EAGAIN || errno == EINTR) { break }
             if n <= 0 {
                 disconnect(now: now, why: "the daemon closed the connection")
@@ -363,18 +365,8 @@ package enum ActionsFiles {
     /// `actions.toml` of the default folder, then its `actions.d/*.toml` in name order.
     package static func defaultPaths() -> [String] {
         let base = defaultFolder()
-        var paths: [String] = []
-        if access(base + "/actions.toml", F_OK) == 0 { paths.append(base + "/actions.toml") }
-        if let dir = opendir(base + "/actions.d") {
-            var names: [String] = []
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name.hasSuffix(".toml") && !name.hasPrefix(".") { names.append(name) }
-            }
-            closedir(dir)
-            paths += names.sorted().map { base + "/actions.d/" + $0 }
-        }
-        return paths
+        let main = fileExists(base + "/actions.toml") ? [base + "/actions.toml"] : []
+        return main + listDirectory(base + "/actions.d", suffix: ".toml").map { base + "/actions.d/" + $0 }
     }
 
     /// Reads `explicit` (or the default files) in order; the files and every binding.
@@ -389,9 +381,9 @@ package enum ActionsFiles {
         for file in files {
             let text: String
             do {
-                text = try readTextFile(file)
+                text = try readTextFile(file, limit: configurationFileLimit)
             } catch {
-                throw ConfigurationError(file: file, line: 0, message: "\(error)")
+                throw ConfigurationError(file: file, line: 0, message: error.reason)
             }
             all += try BindingsReader.read(text, file: file)
         }
