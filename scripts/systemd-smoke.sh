@@ -108,6 +108,11 @@ inside systemctl start gestured.socket
 inside ls -l /run/gestured/gestured.sock
 # The first connection activates the service.
 inside timeout 1 "$root/bin/gestured" monitor --socket /run/gestured/gestured.sock --quiet || true
+# Under a sanitizer the service can take longer than that second to start.
+for _ in $(seq 300); do
+    [ "$(inside systemctl show -p ActiveState --value gestured.service)" = active ] && break
+    sleep 0.1
+done
 inside systemctl show -p ActiveState -p StatusText -p User gestured.service
 inside ps -o user=,comm= -C gestured
 # The socket keeps its owner, group and mode, and members of `gesture` keep
