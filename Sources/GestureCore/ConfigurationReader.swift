@@ -1,15 +1,37 @@
-/// A configuration file that cannot be used: file, line, key and what to do.
+/// A configuration that cannot be used: every problem found, each with its
+/// file, line and what to do, in file and line order.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
-    public var file: String
-    public var line: Int
-    public var message: String
-    public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
+    public struct Problem: Sendable, CustomStringConvertible {
+        public var file: String
+        /// 0: the file as a whole.
+        public var line: Int
+        public var message: String
+        public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
+    }
+
+    /// Never empty.
+    public private(set) var problems: [Problem]
+    /// The first problem's file, line and message.
+    public var file: String { problems[0].file }
+    public var line: Int { problems[0].line }
+    public var message: String { problems[0].message }
+    /// One line per problem.
+    public var description: String { problems.map(\.description).joined(separator: "\n") }
 
     /// `line` 0: the file as a whole.
     public init(file: String, line: Int, message: String) {
-        self.file = file
-        self.line = line
-        self.message = message
+        problems = [Problem(file: file, line: line, message: message)]
+    }
+
+    init(problems: [Problem]) {
+        precondition(!problems.isEmpty)
+        self.problems = problems
+    }
+
+    /// Several errors as one, in the order given (nil when there are none).
+    public init?(_ errors: [ConfigurationError]) {
+        guard !errors.isEmpty else { return nil }
+        problems = errors.flatMap(\.problems)
     }
 }
 
@@ -36,6 +58,27 @@ public enum ConfigurationReader {
 
     static let deviceKeys = ["match", "size", "rotation", "flip-x", "flip-y", "thresholds"]
 
+    /// Every problem of one file, reported together in line order: a file
+    /// with four mistakes takes one run of check-config, not four.
+    private struct Problems {
+        let file: String
+        var found: [ConfigurationError.Problem] = []
+
+        mutating func add(_ line: Int, _ message: String) {
+            found.append(.init(file: file, line: line, message: message))
+        }
+
+        func check() throws(ConfigurationError) {
+            guard !found.isEmpty else { return }
+            // Stable: problems on one line keep the order they were found in.
+            let sorted = found.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }
+            throw ConfigurationError(problems: sorted.map(\.element))
+        }
+    }
+
+    /// Applies the file over `config`, or leaves `config` as it was and
+    /// throws every problem found (a TOML syntax error ends the reading at
+    /// its line: nothing after it can be read).
     public static func read(_ text: String, file: String, into config: inout Configuration) throws(ConfigurationError) {
         let root: TOMLTable
         do {
@@ -43,219 +86,224 @@ public enum ConfigurationReader {
         } catch {
             throw ConfigurationError(file: file, line: error.line, message: "not valid TOML: " + error.message)
         }
+        var problems = Problems(file: file)
         var result = config
-        for key in root.keys {
-            guard topLevel.contains(key) else {
-                throw ConfigurationError(
-                    file: file, line: root.line(of: key),
-                    message: "unknown section or key '\(key)'; known: \(topLevel.joined(separator: ", "))")
-            }
+        for key in root.keys where !topLevel.contains(key) {
+            problems.add(root.line(of: key), "unknown section or key '\(key)'; known: \(topLevel.joined(separator: ", "))")
         }
         if let value = root["thresholds"] {
-            guard let table = value.table else {
-                throw ConfigurationError(
-                    file: file, line: root.line(of: "thresholds"), message: "'thresholds' must be a table: [thresholds]")
-            }
-            let values = try thresholdValues(table, file: file)
-            for (name, v, _) in values {
-                let k = GestureThresholds.keys.first { $0.name == name }!
-                result.thresholds[keyPath: k.keyPath] = v
-            }
-            if let p = result.thresholds.problems().first {
-                // The line of the threshold the problem names, if this file sets it.
-                let named = values.first { p.hasPrefix($0.key + " ") }
-                throw ConfigurationError(file: file, line: named?.line ?? table.line, message: p)
+            if let table = value.table {
+                let values = thresholdValues(table, problems: &problems)
+                for (name, v, _) in values {
+                    result.thresholds[keyPath: GestureThresholds.keys.first { $0.name == name }!.keyPath] = v
+                }
+                for p in result.thresholds.problems() {
+                    // The line of the threshold the problem names, if this file sets it.
+                    let named = values.first { p.hasPrefix($0.key + " ") }
+                    problems.add(named?.line ?? table.line, p)
+                }
+            } else {
+                problems.add(root.line(of: "thresholds"), "'thresholds' must be a table: [thresholds]")
             }
         }
         if let value = root["daemon"] {
-            guard let table = value.table else {
-                throw ConfigurationError(file: file, line: root.line(of: "daemon"), message: "'daemon' must be a table: [daemon]")
+            if let table = value.table {
+                readDaemon(table, problems: &problems, into: &result.daemon)
+            } else {
+                problems.add(root.line(of: "daemon"), "'daemon' must be a table: [daemon]")
             }
-            try readDaemon(table, file: file, into: &result.daemon)
         }
         if let value = root["device"] {
-            guard let array = value.array else {
-                throw ConfigurationError(
-                    file: file, line: root.line(of: "device"), message: "'device' must be an array of tables: [[device]]")
-            }
-            for item in array {
-                guard let table = item.table else {
-                    throw ConfigurationError(
-                        file: file, line: root.line(of: "device"), message: "each [[device]] must be a table")
+            if let array = value.array {
+                for item in array {
+                    if let table = item.table {
+                        result.devices.append(deviceSection(table, problems: &problems))
+                    } else {
+                        problems.add(root.line(of: "device"), "each [[device]] must be a table")
+                    }
                 }
-                result.devices.append(try deviceSection(table, file: file))
+            } else {
+                problems.add(root.line(of: "device"), "'device' must be an array of tables: [[device]]")
             }
         }
+        try problems.check()
         result.sources.append(file)
         config = result
     }
 
-    private static func deviceSection(_ table: TOMLTable, file: String) throws(ConfigurationError) -> Configuration.DeviceSection
-    {
+    private static func deviceSection(_ table: TOMLTable, problems: inout Problems) -> Configuration.DeviceSection {
         let headerLine = table.line
         func line(_ key: String) -> Int { table.line(of: key) }
         for key in table.keys where !deviceKeys.contains(key) {
-            throw ConfigurationError(
-                file: file, line: line(key),
-                message: "unknown key '\(key)' in [[device]]; known: \(deviceKeys.joined(separator: ", "))")
+            problems.add(line(key), "unknown key '\(key)' in [[device]]; known: \(deviceKeys.joined(separator: ", "))")
         }
-        guard let match = table["match"]?.string, !match.isEmpty else {
-            throw ConfigurationError(
-                file: file, line: headerLine,
-                message:
-                    "[[device]] needs match = \"DEVICE NAME\" or match = \"vvvv:pppp\" (see `gestured devices` or the trace's N: line)"
+        let match = table["match"]?.string ?? ""
+        if match.isEmpty {
+            problems.add(
+                headerLine,
+                "[[device]] needs match = \"DEVICE NAME\" or match = \"vvvv:pppp\" (see `gestured devices` or the trace's N: line)"
             )
         }
-        var section = Configuration.DeviceSection(match: match, origin: "\(file):\(headerLine)")
+        var section = Configuration.DeviceSection(match: match, origin: "\(problems.file):\(headerLine)")
         if let v = table["size"] {
-            guard let text = v.string, let size = parseSize(text) else {
-                throw ConfigurationError(
-                    file: file, line: line("size"), message: "size must be \"WIDTHxHEIGHT\" in mm, e.g. \"277x156\"")
+            if let text = v.string, let size = parseSize(text) {
+                section.size = size
+            } else {
+                problems.add(line("size"), "size must be \"WIDTHxHEIGHT\" in mm, e.g. \"277x156\"")
             }
-            section.size = size
         }
         if let v = table["rotation"] {
-            guard let r = v.int, [0, 90, 180, 270].contains(r) else {
-                throw ConfigurationError(
-                    file: file, line: line("rotation"), message: "rotation must be 0, 90, 180 or 270 (degrees clockwise)")
+            if let r = v.int, [0, 90, 180, 270].contains(r) {
+                section.rotation = r
+            } else {
+                problems.add(line("rotation"), "rotation must be 0, 90, 180 or 270 (degrees clockwise)")
             }
-            section.rotation = r
         }
         for (key, path) in [("flip-x", \Configuration.DeviceSection.flipX), ("flip-y", \Configuration.DeviceSection.flipY)]
             as [(String, WritableKeyPath<Configuration.DeviceSection, Bool?>)]
         {
-            if let v = table[key] {
-                guard let b = v.bool else {
-                    throw ConfigurationError(file: file, line: line(key), message: "\(key) must be true or false")
-                }
+            guard let v = table[key] else { continue }
+            if let b = v.bool {
                 section[keyPath: path] = b
+            } else {
+                problems.add(line(key), "\(key) must be true or false")
             }
         }
         if let v = table["thresholds"] {
-            guard let t = v.table else {
-                throw ConfigurationError(
-                    file: file, line: line("thresholds"), message: "thresholds must be a table: [device.thresholds]")
-            }
-            section.overrides = try thresholdValues(t, file: file).map { ($0.key, $0.value) }
-            var check = GestureThresholds.defaults
-            for (k, v) in section.overrides { check[keyPath: GestureThresholds.keys.first { $0.name == k }!.keyPath] = v }
-            for p in check.problems() where section.overrides.contains(where: { p.hasPrefix($0.key) }) {
-                throw ConfigurationError(file: file, line: headerLine, message: p)
+            if let t = v.table {
+                section.overrides = thresholdValues(t, problems: &problems).map { ($0.key, $0.value) }
+                var check = GestureThresholds.defaults
+                for (k, v) in section.overrides { check[keyPath: GestureThresholds.keys.first { $0.name == k }!.keyPath] = v }
+                for p in check.problems() where section.overrides.contains(where: { p.hasPrefix($0.key) }) {
+                    problems.add(headerLine, p)
+                }
+            } else {
+                problems.add(line("thresholds"), "thresholds must be a table: [device.thresholds]")
             }
         }
         return section
     }
 
-    private static func readDaemon(_ table: TOMLTable, file: String, into d: inout DaemonSettings) throws(ConfigurationError) {
-        func fail(_ key: String, _ message: String) -> ConfigurationError {
-            ConfigurationError(file: file, line: table.line(of: key), message: message)
-        }
+    private static func readDaemon(_ table: TOMLTable, problems: inout Problems, into d: inout DaemonSettings) {
+        func fail(_ key: String, _ message: String) { problems.add(table.line(of: key), message) }
         for key in table.keys where !DaemonSettings.keys.contains(key) {
-            throw fail(key, "unknown key '\(key)' in [daemon]; known: \(DaemonSettings.keys.joined(separator: ", "))")
+            fail(key, "unknown key '\(key)' in [daemon]; known: \(DaemonSettings.keys.joined(separator: ", "))")
         }
         if let v = table["socket"] {
-            guard let path = v.string, path.isEmpty || path.hasPrefix("/") else {
-                throw fail("socket", "socket must be an absolute path, e.g. \"/run/gestured/gestured.sock\"")
+            if let path = v.string, path.isEmpty || path.hasPrefix("/") {
+                d.socket = path.isEmpty ? nil : path
+            } else {
+                fail("socket", "socket must be an absolute path, e.g. \"/run/gestured/gestured.sock\"")
             }
-            d.socket = path.isEmpty ? nil : path
         }
         if let v = table["socket-mode"] {
             let mode: UInt32?
             if let i = v.int { mode = UInt32(exactly: i) } else { mode = v.string.flatMap { UInt32($0, radix: 8) } }
-            guard let mode, mode <= 0o777 else {
-                throw fail("socket-mode", "socket-mode must be octal permission bits, e.g. \"0660\" or 0o660")
+            if let mode, mode <= 0o777 {
+                d.socketMode = mode
+            } else {
+                fail("socket-mode", "socket-mode must be octal permission bits, e.g. \"0660\" or 0o660")
             }
-            d.socketMode = mode
         }
         if let v = table["socket-group"] {
-            guard let g = v.string else { throw fail("socket-group", "socket-group must be a group name or \"\"") }
-            d.socketGroup = g.isEmpty ? nil : g
+            if let g = v.string {
+                d.socketGroup = g.isEmpty ? nil : g
+            } else {
+                fail("socket-group", "socket-group must be a group name or \"\"")
+            }
         }
         for (key, path) in [("allow-users", \DaemonSettings.allowUsers), ("allow-groups", \DaemonSettings.allowGroups)]
             as [(String, WritableKeyPath<DaemonSettings, [String]>)]
         {
             guard let v = table[key] else { continue }
-            guard let array = v.array else { throw fail(key, "\(key) must be a list of names or ids, e.g. [\"alice\", 1000]") }
-            var names: [String] = []
-            for item in array {
-                if let s = item.string, !s.isEmpty {
-                    names.append(s)
-                } else if let i = item.int, i >= 0, i < Int(UInt32.max) {
-                    names.append(String(i))
-                } else {
-                    throw fail(key, "\(key) must be a list of names or ids, e.g. [\"alice\", 1000]")
+            let names = v.array.flatMap { array -> [String]? in
+                let names = array.compactMap { item -> String? in
+                    if let s = item.string, !s.isEmpty { return s }
+                    if let i = item.int, i >= 0, i < Int(UInt32.max) { return String(i) }
+                    return nil
                 }
+                return names.count == array.count ? names : nil
             }
-            d[keyPath: path] = names
+            if let names {
+                d[keyPath: path] = names
+            } else {
+                fail(key, "\(key) must be a list of names or ids, e.g. [\"alice\", 1000]")
+            }
         }
         if let v = table["seat"] {
-            guard let seat = v.string, !seat.isEmpty else { throw fail("seat", "seat must be a udev seat name, e.g. \"seat0\"") }
-            d.seat = seat
+            if let seat = v.string, !seat.isEmpty {
+                d.seat = seat
+            } else {
+                fail("seat", "seat must be a udev seat name, e.g. \"seat0\"")
+            }
         }
         if let v = table["log-level"] {
-            guard let level = v.string, DaemonSettings.logLevels.contains(level) else {
-                throw fail("log-level", "log-level must be one of \(DaemonSettings.logLevels.joined(separator: ", "))")
+            if let level = v.string, DaemonSettings.logLevels.contains(level) {
+                d.logLevel = level
+            } else {
+                fail("log-level", "log-level must be one of \(DaemonSettings.logLevels.joined(separator: ", "))")
             }
-            d.logLevel = level
         }
         if let v = table["client-buffer-kib"] {
-            guard let kib = v.int, (4...65536).contains(kib) else {
-                throw fail("client-buffer-kib", "client-buffer-kib must be a whole number of KiB from 4 to 65536")
+            if let kib = v.int, (4...65536).contains(kib) {
+                d.clientBuffer = kib * 1024
+            } else {
+                fail("client-buffer-kib", "client-buffer-kib must be a whole number of KiB from 4 to 65536")
             }
-            d.clientBuffer = kib * 1024
         }
         if let v = table["max-clients"] {
-            guard let n = v.int, (1...65536).contains(n) else {
-                throw fail("max-clients", "max-clients must be a whole number from 1 to 65536")
+            if let n = v.int, (1...65536).contains(n) {
+                d.maxClients = n
+            } else {
+                fail("max-clients", "max-clients must be a whole number from 1 to 65536")
             }
-            d.maxClients = n
         }
         if let v = table["max-clients-per-user"] {
-            guard let n = v.int, (1...65536).contains(n) else {
-                throw fail("max-clients-per-user", "max-clients-per-user must be a whole number from 1 to 65536")
+            if let n = v.int, (1...65536).contains(n) {
+                d.maxClientsPerUser = n
+            } else {
+                fail("max-clients-per-user", "max-clients-per-user must be a whole number from 1 to 65536")
             }
-            d.maxClientsPerUser = n
         }
         if let v = table["subscribe-timeout"] {
-            guard let t = v.number, t >= 0.1, t <= 3600 else {
-                throw fail("subscribe-timeout", "subscribe-timeout must be a number of seconds from 0.1 to 3600")
+            if let t = v.number, t >= 0.1, t <= 3600 {
+                d.subscribeTimeout = t
+            } else {
+                fail("subscribe-timeout", "subscribe-timeout must be a number of seconds from 0.1 to 3600")
             }
-            d.subscribeTimeout = t
         }
     }
 
     /// Flattens `tap.maxDuration = 500` and `[thresholds.tap] maxDuration = 500` alike into ("tap.maxDuration", 500),
-    /// with the line each is set on.
+    /// with the line each is set on; what is not a known threshold set to a number is a problem, and left out.
     private static func thresholdValues(
-        _ table: TOMLTable, file: String
-    ) throws(ConfigurationError) -> [(key: String, value: Double, line: Int)] {
+        _ table: TOMLTable, problems: inout Problems
+    ) -> [(key: String, value: Double, line: Int)] {
         var out: [(String, Double, Int)] = []
-        func walk(_ t: TOMLTable, prefix: String) throws(ConfigurationError) {
+        func walk(_ t: TOMLTable, prefix: String) {
             for key in t.keys {
                 let name = prefix.isEmpty ? key : prefix + "." + key
                 let value = t[key]!
                 if let sub = value.table {
-                    try walk(sub, prefix: name)
+                    walk(sub, prefix: name)
                     continue
                 }
                 let line = t.line(of: key)
                 guard let k = GestureThresholds.keys.first(where: { $0.name == name }) else {
                     let known = GestureThresholds.keys.map(\.name).joined(separator: ", ")
-                    throw ConfigurationError(file: file, line: line, message: "unknown threshold '\(name)'; known: \(known)")
+                    problems.add(line, "unknown threshold '\(name)'; known: \(known)")
+                    continue
                 }
-                let number: Double
                 if let d = value.double {
-                    number = d
+                    out.append((name, d, line))
                 } else if let i = value.int {
-                    number = Double(i)
+                    out.append((name, Double(i), line))
                 } else {
-                    throw ConfigurationError(
-                        file: file, line: line, message: "threshold '\(name)' must be a number (\(k.unit)), not \(value.type)")
+                    problems.add(line, "threshold '\(name)' must be a number (\(k.unit)), not \(value.type)")
                 }
-                out.append((name, number, line))
             }
         }
-        try walk(table, prefix: "")
+        walk(table, prefix: "")
         return out
     }
 }

@@ -8,19 +8,25 @@ package enum ConfigPaths {
 
 /// Reads a configuration file, or the system one with its drop-ins when `path` is nil.
 /// A missing system file is not an error (the defaults apply); a missing named file is.
+/// A file with problems does not stop the reading of the next: the error
+/// thrown names every problem of every file.
 package func loadConfiguration(_ path: String?) throws -> Configuration {
     var config = Configuration()
+    var files: [String] = []
     if let path {
-        try ConfigurationReader.read(readTextFile(path, limit: configurationFileLimit), file: path, into: &config)
-        return config
+        files = [path]
+    } else {
+        if fileExists(ConfigPaths.main) { files.append(ConfigPaths.main) }
+        files += listDirectory(ConfigPaths.dropInDirectory, suffix: ".toml").map { ConfigPaths.dropInDirectory + "/" + $0 }
     }
-    if fileExists(ConfigPaths.main) {
-        try ConfigurationReader.read(
-            readTextFile(ConfigPaths.main, limit: configurationFileLimit), file: ConfigPaths.main, into: &config)
+    var errors: [ConfigurationError] = []
+    for file in files {
+        do {
+            try ConfigurationReader.read(readTextFile(file, limit: configurationFileLimit), file: file, into: &config)
+        } catch let error as ConfigurationError {
+            errors.append(error)
+        }
     }
-    for name in listDirectory(ConfigPaths.dropInDirectory, suffix: ".toml") {
-        let file = ConfigPaths.dropInDirectory + "/" + name
-        try ConfigurationReader.read(readTextFile(file, limit: configurationFileLimit), file: file, into: &config)
-    }
+    if let error = ConfigurationError(errors) { throw error }
     return config
 }

@@ -343,8 +343,11 @@ package struct Daemon {
             newAccess = try AccessPolicy(new.daemon)
             try Self.ensureDescriptors(for: new.daemon.maxClients)
         } catch {
-            logger.error("configuration not reloaded, keeping the previous one: \(error)")
-            notifier.notify("READY=1\nSTATUS=configuration not reloaded: \(error)")
+            // One log line per problem; STATUS= is one line (a newline would start another assignment).
+            let lines = (error as? ConfigurationError)?.problems.map(\.description) ?? ["\(error)"]
+            for line in lines { logger.error("configuration not reloaded, keeping the previous one: \(line)") }
+            let more = lines.count > 1 ? " (and \(lines.count - 1) more in the journal)" : ""
+            notifier.notify("READY=1\nSTATUS=configuration not reloaded: \(lines[0])\(more)")
             return
         }
         configuration = new

@@ -448,6 +448,25 @@ struct HostileTests {
         }
     }
 
+    @Test("check-config prints every problem of a file, one line each in line order, and exits 1")
+    func everyConfigurationProblem() throws {
+        let dir = NSTemporaryDirectory() + "gestured-hostile-problems-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/four.toml"
+        try "[thresholds]\nslop = -1\ntap.maxDurtion = 400\n[daemon]\nmax-clients = 0\n[[device]]\nrotation = 45\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try runGestured(["check-config", path], timeout: 10)
+        let lines = r.err.split(separator: "\n").map(String.init)
+        #expect(r.status == 1, "\(r.err)")
+        #expect(
+            lines.map {
+                $0.replacing("gestured: ", with: "", maxReplacements: 1).split(separator: ":").prefix(2).joined(separator: ":")
+            }
+                == ["\(path):2", "\(path):3", "\(path):5", "\(path):6", "\(path):7"], "\(r.err)")
+        #expect(lines.first?.hasPrefix("gestured: ") == true, "\(r.err)")
+    }
+
     @Test(
         "the socket's mode and group are never set through a path someone else can swap; a directory others can write without the sticky bit is refused"
     )

@@ -81,9 +81,47 @@ struct ConfigurationTests {
             #expect(error.file == "bad.toml")
             #expect(error.line == line, "\(error)")
             #expect(error.message.contains(message), "\(error)")
+            #expect(error.problems.count == 1, "\(error)")
         }
         // A failed read leaves the configuration as it was.
         #expect(c.thresholds == .defaults && c.devices.isEmpty)
+    }
+
+    @Test("every problem of a file is reported at once, in line order, and the configuration is left as it was")
+    func everyProblem() {
+        // Found in this order: the unknown top-level key, thresholds, daemon, devices.
+        let text = """
+            [daemon]
+            log-level = "loud"
+            [thresholds]
+            slop = "wide"
+            tap.maxDuration = -5
+            [[device]]
+            match = "x"
+            rotation = 45
+            flip-x = "no"
+            [[device]]
+            size = "big"
+            colour = 2
+            """
+        var c = Configuration()
+        do {
+            try ConfigurationReader.read(text, file: "many.toml", into: &c)
+            Issue.record("accepted")
+        } catch {
+            let expected = [
+                (2, "log-level must be one of"), (4, "threshold 'slop' must be a number"),
+                (5, "tap.maxDuration must be a finite number"), (8, "rotation must be 0, 90"),
+                (9, "flip-x must be true or false"), (10, "[[device]] needs match"), (11, "size must be"),
+                (12, "unknown key 'colour'"),
+            ]
+            #expect(error.problems.map(\.line) == expected.map(\.0), "\(error)")
+            for (problem, (_, says)) in zip(error.problems, expected) {
+                #expect(problem.message.hasPrefix(says), "\(problem)")
+            }
+            #expect(error.description.split(separator: "\n").allSatisfy { $0.hasPrefix("many.toml:") }, "\(error)")
+        }
+        #expect(c.thresholds == .defaults && c.devices.isEmpty && c.daemon == Configuration().daemon)
     }
 
     @Test("the rendered configuration reads back the same")
@@ -231,7 +269,7 @@ struct DaemonConfigurationTests {
             Issue.record("accepted: \(text)")
         } catch {
             #expect(error.line == line && error.message.contains(says), "\(error)")
-            #expect(error.description.hasPrefix("bad.toml:\(line): "))
+            #expect(error.description == "bad.toml:\(line): \(error.message)")
         }
     }
 }

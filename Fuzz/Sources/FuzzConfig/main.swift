@@ -6,7 +6,7 @@ import GestureCore
 #endif
 
 // A configuration file: any bytes give a configuration or a
-// `ConfigurationError` naming a line, never a crash.
+// `ConfigurationError` naming lines, never a crash.
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data else { return 0 }
