@@ -23,10 +23,16 @@ WATCHDOG = scripts/watchdog.sh $(TEST_LIMIT)
 
 .PHONY: all setup build release test test-kernel sanitize fuzz bench bench-smoke bench-update lint format harness install install-files uninstall check-units systemd-smoke recordings throughput demo pictures man clean
 
-all: build
+# `make` builds, as you, what `sudo make install` copies: the release binary
+# and the man pages (about 2 minutes the first time on two cores, most of it
+# compiling the dependencies).
+all: release man
 
-# Debian packages the build needs (libinput, libudev, libevdev, pkg-config).
+# Swift is checked as you first (sudo's secure_path hides a Swift in /opt or
+# your home directory); only the Debian packages the build needs are installed
+# as root.
 setup:
+	scripts/check-swift.sh $(SWIFT)
 	$(SUDO) scripts/setup.sh
 
 build:
@@ -113,21 +119,28 @@ format:
 
 # The daemon, its systemd units, sysusers/tmpfiles snippets and an example
 # configuration. With DESTDIR (packaging) nothing else happens; without it the
-# user and group are created and systemd reloads, if systemd runs.
-install: release man install-files
+# user and group are created and systemd reloads, if systemd runs. It builds
+# nothing and needs no Swift: run `make` as yourself first, then
+# `sudo make install`.
+install:
+	@[ -x "$(GESTURED_BIN)" ] && [ -d "$(MANPAGES)" ] || { \
+	    echo "install: nothing to install yet ($(GESTURED_BIN) or $(MANPAGES) is missing):" >&2; \
+	    echo "install: run 'make' as yourself first (about 2 minutes the first time), then 'sudo make install'" >&2; exit 1; }
+	$(MAKE) install-files
 
 # Man pages, one per subcommand, from the command line's own help
 # (swift-argument-parser's generate-manual plugin), into .build/man.
 man:
 	$(SWIFT) package --disable-sandbox plugin generate-manual --multi-page --configuration debug \
 	    --authors "the gestured developers" --section 1
-	rm -rf .build/man && mkdir -p .build/man
-	cp .build/plugins/GenerateManual/outputs/gestured/*.1 .build/man/
-	rm -f .build/man/gestured.help.1
+	rm -rf $(MANPAGES) && mkdir -p $(MANPAGES)
+	cp .build/plugins/GenerateManual/outputs/gestured/*.1 $(MANPAGES)/
+	rm -f $(MANPAGES)/gestured.help.1
 
 # What install copies, without building: GESTURED_BIN picks the binary (the
 # release build by default).
-GESTURED_BIN ?= $$($(SWIFT) build -c release --show-bin-path)/gestured
+GESTURED_BIN ?= .build/release/gestured
+MANPAGES ?= .build/man
 install-files:
 	install -Dm755 "$(GESTURED_BIN)" "$(DESTDIR)$(BINDIR)/gestured"
 	install -d "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(USERUNITDIR)"
@@ -149,7 +162,7 @@ install-files:
 	install -m644 examples/actions/*.toml "$(DESTDIR)$(DOCDIR)/examples/actions/"
 	install -d "$(DESTDIR)$(DATADIR)/gestured/recordings"
 	install -m644 Recordings/*.evemu Recordings/*.expect "$(DESTDIR)$(DATADIR)/gestured/recordings/"
-	if [ -d .build/man ]; then install -d "$(DESTDIR)$(MANDIR)/man1" && install -m644 .build/man/*.1 "$(DESTDIR)$(MANDIR)/man1/"; fi
+	if [ -d "$(MANPAGES)" ]; then install -d "$(DESTDIR)$(MANDIR)/man1" && install -m644 "$(MANPAGES)"/*.1 "$(DESTDIR)$(MANDIR)/man1/"; fi
 	install -d "$(DESTDIR)$(DATADIR)/bash-completion/completions" "$(DESTDIR)$(DATADIR)/zsh/site-functions" \
 	    "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d"
 	"$(GESTURED_BIN)" --generate-completion-script bash > "$(DESTDIR)$(DATADIR)/bash-completion/completions/gestured"

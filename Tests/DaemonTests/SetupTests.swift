@@ -1,0 +1,93 @@
+import Foundation
+import Harness
+import Testing
+
+/// The README's first steps as a normal user with sudo: Swift is looked for
+/// as the user, before sudo, whose secure_path would hide one installed in
+/// /opt or the home directory; `sudo make install` only copies what `make`
+/// built and needs no Swift. `sudo` and `apt-get` are stand-ins in the
+/// scratch directory: nothing is installed on this machine.
+@Suite("Setting up as a normal user")
+struct SetupTests {
+    /// sudo's secure_path on Debian, without the Swift toolchain.
+    static let securePath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+    let scratch: String
+
+    init() throws {
+        scratch = NSTemporaryDirectory() + "gestured-setup-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: scratch + "/sbin", withIntermediateDirectories: true)
+        // sudo: resets PATH to secure_path (plus the apt-get stand-in) and the
+        // environment, as Debian's sudo does, and notes that it was called.
+        try write(
+            "sudo",
+            """
+            #!/bin/sh
+            echo "$*" >> "\(scratch)/sudo.log"
+            exec env -i PATH="\(scratch)/sbin:\(Self.securePath)" "$@"
+            """)
+        try write("sbin/apt-get", "#!/bin/sh\necho \"$*\" >> \"\(scratch)/apt-get.log\"\n")
+    }
+
+    func write(_ name: String, _ text: String) throws {
+        try text.write(toFile: scratch + "/" + name, atomically: true, encoding: .utf8)
+        chmod(scratch + "/" + name, 0o755)
+    }
+
+    func make(_ arguments: [String], path: String) throws -> (status: Int32, out: String, err: String) {
+        let r = try Child.run(
+            ["/usr/bin/env", "-i", "PATH=\(path)", "HOME=\(scratch)", "/usr/bin/make", "-s", "-C", BuildProducts.packageRoot]
+                + arguments, timeout: 60)
+        return (r.status, r.out, r.err)
+    }
+
+    func log(_ name: String) -> String { (try? String(contentsOfFile: scratch + "/" + name, encoding: .utf8)) ?? "" }
+
+    /// The directory of the swift this test run was built with.
+    static var swiftDirectory: String? {
+        (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init).first {
+            FileManager.default.isExecutableFile(atPath: $0 + "/swift")
+        }
+    }
+
+    @Test("make setup finds the user's Swift, then installs the Debian packages under a sudo-like PATH without it")
+    func setupWithSwift() throws {
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let swift = try #require(Self.swiftDirectory)
+        let r = try make(["setup", "SUDO=\(scratch)/sudo"], path: swift + ":" + Self.securePath)
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+        #expect(r.out.contains("setup: Swift 6."), "\(r.out)")
+        #expect(log("sudo.log").contains("scripts/setup.sh"), "\(log("sudo.log"))")
+        let apt = log("apt-get.log")
+        #expect(
+            apt.contains("update") && apt.contains("install -y --no-install-recommends") && apt.contains("libinput-dev"), "\(apt)"
+        )
+    }
+
+    @Test("make setup without Swift on the user's PATH says so, with where to get it, and never calls sudo")
+    func setupWithoutSwift() throws {
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let r = try make(["setup", "SUDO=\(scratch)/sudo"], path: Self.securePath)
+        #expect(r.status != 0)
+        #expect(r.err.contains("'swift' is not on your PATH") && r.err.contains("swift.org"), "\(r.err)")
+        #expect(log("sudo.log").isEmpty)
+    }
+
+    @Test("sudo make install copies what make built, with no Swift on PATH; with nothing built it says to run make first")
+    func installOnlyCopies() throws {
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let man = scratch + "/man"
+        try FileManager.default.createDirectory(atPath: man, withIntermediateDirectories: true)
+        try ".TH GESTURED 1\n".write(toFile: man + "/gestured.1", atomically: true, encoding: .utf8)
+        let dest = scratch + "/dest"
+        let installed = try make(
+            ["install", "DESTDIR=\(dest)", "GESTURED_BIN=\(BuildProducts.gestured)", "MANPAGES=\(man)"], path: Self.securePath)
+        #expect(installed.status == 0, "\(installed.err)")
+        #expect(FileManager.default.isExecutableFile(atPath: dest + "/usr/local/bin/gestured"))
+        #expect(FileManager.default.fileExists(atPath: dest + "/usr/local/share/man/man1/gestured.1"))
+        let missing = try make(
+            ["install", "DESTDIR=\(dest)", "GESTURED_BIN=\(scratch)/none/gestured", "MANPAGES=\(man)"], path: Self.securePath)
+        #expect(missing.status != 0)
+        #expect(missing.err.contains("run 'make' as yourself first"), "\(missing.err)")
+    }
+}
