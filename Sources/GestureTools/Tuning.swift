@@ -177,6 +177,11 @@ public enum Tuning {
         public var recognized: Set<GestureKind>
         public var measures: Measures
         public var start: Double
+        /// Where it is: "FILE at 2.1 s".
+        public var origin: String { "\(file) at \((start / 100).rounded() / 10) s" }
+        /// The thresholds that alone kept it from being another gesture
+        /// (`Side.rival`): only for those is it evidence.
+        public var decisive: Set<String> = []
 
         /// What it counts as: the intent when that was recognized with nothing
         /// that contradicts it, else the most specific gesture recognized, or nil.
@@ -236,17 +241,21 @@ public enum Tuning {
         } else {
             merged = groups.map { ($0, nil, nil) }
         }
-        // A gesture belongs to the performance under way when its first event came.
-        var owner: [UInt64: Int] = [:]
-        var kinds = [Set<GestureKind>](repeating: [], count: merged.count)
-        var dragEnds = [GestureEvent?](repeating: nil, count: merged.count)
-        for e in events {
-            let t = Double(e.time.microseconds - t0) / 1000
-            let i = owner[e.id] ?? max(0, (merged.lastIndex { $0.group.start - 1 <= t }) ?? 0)
-            owner[e.id] = i
-            guard i < kinds.count else { continue }
-            if e.phase == .recognized || e.phase == .ended { kinds[i].insert(e.gesture) }
-            if e.gesture == .drag && e.phase == .ended { dragEnds[i] = e }
+        let starts = merged.map(\.group.start)
+        let (kinds, dragEnds) = attribute(events, starts: starts, t0: t0)
+        // Replayed again with each threshold that separates this gesture from
+        // a rival moved out of the way: where the rival then appears, that
+        // threshold alone decided.
+        var decisive = [Set<String>](repeating: [], count: merged.count)
+        for rule in rules {
+            for side in rule.below + rule.above where side.kind == recording.intent {
+                guard let rival = side.rival else { continue }
+                var moved = thresholds
+                moved[keyPath: key(rule.key).keyPath] = rival.value
+                let again = TraceReplay(geometry: recording.geometry, thresholds: moved)
+                let otherwise = attribute(try again.events(recording.trace).events, starts: starts, t0: t0).kinds
+                for i in merged.indices where !otherwise[i].isDisjoint(with: rival.kinds) { decisive[i].insert(rule.key) }
+            }
         }
         var out: [Performance] = []
         for (i, entry) in merged.enumerated() {
@@ -263,8 +272,28 @@ public enum Tuning {
             out.append(
                 Performance(
                     file: recording.file, intent: recording.intent, recognized: kinds[i], measures: m,
-                    start: entry.group.start))
+                    start: entry.group.start, decisive: decisive[i]))
         }
         return out
+    }
+
+    /// What was recognized (finished) during each performance, and each one's
+    /// drag end: a gesture belongs to the performance under way when its first
+    /// event came (`starts`: each performance's start, ms after `t0`).
+    static func attribute(
+        _ events: [GestureEvent], starts: [Double], t0: Int64
+    ) -> (kinds: [Set<GestureKind>], dragEnds: [GestureEvent?]) {
+        var owner: [UInt64: Int] = [:]
+        var kinds = [Set<GestureKind>](repeating: [], count: starts.count)
+        var dragEnds = [GestureEvent?](repeating: nil, count: starts.count)
+        for e in events {
+            let t = Double(e.time.microseconds - t0) / 1000
+            let i = owner[e.id] ?? max(0, (starts.lastIndex { $0 - 1 <= t }) ?? 0)
+            owner[e.id] = i
+            guard i < kinds.count else { continue }
+            if e.phase == .recognized || e.phase == .ended { kinds[i].insert(e.gesture) }
+            if e.gesture == .drag && e.phase == .ended { dragEnds[i] = e }
+        }
+        return (kinds, dragEnds)
     }
 }

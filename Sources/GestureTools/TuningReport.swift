@@ -10,6 +10,18 @@ extension Tuning {
         var kind: GestureKind
         var says: String
         var value: @Sendable (Measures) -> Double?
+        /// For a gesture the threshold separates from another (a drag from a
+        /// swipe by its length): a performance is evidence only when this
+        /// threshold is what kept it from being the other, that is when it
+        /// is recognized as one of `kinds` with the threshold moved out of
+        /// the way (to `value`). A curved drag says nothing about
+        /// `swipe.maxDuration`: no length would have made it a swipe.
+        var rival: Rival? = nil
+    }
+
+    struct Rival: Sendable {
+        var kinds: Set<GestureKind>
+        var value: Double
     }
 
     /// A threshold and the gestures on either side of it.
@@ -71,7 +83,11 @@ extension Tuning {
             ], above: []),
         Rule(
             key: "flick.minVelocity",
-            below: [Side(kind: .drag, says: "your drags were released at", value: { $0.release })],
+            below: [
+                Side(
+                    kind: .drag, says: "your drags that only their speed kept from being flicks were released at",
+                    value: { $0.release }, rival: Rival(kinds: [.flick], value: 0))
+            ],
             above: [Side(kind: .flick, says: "your flicks were released at", value: { $0.release })]),
         Rule(
             key: "swipe.minDistance", below: [],
@@ -79,7 +95,11 @@ extension Tuning {
         Rule(
             key: "swipe.maxDuration",
             below: [Side(kind: .swipe, says: "your swipes took", value: { $0.duration })],
-            above: [Side(kind: .drag, says: "your drags took", value: { $0.duration })]),
+            above: [
+                Side(
+                    kind: .drag, says: "your drags that only their length kept from being swipes took",
+                    value: { $0.duration }, rival: Rival(kinds: [.swipe], value: 3_600_000))
+            ]),
         Rule(
             key: "swipe.maxAngle",
             below: [Side(kind: .swipe, says: "your swipes strayed from their axis by", value: { $0.angle })], above: []),
@@ -88,7 +108,7 @@ extension Tuning {
             below: [
                 Side(
                     kind: .drag, says: "your multi-finger drags changed their span by",
-                    value: { $0.fingers >= 2 ? $0.spanChange : nil })
+                    value: { $0.fingers >= 2 ? $0.spanChange : nil }, rival: Rival(kinds: [.pinch, .rotate], value: 0))
             ],
             above: [
                 Side(kind: .pinch, says: "your pinches changed their span by", value: { $0.spanChange }),
@@ -114,15 +134,24 @@ extension Tuning {
         public var key: String
         public var unit: String
         public var current: Double
-        /// "your taps lasted", the values, per side.
-        public var below: [(says: String, values: [Double])]
-        public var above: [(says: String, values: [Double])]
+        /// "your taps lasted", the values and where each comes from ("tap-3.evemu at 2.1 s"), per side.
+        public var below: [(says: String, values: [Double], origins: [String])]
+        public var above: [(says: String, values: [Double], origins: [String])]
         /// A better value, or nil to keep the current one.
         public var suggested: Double?
         public var note: String
 
         var maxBelow: Double? { below.flatMap(\.values).max() }
         var minAbove: Double? { above.flatMap(\.values).min() }
+
+        /// The performances on the wrong side of each other: below-side values
+        /// at or above the lowest above-side value, and the reverse.
+        var overlapping: [String] {
+            guard let b = maxBelow, let a = minAbove, b >= a else { return [] }
+            let low = below.flatMap { zip($0.values, $0.origins) }.filter { $0.0 >= a }
+            let high = above.flatMap { zip($0.values, $0.origins) }.filter { $0.0 <= b }
+            return (low + high).sorted { $0.1 < $1.1 }.map { "\($0.1) (\(format($0.0)) \(unit))" }
+        }
     }
 
     static func key(_ name: String) -> GestureThresholds.Key { GestureThresholds.keys.first { $0.name == name }! }
@@ -132,10 +161,12 @@ extension Tuning {
         var out: [Finding] = []
         for rule in rules {
             let k = key(rule.key)
-            func collect(_ sides: [Side]) -> [(says: String, values: [Double])] {
+            func collect(_ sides: [Side]) -> [(says: String, values: [Double], origins: [String])] {
                 sides.compactMap { side in
-                    let values = performances.filter { $0.intent == side.kind }.compactMap { side.value($0.measures) }
-                    return values.isEmpty ? nil : (side.says, values)
+                    let measured = performances.filter {
+                        $0.intent == side.kind && (side.rival == nil || $0.decisive.contains(rule.key))
+                    }.compactMap { p in side.value(p.measures).map { ($0, p.origin) } }
+                    return measured.isEmpty ? nil : (side.says, measured.map(\.0), measured.map(\.1))
                 }
             }
             var f = Finding(
@@ -153,7 +184,7 @@ extension Tuning {
                 f.suggested = b > 0 ? (a * b).squareRoot() : a / 2
                 f.note = "too close: the middle of the gap gives both sides the widest margin"
             case (_?, _?):
-                f.note = "your gestures overlap here: no value separates them (see the files listed below)"
+                f.note = "your gestures overlap here: no value separates them: " + f.overlapping.joined(separator: ", ")
             case (let b?, nil):
                 f.suggested = b * comfort
                 f.note = "too close: raised to leave a 25 % margin above your gestures"
@@ -344,10 +375,10 @@ extension Tuning {
                 svg.text(x(v * (v == lo ? 1.5 : 1 / 1.5)), y + 58, "\(label) \(f.unit)", size: 9, fill: "#777", anchor: "middle")
             }
             for (side, color) in [(f.below, "#1f77b4"), (f.above, "#ff7f0e")] {
-                for (i, v) in side.flatMap(\.values).enumerated() {
+                for (i, (v, origin)) in side.flatMap({ zip($0.values, $0.origins) }).enumerated() {
                     let jitter = Double(i % 5) * 5 - 10
                     svg.raw(
-                        "<circle class=\"value\" cx=\"\(x(v).svg)\" cy=\"\((y + 30 + jitter).svg)\" r=\"3.5\" fill=\"\(color)\" fill-opacity=\"0.75\"><title>\(format(v)) \(f.unit)</title></circle>"
+                        "<circle class=\"value\" cx=\"\(x(v).svg)\" cy=\"\((y + 30 + jitter).svg)\" r=\"3.5\" fill=\"\(color)\" fill-opacity=\"0.75\"><title>\(format(v)) \(f.unit): \(SVGWriter.escape(origin))</title></circle>"
                     )
                 }
             }

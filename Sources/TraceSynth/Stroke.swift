@@ -20,6 +20,14 @@ public struct Stroke: Sendable {
         public var turn: Double = 0
         public var pivotX: Double = 0
         public var pivotY: Double = 0
+
+        public init(
+            start: Double, duration: Double, dx: Double, dy: Double, cut: Double = 1, bulge: Double = 0, turn: Double = 0,
+            pivotX: Double = 0, pivotY: Double = 0
+        ) {
+            (self.start, self.duration, self.dx, self.dy, self.cut) = (start, duration, dx, dy, cut)
+            (self.bulge, self.turn, self.pivotX, self.pivotY) = (bulge, turn, pivotX, pivotY)
+        }
     }
 
     public var land: Double

@@ -24,13 +24,21 @@ struct TuneCommand: ParsableCommand {
             on either side (the widest margin for both), or given a 25 % margin when only one side \
             was recorded. Each suggestion is kept only as far as every bundled recording still gives \
             its expected gestures (--reference). Finally the matrix again with the suggestion.
+
+            A gesture counts for a threshold that separates it from another only when that \
+            threshold is what kept it from being the other: a drag says something about \
+            swipe.maxDuration only if, quicker, it would have been a swipe (a curved drag would not), \
+            about flick.minVelocity only if, faster, it would have been a flick.
             """
     )
 
     @Argument(help: "The folder of your recordings.")
     var directory: String
 
-    @Option(help: ArgumentHelp("The configuration to start from (default: the built-in thresholds).", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "The configuration to start from (default: the installed one, \(ConfigPaths.main) and its drop-ins, or the built-in thresholds where there is none).",
+            valueName: "FILE"))
     var config: String?
 
     @Option(
@@ -59,7 +67,7 @@ struct TuneCommand: ParsableCommand {
     }
 
     func tune() throws {
-        let configuration = try config.map { try loadConfiguration($0) } ?? Configuration()
+        let configuration = try loadConfiguration(config)
         let thresholds = configuration.thresholds
         var recordings: [Tuning.Recording] = []
         var skipped: [String] = []
@@ -90,14 +98,16 @@ struct TuneCommand: ParsableCommand {
         var out = OutputBuffer()
         let counts = Dictionary(grouping: recordings, by: \.intent).map { "\($0.key.rawValue) \($0.value.count)" }.sorted()
         out.write(
-            "gestured tune: \(recordings.count) recordings in \(directory) (\(counts.joined(separator: ", "))), \(performances.count) performances\n\n"
+            "gestured tune: \(recordings.count) recordings in \(directory) (\(counts.joined(separator: ", "))), \(performances.count) performances\n"
         )
+        let from = configuration.sources.isEmpty ? "the built-in thresholds" : configuration.sources.joined(separator: ", ")
+        out.write("Starting from: \(from)\n\n")
         out.write("With the current thresholds (rows: what you meant; columns: what was recognized)\n")
         out.write(Tuning.matrixText(performances) + "\n")
         let misses = performances.filter { $0.outcome != $0.intent }
         for p in misses {
             let got = p.recognized.isEmpty ? "nothing" : p.recognized.map(\.rawValue).sorted().joined(separator: ", ")
-            out.write("  \(p.file) at \(fixed1(p.start / 1000)) s: meant \(p.intent.rawValue), got \(got)\n")
+            out.write("  \(p.origin): meant \(p.intent.rawValue), got \(got)\n")
         }
         if !misses.isEmpty { out.write("\n") }
 
@@ -107,8 +117,14 @@ struct TuneCommand: ParsableCommand {
         out.write("How close your gestures came to each threshold\n")
         out.write(Tuning.findingsText(findings) + "\n")
         let snippet = Tuning.snippet(findings)
-        if snippet.isEmpty {
+        if snippet.isEmpty && misses.isEmpty {
             out.write("Suggested configuration: none; the current thresholds fit your gestures.\n")
+        } else if snippet.isEmpty {
+            out.write(
+                "Suggested configuration: none. \(misses.count) of your \(performances.count) performances were recognized otherwise "
+                    + "(listed at the top), and no threshold can be moved to change that without breaking another of yours "
+                    + "or a bundled recording: where your gestures overlap (above), make them more distinct, or check their labels.\n"
+            )
         } else {
             out.write(
                 "Suggested configuration (put it in /etc/gestured/gestured.toml, or a [device.thresholds] section; "

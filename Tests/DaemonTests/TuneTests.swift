@@ -70,7 +70,36 @@ struct TuneTests {
         // The margins drawn: one row per threshold reported, the suggestions marked.
         let picture = try String(contentsOfFile: svg, encoding: .utf8)
         #expect(picture.hasPrefix("<?xml") && picture.contains("data-key=\"tap.maxDuration\""))
+        // Each dot says which performance it is.
+        #expect(picture.contains(" ms: \(dir)/tap-3.evemu at 2.0 s</title>"), "\(picture)")
         #expect(picture.components(separatedBy: "class=\"suggested\"").count - 1 == snippet.split(separator: "\n").count)
+    }
+
+    @Test("a curved drag says nothing about swipe.maxDuration: only drags that a quicker stroke would have made swipes count")
+    func curvedDrag() throws {
+        let dir = NSTemporaryDirectory() + "gestured-tune-drags-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // A quick drag that bows 15 mm sideways (no swipe at any length), then
+        // three slow straight ones (swipes, had they been quicker).
+        let curved = Stroke(
+            land: 100, lift: 490, x: 60, y: 80, moves: [Stroke.Move(start: 110, duration: 330, dx: 45, dy: 0, bulge: 15)])
+        let straight = [900.0, 1000, 1100].enumerated().map { i, ms in
+            let land = 2100 + 2000 * Double(i)
+            return Stroke(
+                land: land, lift: land + ms, x: 60, y: 80,
+                moves: [Stroke.Move(start: land + 10, duration: ms - 80, dx: 45, dy: 0)])
+        }
+        let scenario = Scenario(name: "drags", strokes: [curved] + straight, expected: [])
+        try Renderer(panel: .tablet).evemu(scenario, seed: 3).write(
+            toFile: dir + "/drag-1.evemu", atomically: true, encoding: .utf8)
+        let r = try runGestured(["tune", dir, "--reference", BuildProducts.packageRoot + "/Recordings"])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out.contains("recognized as meant: 4 of 4"), "\(r.out)")
+        #expect(r.out.contains("your drags that only their length kept from being swipes took 90"), "\(r.out)")
+        #expect(r.out.contains(" ms (3): should reach it"), "\(r.out)")
+        #expect(!r.out.contains("swipe.maxDuration = 500 ms  →  suggested"), "\(r.out)")
+        #expect(r.out.contains("Suggested configuration: none; the current thresholds fit your gestures."), "\(r.out)")
     }
 
     @Test("a folder with no labelled recordings is an error that says how to name them")
