@@ -9,12 +9,38 @@ public struct TracePicture {
     public var geometry: PanelGeometry
     public var frames: [TouchFrame]
     public var events: [GestureEvent]
+    /// Draw only the touched part of the panel (with a margin), enlarged: a
+    /// small gesture on a big panel is otherwise a dot in empty space.
+    public var zoom: Bool
 
-    public init(title: String, geometry: PanelGeometry, frames: [TouchFrame], events: [GestureEvent]) {
+    public init(title: String, geometry: PanelGeometry, frames: [TouchFrame], events: [GestureEvent], zoom: Bool = false) {
         self.title = title
         self.geometry = geometry
         self.frames = frames
         self.events = events
+        self.zoom = zoom
+    }
+
+    /// The part of the panel drawn, mm: all of it, or with `zoom` the box
+    /// around every touch and gesture position, 10 mm (at least 20 % of the
+    /// box) wider on each side and at least 30 mm across, within the panel.
+    func view(_ touches: [Touch]) -> (x: Double, y: Double, w: Double, h: Double) {
+        let (w, h) = (geometry.screenWidth, geometry.screenHeight)
+        let xs = touches.flatMap { $0.points.map(\.x) } + events.map(\.x)
+        let ys = touches.flatMap { $0.points.map(\.y) } + events.map(\.y)
+        guard zoom, let x0 = xs.min(), let x1 = xs.max(), let y0 = ys.min(), let y1 = ys.max() else { return (0, 0, w, h) }
+        func span(_ lo: Double, _ hi: Double, _ limit: Double) -> (Double, Double) {
+            let pad = max(10, (hi - lo) * 0.2)
+            var (a, b) = (lo - pad, hi + pad)
+            if b - a < 30 { (a, b) = ((a + b) / 2 - 15, (a + b) / 2 + 15) }
+            // Within the panel, shifted rather than cut where there is room.
+            if a < 0 { (a, b) = (0, min(limit, b - a)) }
+            if b > limit { (a, b) = (max(0, a - (b - limit)), limit) }
+            return (a, b)
+        }
+        let (ax, bx) = span(x0, x1, w)
+        let (ay, by) = span(y0, y1, h)
+        return (ax, ay, bx - ax, by - ay)
     }
 
     /// One finger from landing to lifting.
@@ -90,8 +116,10 @@ public struct TracePicture {
         let gestures = gestures()
         let duration = max(
             touches.flatMap { $0.points.map(\.t) }.max() ?? 0, gestures.map(\.end).max() ?? 0, 0.001)
-        let w = geometry.screenWidth
-        let h = geometry.screenHeight
+        let shown = view(touches)
+        let zoomed = shown.w < geometry.screenWidth || shown.h < geometry.screenHeight
+        let w = shown.w
+        let h = shown.h
         let scale = min(Self.panelWidth / w, Self.panelMaxHeight / h)
         let pw = w * scale
         let ph = h * scale
@@ -116,16 +144,22 @@ public struct TracePicture {
             })
         let touchRows = (touchLanes.max() ?? -1) + 1
         let gestureRows = (gestureLanes.max() ?? -1) + 1
-        let timelineTop = top + ph + 70
+        // Under the panel: the grid's cell, the time colour bar with its ends
+        // and, on a line of its own, the key to the marks.
+        let timelineTop = top + ph + 94
         let timelineHeight = Double(touchRows + gestureRows) * Self.laneHeight + 40
         let height = timelineTop + timelineHeight + 30
         svg.open(width: width, height: height)
         svg.text(
             m, 24, "\(title)", size: 16, weight: "bold")
+        let part =
+            zoomed
+            ? " · showing \(w.formatted1) × \(h.formatted1) mm from (\(shown.x.formatted1), \(shown.y.formatted1))" : ""
         svg.text(
             m, 44,
-            "\(geometry.screenWidth.formatted1) × \(geometry.screenHeight.formatted1) mm (\(geometry.source.rawValue)) · "
-                + "\(duration.formatted2) s · \(touches.count) touches · \(gestures.count) gestures",
+            "\(geometry.screenWidth.formatted1) × \(geometry.screenHeight.formatted1) mm (\(geometry.source.rawValue))\(part) · "
+                + "\(duration.formatted2) s · \(Self.count(touches.count, "touch", "touches")) · "
+                + Self.count(gestures.count, "gesture", "gestures"),
             size: 12, fill: "#555")
 
         // The panel and a 10 mm grid.
@@ -136,15 +170,16 @@ public struct TracePicture {
         // 10 mm, or a power of ten times that on a panel so large (or a
         // size so wrong) that 10 mm would draw more than 100 lines.
         let cell = Self.gridStep(max(w, h))
+        // Lines at the panel's multiples of the cell inside the part shown.
         var grid = ""
-        var g = cell
-        while g < w {
-            grid += "M\((px + g * scale).svg) \(top.svg)v\(ph.svg)"
+        var g = ((shown.x / cell).rounded(.down) + 1) * cell
+        while g < shown.x + w {
+            grid += "M\((px + (g - shown.x) * scale).svg) \(top.svg)v\(ph.svg)"
             g += cell
         }
-        g = cell
-        while g < h {
-            grid += "M\(px.svg) \((top + g * scale).svg)h\(pw.svg)"
+        g = ((shown.y / cell).rounded(.down) + 1) * cell
+        while g < shown.y + h {
+            grid += "M\(px.svg) \((top + (g - shown.y) * scale).svg)h\(pw.svg)"
             g += cell
         }
         let cellText = "\(Int(cell)) mm"
@@ -153,7 +188,9 @@ public struct TracePicture {
         svg.text(px + pw, top + ph + 14, "grid: \(cellText)", size: 10, fill: "#888", anchor: "end")
 
         // Finger paths: short polylines, each coloured by the time it was drawn.
-        func point(_ x: Double, _ y: Double) -> (Double, Double) { (px + x * scale, top + y * scale) }
+        func point(_ x: Double, _ y: Double) -> (Double, Double) {
+            (px + (x - shown.x) * scale, top + (y - shown.y) * scale)
+        }
         for touch in touches {
             svg.raw("<g class=\"touch\" data-touch=\"\(touch.number)\">")
             var chunk: [String] = []
@@ -196,13 +233,23 @@ public struct TracePicture {
         }
 
         // Gesture labels where they were recognized: of a few places around the
-        // marker, the one that covers the fewest finger paths and no other label.
+        // marker, the one that covers the fewest finger paths, no touch
+        // number and no other label.
         var placed: [(x: Double, y: Double, w: Double)] = []
         let inked = touches.flatMap { t in t.points.map { point($0.x, $0.y) } }
+        // Touch numbers, as the labels' boxes are kept: (left, baseline, width).
+        let numbers = touches.map { t in
+            let (x, y) = point(t.points[0].x, t.points[0].y)
+            return (x: x + 7, y: y - 6, w: Double(String(t.number).count) * 6.5)
+        }
         for gesture in gestures {
             let at = gesture.events.last { $0.phase != .cancelled } ?? gesture.events.last!
             let (gx, gy) = point(at.x, at.y)
-            let label = "#\(gesture.id) \(Self.describe(gesture)) · \(gesture.start.formatted2) s"
+            // The marker stands where the gesture ended: a continuous one is
+            // labelled with its span of time, which ends there.
+            let end = seconds(at.time)
+            let when = end > gesture.start ? "\(gesture.start.formatted2)–\(end.formatted2) s" : "\(end.formatted2) s"
+            let label = "#\(gesture.id) \(Self.describe(gesture)) · \(when)"
             let lw = Double(label.count) * 6.6 + 8
             var best: (x: Double, y: Double, cost: Double)?
             for (dx, dy) in Self.labelOffsets(width: lw) {
@@ -211,6 +258,7 @@ public struct TracePicture {
                 var cost = abs(dy) / 20 + abs(dx + lw / 2) / 60
                 for p in inked where p.0 > lx - 2 && p.0 < lx + lw + 2 && p.1 > ly - 13 && p.1 < ly + 6 { cost += 1 }
                 for q in placed where abs(q.y - ly) < 16 && q.x < lx + lw && lx < q.x + q.w { cost += 1000 }
+                for n in numbers where n.y > ly - 21 && n.y < ly + 14 && n.x < lx + lw && lx < n.x + n.w { cost += 500 }
                 if best == nil || cost < best!.cost { best = (lx, ly, cost) }
             }
             let (lx, ly) = (best!.x, best!.y)
@@ -242,8 +290,8 @@ public struct TracePicture {
         svg.text(px, barY + 22, "0 s", size: 10, fill: "#555")
         svg.text(px + barW, barY + 22, "\(duration.formatted2) s", size: 10, fill: "#555", anchor: "end")
         svg.text(
-            px + barW / 2, barY + 22, "time (path colour) · ● lands · ○ lifts · × cancelled · ◆ gesture", size: 10,
-            fill: "#555", anchor: "middle")
+            px, barY + 40, "path colour: time · ● lands · ○ lifts · × cancelled · ◆ gesture (where it ended)", size: 10,
+            fill: "#555")
 
         // Timeline: touches, then gestures with their phases.
         svg.text(px, timelineTop - 8, "timeline", size: 12, weight: "bold")
@@ -310,6 +358,9 @@ public struct TracePicture {
     }
 
     static func timelineLabel(_ g: Gesture) -> String { "#\(g.id) \(describe(g))" }
+
+    /// "1 touch", "3 touches".
+    static func count(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
 
     /// "swipe left, 2f", "pinch close ×0.46, 2f", "rotate clockwise 60°, 2f", "tap, 1f".
     static func describe(_ g: Gesture) -> String {

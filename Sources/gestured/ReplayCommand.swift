@@ -51,12 +51,16 @@ struct ReplayCommand: ParsableCommand {
             valueName: "FILE"))
     var svg: String?
 
+    @Flag(help: "With --svg: draw only the touched part of the panel, enlarged (small gestures on a big panel).")
+    var zoom = false
+
     @Argument(help: "Trace files (evemu or libinput record).")
     var traces: [String]
 
     func validate() throws {
         if traces.isEmpty { throw ValidationError("name at least one trace file") }
         if svg != nil && traces.count > 1 { throw ValidationError("--svg draws one trace; name only one") }
+        if zoom && svg == nil { throw ValidationError("--zoom is for the picture: add --svg FILE") }
         _ = try wantedKinds()
     }
 
@@ -127,7 +131,8 @@ extension ReplayCommand {
         let frames = try replay.frames(loaded.trace)
         let name = loaded.trace.file.split(separator: "/").last.map(String.init) ?? loaded.trace.file
         let picture = TracePicture(
-            title: "\(name) — \(loaded.trace.device.name)", geometry: loaded.geometry, frames: frames, events: events)
+            title: "\(name) — \(loaded.trace.device.name)", geometry: loaded.geometry, frames: frames, events: events,
+            zoom: zoom)
         try writeTextFile(file, picture.svg())
         printError("gestured: drew \(loaded.trace.file) to \(file)")
     }
