@@ -134,6 +134,11 @@ package struct Daemon {
         }
         notifier.notify("READY=1\n" + statusLine())
         logger.notice("ready: \(server.listener?.path ?? ""), \(devices.count) touchscreen(s)")
+        if devices.isEmpty && libinput != nil {
+            logger.notice(
+                "no touchscreen yet: one plugged in is used at once. `gestured devices -v` shows what libinput saw and refused; reading /dev/input needs root, the group 'input', or the udev rule `make install` puts in place"
+            )
+        }
         while running { turn() }
         stop()
         return 0
@@ -202,10 +207,12 @@ package struct Daemon {
             listener = passed
             logger.info("listening on \(passed.path) (socket from systemd)")
         } else {
-            guard let path = options.socketPath ?? configuration.daemon.socket ?? Listener.defaultPath() else {
+            let named = options.socketPath ?? configuration.daemon.socket
+            guard let path = named ?? Listener.defaultPath() else {
                 throw SetupError("no socket path: XDG_RUNTIME_DIR is not set; pass --socket PATH or set socket in [daemon]")
             }
-            listener = try Listener.bind(path: path, mode: configuration.daemon.socketMode, group: access.socketGroup)
+            listener = try Listener.bind(
+                path: path, mode: configuration.daemon.socketMode, group: access.socketGroup, createDirectory: named == nil)
             logger.info("listening on \(path)")
         }
         server.listen(listener)

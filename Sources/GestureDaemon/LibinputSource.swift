@@ -64,15 +64,35 @@ package final class LibinputSource {
             li = libinput_path_create_context(libinputInterface, user)
             guard let li else { throw SetupError("cannot create a libinput context") }
             clinux_libinput_set_log(li, libinputLog, logger.logLevel <= .debug ? 10 : 20)
-            for path in paths where libinput_path_add_device(li, path) == nil {
-                throw SetupError(
-                    "cannot use \(path): not a touchscreen, not readable (is the user in group 'input'?), or not an input device; see `gestured devices`"
-                )
+            for path in paths {
+                try Self.checkNode(path)
+                guard libinput_path_add_device(li, path) != nil else {
+                    throw SetupError("cannot use \(path): libinput refused it (not a touchscreen?); see `gestured devices`")
+                }
             }
         }
     }
 
     deinit { shutdown() }
+
+    /// Says plainly why a device named on the command line cannot be opened,
+    /// before libinput, which only says "invalid path".
+    static func checkNode(_ path: String) throws(SetupError) {
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            let e = Errno.last
+            throw SetupError(
+                e == .noSuchFileOrDirectory
+                    ? "cannot use \(path): no such device (unplugged, or another number?); `gestured devices` lists the touchscreens"
+                    : "cannot use \(path): \(e)")
+        }
+        guard (st.st_mode & S_IFMT) == S_IFCHR else {
+            throw SetupError("cannot use \(path): not a device node; touchscreens are /dev/input/eventN (`gestured devices`)")
+        }
+        guard access(path, R_OK) == 0 else {
+            throw SetupError("cannot use \(path): not readable by this user (reading /dev/input needs root or the group 'input')")
+        }
+    }
 
     /// The touchscreens on `backend` as the daemon would see them (`gestured
     /// devices`, `gestured record`): opened, read once and closed.

@@ -53,7 +53,11 @@ package struct Listener {
     /// into place, which replaces whatever name is there and follows no link.
     /// A target directory others may write to without the sticky bit is
     /// refused: anyone could swap the socket for something else there.
-    package static func bind(path: String, mode: UInt32, group: gid_t?) throws(SetupError) -> Listener {
+    ///
+    /// The directory is made only for the default path (`createDirectory`:
+    /// /run/gestured when not started by gestured.socket); a path the user
+    /// named must be in a directory that exists, or a typo would make one.
+    package static func bind(path: String, mode: UInt32, group: gid_t?, createDirectory: Bool) throws(SetupError) -> Listener {
         guard !path.hasPrefix("@"), let addr = UnixAddress(path) else {
             throw SetupError("socket path must be a file path of at most 107 bytes: \(path)")
         }
@@ -71,6 +75,11 @@ package struct Listener {
         var directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         if directory.isEmpty { directory = path.hasPrefix("/") ? "/" : "." }
         if access(directory, F_OK) != 0 {
+            guard createDirectory else {
+                throw SetupError(
+                    "cannot make the socket \(path): its directory \(directory) does not exist; create it first, or choose a --socket in an existing directory"
+                )
+            }
             // /run/gestured when not started by gestured.socket (which makes it).
             if mkdir(directory, 0o755) != 0 && errno != EEXIST {
                 throw SetupError("cannot create \(directory)", Errno.last)

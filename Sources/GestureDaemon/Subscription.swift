@@ -38,7 +38,7 @@ package struct Subscription: Equatable, Sendable {
 
     /// The cases of `T` named in `names`; an unknown name is a bad request
     /// naming it and every known one.
-    static func named<T: RawRepresentable & CaseIterable & Hashable>(
+    package static func named<T: RawRepresentable & CaseIterable & Hashable>(
         _ names: [String], _ what: String
     ) throws(RequestError) -> Set<T> where T.RawValue == String {
         var set = Set<T>()

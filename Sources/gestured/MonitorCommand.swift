@@ -66,35 +66,24 @@ struct MonitorCommand: ParsableCommand {
         guard (1...1000).contains(connections) else { throw ValidationError("--connections must be 1 to 1000") }
     }
 
-    private func list(_ s: String?) -> [String]? {
-        s.map { $0.split(separator: ",").map { String($0.filter { $0 != " " }) }.filter { !$0.isEmpty } }
-    }
-
     /// The subscribe request for the options given.
     func subscribeLine() throws -> String {
         var fields = [#""type":"subscribe""#]
-        if let g = list(gestures) {
-            for name in g where GestureKind(rawValue: name) == nil {
-                throw ValidationError(
-                    "--gestures: unknown gesture '\(name)'; known: \(GestureKind.allCases.map(\.rawValue).joined(separator: ", "))"
-                )
-            }
+        if let g = optionList(gestures) {
+            _ = try namedOption(gestures, "--gestures", "gesture") as Set<GestureKind>?
             fields.append(#""gestures":["# + g.map { "\"\($0)\"" }.joined(separator: ",") + "]")
         }
-        if let f = list(fingers) {
+        if let f = optionList(fingers) {
             let counts = f.compactMap(Int.init)
             guard counts.count == f.count else { throw ValidationError("--fingers: a comma-separated list of counts, e.g. 1,2") }
             fields.append(#""fingers":["# + counts.map(String.init).joined(separator: ",") + "]")
         }
-        if let d = list(devices) { fields.append(#""devices":["# + d.map(jsonString).joined(separator: ",") + "]") }
-        if let p = list(phases) {
-            for name in p where GesturePhase(rawValue: name) == nil {
-                throw ValidationError(
-                    "--phases: unknown phase '\(name)'; known: \(GesturePhase.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
+        if let d = optionList(devices) { fields.append(#""devices":["# + d.map(jsonString).joined(separator: ",") + "]") }
+        if let p = optionList(phases) {
+            _ = try namedOption(phases, "--phases", "phase") as Set<GesturePhase>?
             fields.append(#""phases":["# + p.map { "\"\($0)\"" }.joined(separator: ",") + "]")
         }
-        if let r = list(region) {
+        if let r = optionList(region) {
             let v = r.compactMap(Double.init)
             guard v.count == 4 else { throw ValidationError("--region: four numbers X0,Y0,X1,Y1 from 0 to 1") }
             fields.append(#""region":["# + v.map { String($0) }.joined(separator: ",") + "]")
@@ -127,7 +116,7 @@ struct MonitorCommand: ParsableCommand {
         var latencies: [Int64] = []
         var timerLatencies: [Int64] = []
         // Taps come after the double-tap interval, by a timer, when double taps are subscribed too.
-        let heldTaps = list(gestures).map { $0.contains(GestureKind.doubleTap.rawValue) } ?? true
+        let heldTaps = optionList(gestures).map { $0.contains(GestureKind.doubleTap.rawValue) } ?? true
         var origin: Timestamp?
         var exitStatus: Int32 = 0
         var saidGoodbye = false

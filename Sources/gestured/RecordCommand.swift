@@ -35,7 +35,7 @@ struct RecordCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Stop after this many seconds (default: at Ctrl-C).", valueName: "S"))
     var duration: Double?
 
-    @Option(help: "The udev seat to look for a touchscreen on, without --device (default: seat0).")
+    @Option(help: "The udev seat to look for a touchscreen on, without --device.")
     var seat: String = "seat0"
 
     func validate() throws {

@@ -12,6 +12,10 @@ struct ReplayCommand: ParsableCommand {
             its device from --desc or from a NAME.desc beside it (for A.B.events: A.B.desc, then A.desc). \
             The panel's size comes from --size, the configuration, the device's resolution, or else a \
             12.5-inch fallback (with a warning). Timers still pending at the end fire, as if time went on.
+
+            With several files, each is replayed on its own (gesture ids start at 1 in each); text \
+            and summary output put a "# FILE" line before each file's gestures. A file that cannot \
+            be read is reported and the others are still replayed; the exit status is then 1.
             """
     )
 
@@ -39,6 +43,12 @@ struct ReplayCommand: ParsableCommand {
             valueName: "LIST"))
     var gestures: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Only print these phases (comma-separated), e.g. recognized,began,ended: a long hold or drag is otherwise a changed line per frame.",
+            valueName: "LIST"))
+    var phases: String?
+
     @Flag(help: "Print every state machine transition to standard error.")
     var transitions = false
 
@@ -62,19 +72,13 @@ struct ReplayCommand: ParsableCommand {
         if svg != nil && traces.count > 1 { throw ValidationError("--svg draws one trace; name only one") }
         if zoom && svg == nil { throw ValidationError("--zoom is for the picture: add --svg FILE") }
         _ = try wantedKinds()
+        _ = try namedOption(phases, "--phases", "phase") as Set<GesturePhase>?
     }
 
     func wantedKinds() throws -> GestureKindSet {
-        guard let gestures else { return .all }
+        guard let kinds = try namedOption(gestures, "--gestures", "gesture") as Set<GestureKind>? else { return .all }
         var set = GestureKindSet()
-        for name in gestures.split(separator: ",") {
-            let n = String(name.filter { $0 != " " })
-            guard let kind = GestureKind(rawValue: n) else {
-                let known = GestureKind.allCases.map(\.rawValue).joined(separator: ", ")
-                throw ValidationError("--gestures: unknown gesture '\(n)'; known: \(known)")
-            }
-            set.insert(GestureKindSet(kind))
-        }
+        for kind in kinds { set.insert(GestureKindSet(kind)) }
         return set
     }
 
@@ -88,7 +92,9 @@ struct ReplayCommand: ParsableCommand {
         }
         let wanted = try wantedKinds()
         var printer = EventPrinter(format: format)
-        var nextID: UInt64 = 1
+        printer.phases = try namedOption(phases, "--phases", "phase")
+        printer.headers = format == .text || traces.count > 1
+        var failed = false
         for path in traces {
             do {
                 for loaded in try TraceLoader.load(path, desc: desc, size: size, configuration: configuration) {
@@ -103,25 +109,22 @@ struct ReplayCommand: ParsableCommand {
                     replay.tracing = transitions
                     printer.begin(trace: path)
                     printer.kept = svg == nil ? nil : []
-                    let outcome = try replay.run(loaded.trace, firstID: nextID, into: &printer)
-                    nextID = outcome.nextID
+                    let outcome = try replay.run(loaded.trace, firstID: 1, into: &printer)
                     if verbose { printError("gestured: \(path): \(outcome.frames) frames") }
                     if let svg { try draw(loaded, events: printer.kept ?? [], with: replay, to: svg) }
                     for w in outcome.warnings { printError("gestured: \(w)") }
                     for t in outcome.transitions { printError("transition: \(t)") }
                     for a in outcome.anomalies { printError("gestured: bug: unhandled \(a); please report it with this trace") }
                 }
-            } catch let e as TraceError {
-                printer.flush()
-                printError("gestured: \(e)")
-                throw ExitCode(1)
             } catch {
+                // The next file is still replayed; the exit status says one failed.
                 printer.flush()
                 printError("gestured: \(error)")
-                throw ExitCode(1)
+                failed = true
             }
         }
         printer.flush()
+        if failed { throw ExitCode(1) }
     }
 }
 
@@ -145,22 +148,28 @@ struct EventPrinter: GestureSink {
     var origin: Timestamp?
     /// The events printed, kept for a picture (nil: not kept).
     var kept: [GestureEvent]?
+    /// Only these phases are printed (nil: all).
+    var phases: Set<GesturePhase>?
+    /// A "# FILE" line before each file's gestures (text, and summary with several files).
+    var headers = false
 
     init(format: ReplayCommand.Format) { self.format = format }
 
     mutating func begin(trace: String) {
         origin = nil
-        if format == .text { out.write("# \(trace)\n") }
+        if headers && format != .jsonl { out.write("# \(trace)\n") }
     }
 
     mutating func receive(_ event: GestureEvent) {
         kept?.append(event)
+        // Text times count from the first event, printed or not.
+        if origin == nil { origin = event.time }
+        if let phases, !phases.contains(event.phase) { return }
         switch format {
         case .jsonl:
             out.write(event.jsonLine)
             out.write("\n")
         case .text:
-            if origin == nil { origin = event.time }
             out.write(event.textLine(origin: origin!))
             out.write("\n")
         case .summary:

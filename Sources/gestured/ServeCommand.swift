@@ -49,7 +49,10 @@ struct ServeCommand: ParsableCommand {
     @Flag(help: "With --replay: start the trace again after it ends, for ever.")
     var loop = false
 
-    @Option(help: ArgumentHelp("With --replay: play this many times faster (0.1 to 100).", valueName: "X"))
+    @Option(
+        help: ArgumentHelp(
+            "With --replay: play this many times faster (0.1 to 100). Timing is part of a gesture: faster, a drag may become a flick or a swipe, a hold a tap; `replay` gives what the trace means at its own speed.",
+            valueName: "X"))
     var speed: Double = 1
 
     @Option(

@@ -64,6 +64,13 @@ struct LibinputEndToEndTests {
         let client = try SocketClient(path: session.socket)
         let hello = try client.next()
         #expect((hello?["devices"] as? [Any])?.isEmpty == true)
+        // With no touchscreen the daemon says where to look.
+        var waited = 0
+        while !session.daemonLog.contains("no touchscreen yet") && waited < 50 {
+            usleep(100_000)
+            waited += 1
+        }
+        #expect(session.daemonLog.contains("no touchscreen yet: one plugged in is used at once. `gestured devices -v`"))
         try client.send(#"{"type":"subscribe"}"#)
         _ = try client.read(until: "subscribed")
 
