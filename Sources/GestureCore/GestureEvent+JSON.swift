@@ -1,5 +1,5 @@
 extension GestureEvent {
-    /// The event as one line of JSON (no newline), the schema of `GESTURES.md`:
+    /// The event as one line of JSON (no newline), the schema of docs/gestures.md ("Events"):
     /// the same in `replay --format jsonl`, on the socket, and in `monitor --json`.
     ///
     /// Positions are rounded to 0.01 mm, fractions of the panel to 0.0001,

@@ -62,7 +62,7 @@ public enum PanelEdge: String, Sendable, Hashable, CaseIterable, Codable {
     case left, right, top, bottom
 }
 
-/// One gesture event: the object of `GESTURES.md`'s "Events" section.
+/// One gesture event: the object of docs/gestures.md's "Events" section.
 public struct GestureEvent: Sendable, Hashable {
     public var gesture: GestureKind
     public var phase: GesturePhase

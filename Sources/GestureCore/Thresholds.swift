@@ -1,6 +1,6 @@
 /// Every tunable number of the recognizers, with its unit.
 ///
-/// Defaults follow `GESTURES.md`; each one names its unit in the property
+/// Defaults are those of docs/gestures.md; each one names its unit in the property
 /// name's documentation. Distances are millimetres on the panel, times are
 /// milliseconds in configuration and microseconds inside the engine.
 public struct GestureThresholds: Hashable, Sendable {
@@ -41,7 +41,7 @@ public struct GestureThresholds: Hashable, Sendable {
 
     public init() {}
 
-    /// The defaults of `GESTURES.md`.
+    /// The defaults docs/gestures.md lists.
     public static let defaults = GestureThresholds()
 }
 
@@ -54,7 +54,7 @@ extension GestureThresholds {
         public let summary: String
     }
 
-    /// Every threshold by the name `GESTURES.md` and configuration files use.
+    /// Every threshold by the name docs/gestures.md and configuration files use.
     public static let keys: [Key] = [
         Key(name: "slop", unit: "mm", keyPath: \.slop, summary: "movement allowed before a touch counts as moving"),
         Key(
