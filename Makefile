@@ -129,13 +129,12 @@ install:
 	$(MAKE) install-files
 
 # Man pages, one per subcommand, from the command line's own help
-# (swift-argument-parser's generate-manual plugin), into .build/man.
+# (swift-argument-parser's generate-manual plugin) with the FILES and EXAMPLES
+# of docs/man, and gestured.toml(5), into .build/man (scripts/man-pages.sh).
 man:
 	$(SWIFT) package --disable-sandbox plugin generate-manual --multi-page --configuration debug \
 	    --authors "the gestured developers" --section 1
-	rm -rf $(MANPAGES) && mkdir -p $(MANPAGES)
-	cp .build/plugins/GenerateManual/outputs/gestured/*.1 $(MANPAGES)/
-	rm -f $(MANPAGES)/gestured.help.1
+	scripts/man-pages.sh .build/plugins/GenerateManual/outputs/gestured $(MANPAGES) $(DOCDIR) $(DATADIR)
 
 # What install copies, without building: GESTURED_BIN picks the binary (the
 # release build by default).
@@ -156,6 +155,7 @@ install-files:
 	install -Dm644 systemd/71-gestured-uinput.rules "$(DESTDIR)$(UDEVRULESDIR)/71-gestured-uinput.rules"
 	install -Dm644 examples/gestured.toml "$(DESTDIR)$(DOCDIR)/gestured.toml.example"
 	install -Dm644 docs/protocol.md "$(DESTDIR)$(DOCDIR)/protocol.md"
+	install -m644 README.md docs/gestures.md docs/state-machines.md "$(DESTDIR)$(DOCDIR)/"
 	install -Dm755 examples/python/gestured_client.py "$(DESTDIR)$(DOCDIR)/examples/gestured_client.py"
 	install -Dm755 examples/shell/gestured-watch.sh "$(DESTDIR)$(DOCDIR)/examples/gestured-watch.sh"
 	install -d "$(DESTDIR)$(DOCDIR)/examples/actions"
@@ -163,6 +163,7 @@ install-files:
 	install -d "$(DESTDIR)$(DATADIR)/gestured/recordings"
 	install -m644 Recordings/*.evemu Recordings/*.expect "$(DESTDIR)$(DATADIR)/gestured/recordings/"
 	if [ -d "$(MANPAGES)" ]; then install -d "$(DESTDIR)$(MANDIR)/man1" && install -m644 "$(MANPAGES)"/*.1 "$(DESTDIR)$(MANDIR)/man1/"; fi
+	if [ -f "$(MANPAGES)/gestured.toml.5" ]; then install -Dm644 "$(MANPAGES)/gestured.toml.5" "$(DESTDIR)$(MANDIR)/man5/gestured.toml.5"; fi
 	install -d "$(DESTDIR)$(DATADIR)/bash-completion/completions" "$(DESTDIR)$(DATADIR)/zsh/site-functions" \
 	    "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d"
 	"$(GESTURED_BIN)" --generate-completion-script bash > "$(DESTDIR)$(DATADIR)/bash-completion/completions/gestured"
@@ -182,7 +183,7 @@ uninstall:
 	    "$(DESTDIR)$(TMPFILESDIR)/gestured.conf" "$(DESTDIR)$(UDEVRULESDIR)/70-gestured.rules" \
 	    "$(DESTDIR)$(UDEVRULESDIR)/71-gestured-uinput.rules"
 	rm -rf "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(DATADIR)/gestured"
-	rm -f "$(DESTDIR)$(MANDIR)"/man1/gestured.*1 "$(DESTDIR)$(DATADIR)/bash-completion/completions/gestured" \
+	rm -f "$(DESTDIR)$(MANDIR)"/man1/gestured.*1 "$(DESTDIR)$(MANDIR)/man5/gestured.toml.5" "$(DESTDIR)$(DATADIR)/bash-completion/completions/gestured" \
 	    "$(DESTDIR)$(DATADIR)/zsh/site-functions/_gestured" "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/gestured.fish"
 
 # systemd-analyze verify and the offline security score of the installed units.

@@ -19,10 +19,21 @@ for f in bin/gestured lib/systemd/system/gestured.service lib/systemd/system/ges
     share/man/man1/gestured.replay.1 share/man/man1/gestured.tune.1 share/man/man1/gestured.monitor.1 share/man/man1/gestured.act.1 \
     share/bash-completion/completions/gestured share/zsh/site-functions/_gestured \
     share/fish/vendor_completions.d/gestured.fish share/doc/gestured/examples/gestured_client.py \
-    share/doc/gestured/examples/gestured-watch.sh share/gestured/recordings/tour.tablet.expect; do
+    share/doc/gestured/examples/gestured-watch.sh share/gestured/recordings/tour.tablet.expect \
+    share/man/man5/gestured.toml.5 share/doc/gestured/gestures.md share/doc/gestured/README.md \
+    share/doc/gestured/protocol.md; do
     [ -s "$p/$f" ] || { echo "check-install: missing $f" >&2; missing=1; }
 done
 grep -q "record" "$p/share/bash-completion/completions/gestured" || { echo "check-install: bash completion lacks record" >&2; missing=1; }
 man -l "$p/share/man/man1/gestured.tune.1" 2>/dev/null | grep -q "confusion matrix" || { echo "check-install: gestured.tune.1 does not render" >&2; missing=1; }
+# Every page it names exists; each subcommand's page has examples; no page points into the repository.
+for page in "$p"/share/man/man1/*.1 "$p"/share/man/man5/*.5; do
+    for ref in $(sed -n 's/^\.Xr \([^ ]*\) \([0-9]\).*/\1.\2/p' "$page"); do
+        [ -f "$p/share/man/man${ref##*.}/$ref" ] || { echo "check-install: $(basename "$page") names $ref, which is not installed" >&2; missing=1; }
+    done
+    grep -q '^\.Sh EXAMPLES' "$page" || { echo "check-install: $(basename "$page") has no EXAMPLES" >&2; missing=1; }
+    ! grep -q 'docs/[a-z-]*\.md' "$page" || { echo "check-install: $(basename "$page") points to a repository path" >&2; missing=1; }
+done
+grep -q "double-tap" "$p/share/bash-completion/completions/gestured" || { echo "check-install: bash completion offers no gesture names" >&2; missing=1; }
 [ "$missing" -eq 0 ] && echo "check-install: ok ($(find "$dest" -type f | wc -l) files)"
 exit "$missing"

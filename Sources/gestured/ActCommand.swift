@@ -17,7 +17,7 @@ struct ActCommand: ParsableCommand {
             exists, else /run/gestured/gestured.sock) and carries out every [[bind]] that matches \
             each gesture. It waits for the daemon and reconnects when it restarts, and reads the \
             files again when they change or on SIGHUP, keeping the previous bindings when they \
-            have an error. The format and examples: README, "Binding gestures".
+            have an error. The format: README.md, "Binding gestures", in gestured's documentation (/usr/local/share/doc/gestured when installed from source); examples for five desktops in its examples/actions.
             """
     )
 

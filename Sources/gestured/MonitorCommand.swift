@@ -15,7 +15,7 @@ struct MonitorCommand: ParsableCommand {
         discussion: """
             Connects to --socket, else $GESTURED_SOCKET, else $XDG_RUNTIME_DIR/gestured.sock if it \
             exists, else /run/gestured/gestured.sock. The filter options become the subscription's \
-            server-side filters (docs/protocol.md). Ends on Ctrl-C, after --count gestures, or when \
+            server-side filters (protocol.md in gestured's documentation, /usr/local/share/doc/gestured when installed from source). Ends on Ctrl-C, after --count gestures, or when \
             the daemon closes the connection; with --latency it then prints delivery latency \
             statistics: receipt time minus each event's time_us, both on CLOCK_MONOTONIC, for \
             all events and for those a timer publishes (touch-and-hold began; taps held back \
@@ -28,7 +28,9 @@ struct MonitorCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The daemon's socket.", valueName: "PATH"))
     var socket: String?
 
-    @Option(help: ArgumentHelp("Only these gestures (comma-separated), e.g. tap,swipe.", valueName: "LIST"))
+    @Option(
+        help: ArgumentHelp("Only these gestures (comma-separated), e.g. tap,swipe.", valueName: "LIST"),
+        completion: .list(gestureNames))
     var gestures: String?
 
     @Option(help: ArgumentHelp("Only gestures with these finger counts, e.g. 1,2.", valueName: "LIST"))
@@ -39,7 +41,7 @@ struct MonitorCommand: ParsableCommand {
         help: ArgumentHelp("Only these devices: names, nodes or vvvv:pppp, comma-separated.", valueName: "LIST"))
     var devices: String?
 
-    @Option(help: ArgumentHelp("Only these phases, e.g. recognized,ended.", valueName: "LIST"))
+    @Option(help: ArgumentHelp("Only these phases, e.g. recognized,ended.", valueName: "LIST"), completion: .list(phaseNames))
     var phases: String?
 
     @Option(help: ArgumentHelp("Only gestures starting in this part of the panel (fractions 0..1).", valueName: "X0,Y0,X1,Y1"))

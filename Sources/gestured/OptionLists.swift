@@ -1,5 +1,10 @@
 import ArgumentParser
+import GestureCore
 import GestureDaemon
+
+/// What shell completion offers for --gestures and --phases.
+let gestureNames = GestureKind.allCases.map(\.rawValue)
+let phaseNames = GesturePhase.allCases.map(\.rawValue)
 
 /// A comma-separated option value as its names, blanks dropped: "tap, swipe" is ["tap", "swipe"].
 func optionList(_ value: String?) -> [String]? {

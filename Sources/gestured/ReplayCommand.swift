@@ -40,13 +40,15 @@ struct ReplayCommand: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Only recognize these kinds (comma-separated). Without double-tap, taps come at the lift with no delay.",
-            valueName: "LIST"))
+            valueName: "LIST"),
+        completion: .list(gestureNames))
     var gestures: String?
 
     @Option(
         help: ArgumentHelp(
             "Only print these phases (comma-separated), e.g. recognized,began,ended: a long hold or drag is otherwise a changed line per frame.",
-            valueName: "LIST"))
+            valueName: "LIST"),
+        completion: .list(phaseNames))
     var phases: String?
 
     @Flag(help: "Print every state machine transition to standard error.")

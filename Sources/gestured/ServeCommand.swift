@@ -14,7 +14,7 @@ struct ServeCommand: ParsableCommand {
         discussion: """
             Opens the touchscreens of a seat through libinput (the udev backend, with hotplug), or the \
             devices named with --device (the path backend), and serves gesture events as JSON lines to \
-            the clients that subscribe (docs/protocol.md). Only touchscreens are opened: udev must mark \
+            the clients that subscribe (protocol.md in gestured's documentation, /usr/local/share/doc/gestured when installed from source). Only touchscreens are opened: udev must mark \
             them ID_INPUT_TOUCHSCREEN=1.
 
             With --replay, a recorded trace is served as a virtual touchscreen instead, on the daemon's \
@@ -63,7 +63,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --replay: hold the trace back until N clients have subscribed.", valueName: "N"))
     var waitSubscribers = 0
 
-    @Option(help: ArgumentHelp("Least important messages logged: error, warning, notice, info, debug.", valueName: "LEVEL"))
+    @Option(
+        help: ArgumentHelp("Least important messages logged: error, warning, notice, info, debug.", valueName: "LEVEL"),
+        completion: .list(DaemonSettings.logLevels))
     var logLevel: String?
 
     @Flag(name: .shortAndLong, help: "Log at debug level.")
