@@ -84,6 +84,15 @@ struct ExamplesTests {
         #expect(try runGestured(["help", "act"]).status == 0)
     }
 
+    @Test("the README's example event is what replay prints for the recording it names")
+    func readmeEvent() throws {
+        let readme = try String(contentsOfFile: BuildProducts.packageRoot + "/README.md", encoding: .utf8)
+        let intro = "One JSON object per line (`gestured replay Recordings/swipe-right-1f.tablet.evemu`, last line):\n\n```json\n"
+        let shown = try #require(readme.components(separatedBy: intro).dropFirst().first?.split(separator: "\n").first)
+        let printed = try runGestured(["replay", Self.swipe]).out.split(separator: "\n").last
+        #expect(printed.map(String.init) == String(shown))
+    }
+
     @Test("socat: subscribe with echo, read the swipe")
     func socat() throws {
         guard Self.available("socat") else { return }
