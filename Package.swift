@@ -37,12 +37,15 @@ let package = Package(
         // libevdev, for `gestured record` and the kernel's event names (Debian: libevdev-dev).
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         // The engine: touch model, thresholds, recognizers, pipeline, events,
-        // trace readers. No I/O, no Foundation, and no C of its own (libyaml
-        // reads YAML; libevdev names events).
+        // trace readers. No I/O, no Foundation, no configuration, and no C of
+        // its own (libyaml reads YAML).
         .target(
             name: "GestureCore",
-            dependencies: ["CYAML", "CEvdev"]
+            dependencies: ["CYAML"]
         ),
+        // A TOML 1.0 reader, hand-written (docs/design.md says why), for the
+        // daemon's configuration and act's actions files.
+        .target(name: "TOML"),
         // Linux calls Swift's Glibc module lacks (signalfd, SO_PEERCRED, accept4),
         // compiled with _GNU_SOURCE; and the libinput log trampoline.
         .target(
@@ -51,11 +54,11 @@ let package = Package(
             linkerSettings: [.linkedLibrary("input")]
         ),
         // The daemon: libinput and replayed devices, the poll loop, the socket
-        // protocol, systemd integration.
+        // protocol, systemd integration, its configuration.
         .target(
             name: "GestureDaemon",
             dependencies: [
-                "GestureCore", "CInput", "CLinux", "CEvdev",
+                "GestureCore", "TOML", "CInput", "CLinux", "CEvdev",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -64,7 +67,7 @@ let package = Package(
         .target(name: "GestureTools", dependencies: ["GestureCore"]),
         // `gestured act`: a client that carries out bindings (commands, key
         // chords through uinput) from an actions file.
-        .target(name: "GestureActions", dependencies: ["GestureCore", "GestureDaemon", "CLinux", "CEvdev"]),
+        .target(name: "GestureActions", dependencies: ["GestureCore", "GestureDaemon", "TOML", "CLinux", "CEvdev"]),
         .executableTarget(
             name: "gestured",
             dependencies: [
@@ -84,12 +87,14 @@ let package = Package(
             ]
         ),
         .testTarget(name: "CInputTests", dependencies: ["CInput"]),
+        // The TOML reader against the specification, and its conformance cases.
+        .testTarget(name: "TOMLTests", dependencies: ["TOML"]),
         // The protocol and the daemon, in process and through the real binary
         // (built first: the test target depends on it).
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "GestureDaemon", "GestureCore", "Harness", "TraceSynth", "gestured",
+                "GestureDaemon", "GestureCore", "TOML", "Harness", "TraceSynth", "gestured",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Test support: socket clients, the umockdev session, emulated touchscreens.

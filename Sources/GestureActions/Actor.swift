@@ -1,6 +1,6 @@
 import CLinux
 package import GestureCore
-import GestureDaemon
+package import GestureDaemon
 
 #if canImport(Glibc)
     import Glibc
@@ -379,13 +379,13 @@ package enum ActionsFiles {
         }
         var all: [Binding] = []
         for file in files {
-            let text: String
+            let bytes: [UInt8]
             do {
-                text = try readTextFile(file, limit: configurationFileLimit)
+                bytes = try readFileBytes(file, limit: configurationFileLimit)
             } catch {
                 throw ConfigurationError(file: file, line: 0, message: error.reason)
             }
-            all += try BindingsReader.read(text, file: file)
+            all += try BindingsReader.read(bytes: bytes, file: file)
         }
         return (files, all)
     }

@@ -1,4 +1,6 @@
 package import GestureCore
+package import GestureDaemon
+import TOML
 
 /// Reads `[[bind]]` tables from an actions file (TOML, `TOMLParser`).
 ///
@@ -19,9 +21,14 @@ package enum BindingsReader {
     ]
 
     package static func read(_ text: String, file: String) throws(ConfigurationError) -> [Binding] {
+        try read(bytes: Array(text.utf8), file: file)
+    }
+
+    /// The file as read from disk: bytes that are not UTF-8 are an error with their line.
+    package static func read(bytes: [UInt8], file: String) throws(ConfigurationError) -> [Binding] {
         let root: TOMLTable
         do {
-            root = try TOMLParser.parse(text)
+            root = try TOMLParser.parse(bytes: bytes)
         } catch {
             throw ConfigurationError(file: file, line: error.line, message: "not valid TOML: " + error.message)
         }

@@ -1,7 +1,6 @@
-internal import CEvdev
-
 /// The evdev event types and codes the trace readers and the assembler use
-/// (linux/input-event-codes.h), and libevdev's names for them in messages.
+/// (linux/input-event-codes.h). Their names, for the recorder's comments,
+/// come from libevdev in GestureDaemon (`Evdev.name`).
 public enum Evdev {
     public static let EV_SYN: UInt16 = 0x00
     public static let EV_KEY: UInt16 = 0x01
@@ -27,26 +26,6 @@ public enum Evdev {
     /// The largest type and code numbers evdev defines (EV_MAX, KEY_MAX).
     public static let maxType: UInt16 = 0x1f
     public static let maxCode: UInt16 = 0x2ff
-
-    /// The kernel's name of an event type ("EV_ABS"), from libevdev; "type N" when it has none.
-    public static func typeName(_ type: UInt16) -> String {
-        libevdev_event_type_get_name(UInt32(type)).map { String(cString: $0) } ?? "type \(type)"
-    }
-
-    /// The kernel's name of an event code ("ABS_MT_SLOT"), from libevdev; "code N" when it has none.
-    public static func codeName(type: UInt16, code: UInt16) -> String {
-        libevdev_event_code_get_name(UInt32(type), UInt32(code)).map { String(cString: $0) } ?? "code \(code)"
-    }
-
-    /// The kernel's name of an input property ("INPUT_PROP_DIRECT"), from libevdev.
-    public static func propertyName(_ property: Int) -> String {
-        libevdev_property_get_name(UInt32(property)).map { String(cString: $0) } ?? "property \(property)"
-    }
-
-    /// "EV_ABS / ABS_MT_SLOT", as evemu-record and libevdev's tools show an event.
-    public static func name(type: UInt16, code: UInt16) -> String {
-        "\(typeName(type)) / \(codeName(type: type, code: code))"
-    }
 }
 
 /// One evdev event of a trace, with the line it came from.

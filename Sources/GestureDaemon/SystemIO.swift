@@ -17,6 +17,12 @@ package struct FileError: Error, CustomStringConvertible {
 
 /// Reads a whole file as UTF-8 text (invalid bytes become U+FFFD).
 package func readTextFile(_ path: String, limit: Int = 1 << 30) throws(FileError) -> String {
+    String(decoding: try readFileBytes(path, limit: limit), as: UTF8.self)
+}
+
+/// A regular file's bytes, as `readTextFile` reads them, for readers that
+/// check the encoding themselves (TOML must be UTF-8).
+package func readFileBytes(_ path: String, limit: Int = 1 << 30) throws(FileError) -> [UInt8] {
     // O_NONBLOCK: opening a FIFO for reading would wait for a writer.
     let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
@@ -46,7 +52,7 @@ package func readTextFile(_ path: String, limit: Int = 1 << 30) throws(FileError
         }
         bytes.append(contentsOf: chunk[0..<n])
     }
-    return String(decoding: bytes, as: UTF8.self)
+    return bytes
 }
 
 /// The most a configuration file may hold (1 MiB: the longest real one is a

@@ -1,5 +1,5 @@
 import CFuzz
-import GestureCore
+import GestureDaemon
 
 #if canImport(Glibc)
     import Glibc
@@ -10,9 +10,10 @@ import GestureCore
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data else { return 0 }
-    let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+    // The bytes as a file holds them: the reader checks they are UTF-8.
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     var configuration = Configuration()
-    try? ConfigurationReader.read(text, file: "fuzz.toml", into: &configuration)
+    try? ConfigurationReader.read(bytes: bytes, file: "fuzz.toml", into: &configuration)
     return 0
 }
 

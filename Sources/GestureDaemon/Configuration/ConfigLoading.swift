@@ -22,7 +22,7 @@ package func loadConfiguration(_ path: String?) throws -> Configuration {
     var errors: [ConfigurationError] = []
     for file in files {
         do {
-            try ConfigurationReader.read(readTextFile(file, limit: configurationFileLimit), file: file, into: &config)
+            try ConfigurationReader.read(bytes: readFileBytes(file, limit: configurationFileLimit), file: file, into: &config)
         } catch let error as ConfigurationError {
             errors.append(error)
         }

@@ -1,3 +1,5 @@
+import TOML
+
 /// The `[daemon]` section: where and to whom the daemon serves gestures.
 ///
 /// ```toml

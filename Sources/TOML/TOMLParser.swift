@@ -75,9 +75,36 @@ package enum TOMLParser {
     static let maxDepth = 64
 
     package static func parse(_ text: String) throws(TOMLError) -> TOMLTable {
-        var parser = Parser(bytes: Array(text.utf8))
+        try parse(bytes: Array(text.utf8))
+    }
+
+    /// A file as read: TOML is UTF-8, and a byte sequence that is not (a
+    /// stray Latin-1 byte, an overlong form, an encoded surrogate) is an
+    /// error with its line, not a character silently replaced.
+    package static func parse(bytes: [UInt8]) throws(TOMLError) -> TOMLTable {
+        if let bad = firstInvalidUTF8(bytes) {
+            let line = bytes[..<bad].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            throw TOMLError(
+                line: line,
+                message: "not valid UTF-8 (byte 0x\(String(bytes[bad], radix: 16)) at offset \(bad)); save the file as UTF-8")
+        }
+        var parser = Parser(bytes: bytes)
         try parser.document()
         return parser.root.value
+    }
+
+    /// The offset of the first byte that does not belong to well-formed UTF-8, or nil.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
+        var decoder = UTF8()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): offset += UTF8.width(scalar)
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
     }
 }
 
@@ -534,10 +561,20 @@ private struct Parser {
             let v = b[at..<at + count].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
             return v <= max
         }
+        func value(_ at: Int, _ count: Int) -> Int {
+            b[at..<at + count].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        }
+        /// A calendar date: months 1 to 12, and days up to the month's own
+        /// length (February 29 only in leap years).
         func date(_ at: Int) -> Bool {
-            number(at, 4, max: 9999) && b[at + 4] == UInt8(ascii: "-") && number(at + 5, 2, max: 12)
-                && b[at + 7] == UInt8(ascii: "-") && number(at + 8, 2, max: 31)
-                && b[at + 5..<at + 7] != [0x30, 0x30] && b[at + 8..<at + 10] != [0x30, 0x30]
+            guard
+                number(at, 4, max: 9999) && b[at + 4] == UInt8(ascii: "-") && number(at + 5, 2, max: 12)
+                    && b[at + 7] == UInt8(ascii: "-") && number(at + 8, 2, max: 31)
+            else { return false }
+            let (year, month, day) = (value(at, 4), value(at + 5, 2), value(at + 8, 2))
+            let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+            let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+            return month >= 1 && day >= 1 && day <= days[month - 1]
         }
         /// A time from `at`; returns where it ends, or nil.
         func time(_ at: Int) -> Int? {

@@ -1,3 +1,6 @@
+public import GestureCore
+import TOML
+
 /// A configuration that cannot be used: every problem found, each with its
 /// file, line and what to do, in file and line order.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
@@ -80,9 +83,14 @@ public enum ConfigurationReader {
     /// throws every problem found (a TOML syntax error ends the reading at
     /// its line: nothing after it can be read).
     public static func read(_ text: String, file: String, into config: inout Configuration) throws(ConfigurationError) {
+        try read(bytes: Array(text.utf8), file: file, into: &config)
+    }
+
+    /// The file as read from disk: bytes that are not UTF-8 are an error with their line.
+    public static func read(bytes: [UInt8], file: String, into config: inout Configuration) throws(ConfigurationError) {
         let root: TOMLTable
         do {
-            root = try TOMLParser.parse(text)
+            root = try TOMLParser.parse(bytes: bytes)
         } catch {
             throw ConfigurationError(file: file, line: error.line, message: "not valid TOML: " + error.message)
         }

@@ -1,4 +1,4 @@
-import GestureCore
+import TOML
 import Testing
 
 /// gestured's own TOML 1.0 reader against the specification's examples and
