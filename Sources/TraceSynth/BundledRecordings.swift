@@ -1,3 +1,5 @@
+import GestureCore
+
 /// The recordings committed in `Recordings/`: every catalog scenario, each on
 /// one of the synthetic panels in turn, from fixed seeds, so the generator
 /// and the files can be checked against each other.
@@ -37,8 +39,9 @@ public enum BundledRecordings {
         out.append(
             (
                 "tour.tablet.expect",
-                "# Gestures `gestured replay --format summary` must print for tour.tablet.evemu, in order.\n"
-                    + tour.expected.map { $0 + "\n" }.joined()
+                ExpectFile.text(
+                    comment: "Gestures `gestured replay --format summary` must print for tour.tablet.evemu, in order.",
+                    size: nil, gestures: tour.expected)
             ))
         return out
     }
@@ -46,9 +49,9 @@ public enum BundledRecordings {
     /// A scenario's `.evemu` and `.expect` files on `panel`.
     static func files(for scenario: Scenario, on panel: SynthPanel, seed: UInt64) -> [(String, String)] {
         let base = "\(scenario.name).\(panelTag(panel))"
-        var expect = "# Gestures `gestured replay --format summary` must print for \(base).evemu, in order.\n"
-        if let size = panel.sizeNeeded { expect += "# size: \(size)\n" }
-        for line in scenario.expected { expect += line + "\n" }
+        let expect = ExpectFile.text(
+            comment: "Gestures `gestured replay --format summary` must print for \(base).evemu, in order.",
+            size: panel.sizeNeeded, gestures: scenario.expected)
         return [(base + ".evemu", Renderer(panel: panel).evemu(scenario, seed: seed)), (base + ".expect", expect)]
     }
 

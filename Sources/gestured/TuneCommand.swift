@@ -184,13 +184,9 @@ struct TuneCommand: ParsableCommand {
             let path = dir + "/" + entry.name
             let expectPath = String(path.dropLast(6)) + ".expect"
             guard fileExists(expectPath) else { continue }
-            let lines = try readTextFile(expectPath).split(separator: "\n").map(String.init)
-            let size = lines.first { $0.hasPrefix("# size: ") }.flatMap { parseSize(String($0.dropFirst(8))) }
-            for loaded in try TraceLoader.load(path, desc: nil, size: size, configuration: Configuration()) {
-                list.append(
-                    Tuning.Reference(
-                        trace: loaded.trace, geometry: loaded.geometry,
-                        expected: lines.filter { !$0.hasPrefix("#") && !$0.isEmpty }))
+            let expect = ExpectFile(try readTextFile(expectPath))
+            for loaded in try TraceLoader.load(path, desc: nil, size: expect.size, configuration: Configuration()) {
+                list.append(Tuning.Reference(trace: loaded.trace, geometry: loaded.geometry, expected: expect.gestures))
             }
         }
         return (dir, list)

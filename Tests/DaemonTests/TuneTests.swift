@@ -61,11 +61,10 @@ struct TuneTests {
             .filter { $0.hasSuffix(".evemu") }.sorted()
         for name in recordings {
             let path = BuildProducts.packageRoot + "/Recordings/" + name
-            let expectText = try String(contentsOfFile: String(path.dropLast(6)) + ".expect", encoding: .utf8)
-            let lines = expectText.split(separator: "\n").map(String.init)
-            let size = lines.first { $0.hasPrefix("# size: ") }.map { ["--size", String($0.dropFirst(8))] } ?? []
+            let expect = ExpectFile(try String(contentsOfFile: String(path.dropLast(6)) + ".expect", encoding: .utf8))
+            let size = expect.size.map { ["--size", "\($0.width)x\($0.height)"] } ?? []
             let out = try runGestured(["replay", "--config", config, "--format", "summary"] + size + [path]).out
-            #expect(out == lines.filter { !$0.hasPrefix("#") }.map { $0 + "\n" }.joined(), "\(name)")
+            #expect(out == expect.gestures.map { $0 + "\n" }.joined(), "\(name)")
         }
         // The margins drawn: one row per threshold reported, the suggestions marked.
         let picture = try String(contentsOfFile: svg, encoding: .utf8)

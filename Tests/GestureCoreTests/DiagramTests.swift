@@ -84,10 +84,7 @@ struct DiagramTests {
         let diagrams = try StateDiagrams.load()
         var seen: [Transition] = []
         for name in Fixtures.recordingNames() {
-            let expect = try Fixtures.read(Fixtures.recordings + "/" + name + ".expect")
-            let size = expect.split(separator: "\n").first { $0.hasPrefix("# size:") }.flatMap {
-                parseSize(String($0.dropFirst(7)))
-            }
+            let size = ExpectFile(try Fixtures.read(Fixtures.recordings + "/" + name + ".expect")).size
             let r = try Fixtures.replay(
                 Fixtures.read(Fixtures.recordings + "/" + name + ".evemu"), file: name, size: size.map { ($0.width, $0.height) })
             seen += r.outcome.transitions

@@ -15,15 +15,10 @@ struct RecordingsTests {
 
     @Test("replays to its .expect file", arguments: names)
     func replaysToExpectation(name: String) throws {
-        let expectText = try Fixtures.read(Fixtures.recordings + "/" + name + ".expect")
-        var size: (Double, Double)?
-        var expected: [String] = []
-        for line in expectText.split(separator: "\n") {
-            if line.hasPrefix("# size:"), let s = parseSize(String(line.dropFirst(7))) { size = (s.width, s.height) }
-            if !line.hasPrefix("#") { expected.append(String(line)) }
-        }
+        let expect = ExpectFile(try Fixtures.read(Fixtures.recordings + "/" + name + ".expect"))
+        let size = expect.size.map { ($0.width, $0.height) }
         let r = try Fixtures.replay(Fixtures.read(Fixtures.recordings + "/" + name + ".evemu"), file: name, size: size)
-        #expect(r.summary == expected)
+        #expect(r.summary == expect.gestures)
         #expect(r.outcome.anomalies.isEmpty, "unhandled state/event pairs: \(r.outcome.anomalies)")
         #expect(r.outcome.warnings.isEmpty)
     }
@@ -112,8 +107,7 @@ struct FastStrokeTests {
         for i in trace.events.indices {
             trace.events[i].time = Timestamp(microseconds: t0 + (trace.events[i].time.microseconds - t0) / c.factor)
         }
-        let expect = try Fixtures.read(Fixtures.recordings + "/" + c.name + ".expect")
-        let size = expect.split(separator: "\n").first { $0.hasPrefix("# size:") }.flatMap { parseSize(String($0.dropFirst(7))) }
+        let size = ExpectFile(try Fixtures.read(Fixtures.recordings + "/" + c.name + ".expect")).size
         let geometry = TouchAssembler.geometry(
             for: trace.device, size: size.map { ($0.width, $0.height) }, source: .commandLine)!
         let (events, outcome) = try TraceReplay(geometry: geometry).events(trace)

@@ -1,4 +1,5 @@
 import Foundation
+import GestureCore
 
 #if canImport(Glibc)
     import Glibc
@@ -66,8 +67,7 @@ package final class DaemonProcess {
     /// The summaries a recording's `.expect` lists (comments and blank lines left out).
     package static func expected(_ name: String) throws -> [String] {
         let path = recording(name.replacingOccurrences(of: ".evemu", with: ".expect"))
-        return try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
-            .filter { !$0.hasPrefix("#") && !$0.isEmpty }
+        return ExpectFile(try String(contentsOfFile: path, encoding: .utf8)).gestures
     }
 }
 
