@@ -249,15 +249,17 @@ extension GestureEvent {
     /// time relative to `origin`, gesture, phase, id, fingers, then the details.
     public func textLine(origin: Timestamp) -> String {
         let rel = Double((time - origin).microseconds) / 1_000_000
-        var s = pad(fixed(rel, 3) + "s", 10, left: true) + "  " + pad(gesture.rawValue, 15) + pad(phase.rawValue, 11)
+        var s = pad(NumberText.fixed(rel, 3) + "s", 10, left: true) + "  " + pad(gesture.rawValue, 15) + pad(phase.rawValue, 11)
         s += pad("#\(id)", 6) + "\(fingers)f"
-        s += "  at " + fixed(x, 1) + "," + fixed(y, 1) + " mm"
+        s += "  at " + NumberText.fixed(x, 1) + "," + NumberText.fixed(y, 1) + " mm"
         if let direction { s += "  " + direction.rawValue }
-        if let distance { s += "  " + fixed(distance, 1) + " mm" }
-        if let dx, let dy, gesture != .flick, gesture != .swipe { s += "  Δ " + fixed(dx, 1) + "," + fixed(dy, 1) }
-        if let vx, let vy { s += "  v " + fixed(vx, 0) + "," + fixed(vy, 0) + " mm/s" }
-        if let scale { s += "  scale " + fixed(scale, 3) }
-        if let rotation { s += "  rot " + fixed(rotation * 180 / .pi, 1) + "°" }
+        if let distance { s += "  " + NumberText.fixed(distance, 1) + " mm" }
+        if let dx, let dy, gesture != .flick, gesture != .swipe {
+            s += "  Δ " + NumberText.fixed(dx, 1) + "," + NumberText.fixed(dy, 1)
+        }
+        if let vx, let vy { s += "  v " + NumberText.fixed(vx, 0) + "," + NumberText.fixed(vy, 0) + " mm/s" }
+        if let scale { s += "  scale " + NumberText.fixed(scale, 3) }
+        if let rotation { s += "  rot " + NumberText.fixed(rotation * 180 / .pi, 1) + "°" }
         if let edge { s += "  edge " + edge.rawValue }
         return s
     }
@@ -276,22 +278,6 @@ extension GestureEvent {
         if let edge { s += " edge=\(edge.rawValue)" }
         return s
     }
-}
-
-func fixed(_ v: Double, _ digits: Int) -> String {
-    guard v.isFinite else { return "nan" }
-    guard abs(v) < 1e15 else { return v.description }
-    var p = 1.0
-    for _ in 0..<digits { p *= 10 }
-    let r = (abs(v) * p).rounded()
-    let whole = Int64(r / p)
-    let frac = Int64(r - Double(whole) * p)
-    var s = (v < 0 && r != 0 ? "-" : "") + String(whole)
-    if digits > 0 {
-        let f = String(frac)
-        s += "." + String(repeating: "0", count: digits - f.count) + f
-    }
-    return s
 }
 
 func pad(_ s: String, _ n: Int, left: Bool = false) -> String {

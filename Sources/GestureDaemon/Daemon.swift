@@ -194,7 +194,7 @@ package struct Daemon {
             }
             if loaded.geometry.source == .fallback {
                 logger.warning(
-                    "\(path): no size known; assuming \(fixed1(loaded.geometry.screenWidth)) x \(fixed1(loaded.geometry.screenHeight)) mm; pass --size WxH"
+                    "\(path): no size known; assuming \(NumberText.fixed(loaded.geometry.screenWidth, 1)) x \(NumberText.fixed(loaded.geometry.screenHeight, 1)) mm; pass --size WxH"
                 )
             }
             replay = ReplaySource(

@@ -32,9 +32,7 @@ package struct DeviceInfo: Sendable, Hashable {
 
     /// One readable line (`gestured devices`, the log).
     package var summary: String {
-        let size = fixed1(width) + " x " + fixed1(height) + " mm"
+        let size = NumberText.fixed(width, 1) + " x " + NumberText.fixed(height, 1) + " mm"
         return "\(name)  \(node)  \(vendorProduct)  \(size) (\(sizeSource.rawValue))  rotation \(rotation)  slots \(slots)"
     }
 }
-
-package func fixed1(_ v: Double) -> String { String(Double((v * 10).rounded()) / 10) }

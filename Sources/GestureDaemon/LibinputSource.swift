@@ -284,7 +284,7 @@ package final class LibinputSource {
                 let fallback = PanelGeometry.fallback(minX: 0, maxX: 16, minY: 0, maxY: 9)
                 (width, height) = (fallback.width, fallback.height)
                 logger.warning(
-                    "\(name): no size known (no resolution; \(why)); assuming \(fixed1(width)) x \(fixed1(height)) mm. Set size = \"WxH\" in a [[device]] section of /etc/gestured/gestured.toml"
+                    "\(name): no size known (no resolution; \(why)); assuming \(NumberText.fixed(width, 1)) x \(NumberText.fixed(height, 1)) mm. Set size = \"WxH\" in a [[device]] section of /etc/gestured/gestured.toml"
                 )
             }
         }

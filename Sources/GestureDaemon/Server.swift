@@ -153,7 +153,8 @@ package struct Server {
             news.merge(
                 refuse(
                     i, code: "timeout",
-                    message: "no subscription within \(fixed1(subscribeTimeout.seconds)) s of connecting (or unsubscribing)",
+                    message:
+                        "no subscription within \(NumberText.fixed(subscribeTimeout.seconds, 1)) s of connecting (or unsubscribing)",
                     now: now))
         }
         for i in clients.indices where clients[i].fd >= 0 {

@@ -501,12 +501,10 @@ struct SVGWriter {
 
 extension Double {
     /// Two decimals at most, for coordinates.
-    var svg: String {
-        let v = (self * 100).rounded() / 100
-        return v == v.rounded() ? String(Int(v)) : String(v)
-    }
-    var formatted1: String { String((self * 10).rounded() / 10) }
-    var formatted2: String { String((self * 100).rounded() / 100) }
-    var formatted3: String { String((self * 1000).rounded() / 1000) }
-    func formattedTick(_ step: Double) -> String { step < 1 ? formatted2 : String(Int(self.rounded())) }
+    var svg: String { NumberText.short(self, 2) }
+    var formatted1: String { NumberText.fixed(self, 1) }
+    var formatted2: String { NumberText.fixed(self, 2) }
+    var formatted3: String { NumberText.fixed(self, 3) }
+    /// A tick's time: as many decimals as the step needs.
+    func formattedTick(_ step: Double) -> String { NumberText.short(self, step < 1 ? 2 : 0) }
 }

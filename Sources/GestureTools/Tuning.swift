@@ -178,7 +178,7 @@ public enum Tuning {
         public var measures: Measures
         public var start: Double
         /// Where it is: "FILE at 2.1 s".
-        public var origin: String { "\(file) at \((start / 100).rounded() / 10) s" }
+        public var origin: String { "\(file) at \(NumberText.fixed(start / 1000, 1)) s" }
         /// The thresholds that alone kept it from being another gesture
         /// (`Side.rival`): only for those is it evidence.
         public var decisive: Set<String> = []

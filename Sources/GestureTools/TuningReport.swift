@@ -150,7 +150,7 @@ extension Tuning {
             guard let b = maxBelow, let a = minAbove, b >= a else { return [] }
             let low = below.flatMap { zip($0.values, $0.origins) }.filter { $0.0 >= a }
             let high = above.flatMap { zip($0.values, $0.origins) }.filter { $0.0 <= b }
-            return (low + high).sorted { $0.1 < $1.1 }.map { "\($0.1) (\(format($0.0)) \(unit))" }
+            return (low + high).sorted { $0.1 < $1.1 }.map { "\($0.1) (\(NumberText.short($0.0, 1)) \(unit))" }
         }
     }
 
@@ -266,7 +266,7 @@ extension Tuning {
             out[i].note +=
                 good == out[i].current
                 ? "; not changed: any move breaks a bundled recording"
-                : "; limited to \(format(good)) \(out[i].unit) by the bundled recordings (\(format(wanted)) breaks one)"
+                : "; limited to \(NumberText.short(good, 1)) \(out[i].unit) by the bundled recordings (\(NumberText.short(wanted, 1)) breaks one)"
             t[keyPath: k.keyPath] = good
         }
         return (t, out)
@@ -279,15 +279,12 @@ extension Tuning {
         return m
     }
 
-    static func format(_ v: Double) -> String {
-        v == v.rounded() && abs(v) < 1e9 ? String(Int(v)) : String((v * 10).rounded() / 10)
-    }
-
     /// "80–160 ms (12)".
     static func range(_ values: [Double], _ unit: String) -> String {
         let lo = values.min()!
         let hi = values.max()!
-        return (lo == hi ? format(lo) : "\(format(lo))–\(format(hi))") + " \(unit) (\(values.count))"
+        return (lo == hi ? NumberText.short(lo, 1) : "\(NumberText.short(lo, 1))–\(NumberText.short(hi, 1))")
+            + " \(unit) (\(values.count))"
     }
 
     /// The confusion matrix as text.
@@ -317,8 +314,8 @@ extension Tuning {
     public static func findingsText(_ findings: [Finding]) -> String {
         var s = ""
         for f in findings {
-            s += "\(f.key) = \(format(f.current)) \(f.unit)"
-            if let v = f.suggested { s += "  →  suggested \(format(v)) \(f.unit)" }
+            s += "\(f.key) = \(NumberText.short(f.current, 1)) \(f.unit)"
+            if let v = f.suggested { s += "  →  suggested \(NumberText.short(v, 1)) \(f.unit)" }
             s += "\n"
             for side in f.below { s += "    \(side.says) \(range(side.values, f.unit)): should stay below\n" }
             for side in f.above { s += "    \(side.says) \(range(side.values, f.unit)): should reach it\n" }
@@ -336,7 +333,9 @@ extension Tuning {
         let changed = findings.filter { $0.suggested != nil }
         guard !changed.isEmpty else { return "" }
         var s = "[thresholds]\n"
-        for f in changed { s += "\(f.key) = \(format(f.suggested!))    # was \(format(f.current)) \(f.unit)\n" }
+        for f in changed {
+            s += "\(f.key) = \(NumberText.short(f.suggested!, 1))    # was \(NumberText.short(f.current, 1)) \(f.unit)\n"
+        }
         return s
     }
 
@@ -366,19 +365,21 @@ extension Tuning {
             svg.raw("<g class=\"threshold\" data-key=\"\(f.key)\">")
             svg.text(20, y + 26, f.key, size: 12, weight: "bold")
             svg.text(
-                20, y + 42, "\(format(f.current)) \(f.unit)" + (f.suggested.map { " → \(format($0))" } ?? ""), size: 11,
+                20, y + 42,
+                "\(NumberText.short(f.current, 1)) \(f.unit)" + (f.suggested.map { " → \(NumberText.short($0, 1))" } ?? ""),
+                size: 11,
                 fill: "#555")
             svg.raw(
                 "<line x1=\"\(left.svg)\" y1=\"\((y + 44).svg)\" x2=\"\((left + plot).svg)\" y2=\"\((y + 44).svg)\" stroke=\"#bbb\"/>"
             )
-            for (v, label) in [(lo, format(lo * 1.5)), (hi, format(hi / 1.5))] {
+            for (v, label) in [(lo, NumberText.short(lo * 1.5, 1)), (hi, NumberText.short(hi / 1.5, 1))] {
                 svg.text(x(v * (v == lo ? 1.5 : 1 / 1.5)), y + 58, "\(label) \(f.unit)", size: 9, fill: "#777", anchor: "middle")
             }
             for (side, color) in [(f.below, "#1f77b4"), (f.above, "#ff7f0e")] {
                 for (i, (v, origin)) in side.flatMap({ zip($0.values, $0.origins) }).enumerated() {
                     let jitter = Double(i % 5) * 5 - 10
                     svg.raw(
-                        "<circle class=\"value\" cx=\"\(x(v).svg)\" cy=\"\((y + 30 + jitter).svg)\" r=\"3.5\" fill=\"\(color)\" fill-opacity=\"0.75\"><title>\(format(v)) \(f.unit): \(SVGWriter.escape(origin))</title></circle>"
+                        "<circle class=\"value\" cx=\"\(x(v).svg)\" cy=\"\((y + 30 + jitter).svg)\" r=\"3.5\" fill=\"\(color)\" fill-opacity=\"0.75\"><title>\(NumberText.short(v, 1)) \(f.unit): \(SVGWriter.escape(origin))</title></circle>"
                     )
                 }
             }
@@ -388,12 +389,12 @@ extension Tuning {
             )
             let cx = x(f.current)
             svg.raw(
-                "<line class=\"current\" x1=\"\(cx.svg)\" y1=\"\((y + 12).svg)\" x2=\"\(cx.svg)\" y2=\"\((y + 48).svg)\" stroke=\"#555\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"><title>current \(format(f.current)) \(f.unit)</title></line>"
+                "<line class=\"current\" x1=\"\(cx.svg)\" y1=\"\((y + 12).svg)\" x2=\"\(cx.svg)\" y2=\"\((y + 48).svg)\" stroke=\"#555\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"><title>current \(NumberText.short(f.current, 1)) \(f.unit)</title></line>"
             )
             if let s = f.suggested {
                 let sx = x(s)
                 svg.raw(
-                    "<line class=\"suggested\" x1=\"\(sx.svg)\" y1=\"\((y + 10).svg)\" x2=\"\(sx.svg)\" y2=\"\((y + 50).svg)\" stroke=\"#2ca02c\" stroke-width=\"2.5\"><title>suggested \(format(s)) \(f.unit)</title></line>"
+                    "<line class=\"suggested\" x1=\"\(sx.svg)\" y1=\"\((y + 10).svg)\" x2=\"\(sx.svg)\" y2=\"\((y + 50).svg)\" stroke=\"#2ca02c\" stroke-width=\"2.5\"><title>suggested \(NumberText.short(s, 1)) \(f.unit)</title></line>"
                 )
             }
             svg.raw("</g>")

@@ -73,7 +73,7 @@ struct RecordCommand: ParsableCommand {
         let description = evdev.description
         let geometry = TouchAssembler.geometry(for: description, size: nil, source: .commandLine)
         let size = geometry.flatMap { g in
-            g.source == .resolution ? "\(fixed1(g.screenWidth)) x \(fixed1(g.screenHeight)) mm" : nil
+            g.source == .resolution ? "\(NumberText.fixed(g.screenWidth, 1)) x \(NumberText.fixed(g.screenHeight, 1)) mm" : nil
         }
         let slots = description.slotCount > 0 ? "\(description.slotCount) slots" : "single touch"
         let recorder = EvdevRecorder(device: evdev, output: fd, outputName: target)
@@ -95,7 +95,7 @@ struct RecordCommand: ParsableCommand {
         case .deviceGone: why = "\(path) went away; the recording up to then is complete"
         }
         var line =
-            "gestured: \(why): \(summary.events) events, \(summary.frames) frames, \(summary.touches) touches in \(fixed1(summary.seconds)) s written to \(target)"
+            "gestured: \(why): \(summary.events) events, \(summary.frames) frames, \(summary.touches) touches in \(NumberText.fixed(summary.seconds, 1)) s written to \(target)"
         if summary.drops > 0 {
             line += "; the kernel dropped events \(summary.drops) time(s) (resynchronised, marked in the file)"
         }

@@ -104,7 +104,7 @@ struct ReplayCommand: ParsableCommand {
                         let g = loaded.geometry
                         let note = g.source == .fallback ? "warning: no size known; assuming" : "panel"
                         printError(
-                            "gestured: \(path): \(note) \(fixed1(g.screenWidth)) x \(fixed1(g.screenHeight)) mm (\(g.source.rawValue))"
+                            "gestured: \(path): \(note) \(NumberText.fixed(g.screenWidth, 1)) x \(NumberText.fixed(g.screenHeight, 1)) mm (\(g.source.rawValue))"
                                 + (g.source == .fallback ? "; pass --size WxH or set size in the configuration" : ""))
                     }
                     var replay = TraceReplay(geometry: loaded.geometry, thresholds: loaded.thresholds, wanted: wanted)

@@ -73,27 +73,19 @@ public struct Configuration: Sendable {
     public var rendered: String {
         var s = daemon.rendered + "\n[thresholds]\n"
         for k in GestureThresholds.keys {
-            s += "\(k.name) = \(JSONNumber.text(thresholds[keyPath: k.keyPath]))  # \(k.unit): \(k.summary)\n"
+            s += "\(k.name) = \(NumberText.exact(thresholds[keyPath: k.keyPath]))  # \(k.unit): \(k.summary)\n"
         }
         for d in devices {
             s += "\n[[device]]  # \(TOMLText.comment(d.origin))\nmatch = \(TOMLText.quoted(d.match))\n"
-            if let size = d.size { s += "size = \"\(JSONNumber.text(size.width))x\(JSONNumber.text(size.height))\"\n" }
+            if let size = d.size { s += "size = \"\(NumberText.exact(size.width))x\(NumberText.exact(size.height))\"\n" }
             if let r = d.rotation { s += "rotation = \(r)\n" }
             if let f = d.flipX { s += "flip-x = \(f)\n" }
             if let f = d.flipY { s += "flip-y = \(f)\n" }
             if !d.overrides.isEmpty {
                 s += "[device.thresholds]\n"
-                for (k, v) in d.overrides { s += "\(k) = \(JSONNumber.text(v))\n" }
+                for (k, v) in d.overrides { s += "\(k) = \(NumberText.exact(v))\n" }
             }
         }
         return s
-    }
-}
-
-enum JSONNumber {
-    /// A number without a trailing ".0" when it is whole.
-    static func text(_ v: Double) -> String {
-        if v == v.rounded() && abs(v) < 1e15 { return String(Int64(v)) }
-        return v.description
     }
 }

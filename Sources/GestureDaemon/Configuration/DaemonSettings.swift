@@ -1,3 +1,4 @@
+import GestureCore
 import TOML
 
 /// The `[daemon]` section: where and to whom the daemon serves gestures.
@@ -76,7 +77,7 @@ public struct DaemonSettings: Sendable, Hashable {
         s += "client-buffer-kib = \(clientBuffer / 1024)\n"
         s += "max-clients = \(maxClients)\n"
         s += "max-clients-per-user = \(clientsPerUser)\n"
-        s += "subscribe-timeout = \(JSONNumber.text(subscribeTimeout))\n"
+        s += "subscribe-timeout = \(NumberText.exact(subscribeTimeout))\n"
         return s
     }
 }
