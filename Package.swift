@@ -67,18 +67,27 @@ let package = Package(
         .target(name: "GestureTools", dependencies: ["GestureCore"]),
         // `gestured act`: a client that carries out bindings (commands, key
         // chords through uinput) from an actions file.
-        .target(name: "GestureActions", dependencies: ["GestureCore", "GestureDaemon", "TOML", "CLinux", "CEvdev"]),
+        .target(
+            name: "GestureActions",
+            dependencies: [
+                "GestureCore", "GestureDaemon", "TOML", "CLinux", "CEvdev",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         .executableTarget(
             name: "gestured",
             dependencies: [
                 "GestureCore", "GestureDaemon", "GestureTools", "GestureActions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // Generates the human-like traces in Recordings/ and the unseen hands
         // the tests draw at random.
         .target(name: "TraceSynth", dependencies: ["GestureCore"]),
-        .executableTarget(name: "synth-recordings", dependencies: ["TraceSynth"], path: "Sources/synth-recordings"),
+        .executableTarget(
+            name: "synth-recordings",
+            dependencies: ["TraceSynth", .product(name: "SystemPackage", package: "swift-system")],
+            path: "Sources/synth-recordings"),
         .testTarget(
             name: "GestureCoreTests",
             dependencies: [

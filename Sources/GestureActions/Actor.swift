@@ -1,6 +1,7 @@
 import CLinux
 package import GestureCore
 package import GestureDaemon
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -116,7 +117,7 @@ package struct Actor {
         let address = UnixAddress(options.socketPath)!
         let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0, address.withSockaddr({ Glibc.connect(fd, $0, $1) }) == 0 else {
-            let why = String(cString: strerror(errno))
+            let why = "\(Errno.last)"
             if fd >= 0 { close(fd) }
             if !saidWaiting {
                 log("cannot connect to \(options.socketPath): \(why); retrying until the daemon is there")

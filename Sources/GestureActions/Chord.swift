@@ -1,4 +1,5 @@
 import CEvdev
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -88,7 +89,7 @@ package final class VirtualKeyboard {
         let r = libevdev_uinput_create_from_device(dev, Int32(LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue), &ui)
         guard r == 0, let ui else {
             libevdev_free(dev)
-            let why = String(cString: strerror(-r))
+            let why = "\(Errno(rawValue: -r))"
             throw KeyboardError(
                 message:
                     "cannot create a virtual keyboard through /dev/uinput: \(why). `keys` bindings need write access to it: 71-gestured-uinput.rules (installed by `sudo make install`) lets the user of the active seat write it; after installing, run `sudo udevadm trigger --sysname-match=uinput` or log in again (README, \"Binding gestures\"). Or bind a command with `run` instead"

@@ -1,4 +1,6 @@
 package import GestureCore
+import GestureDaemon
+import SystemPackage
 
 #if canImport(Glibc)
     package import Glibc
@@ -40,7 +42,7 @@ package struct Runner {
         }
         var pipeFDs: [Int32] = [-1, -1]
         guard pipe(&pipeFDs) == 0 else {
-            log("\(label): not run: pipe: \(String(cString: strerror(errno)))")
+            log("\(label): not run: pipe: \(Errno.last)")
             return false
         }
         // One thread: nothing can start another program between pipe and these.
@@ -82,7 +84,7 @@ package struct Runner {
         close(pipeFDs[1])
         guard r == 0 else {
             close(pipeFDs[0])
-            log("\(label): cannot run \(argv[0]): \(String(cString: strerror(r)))")
+            log("\(label): cannot run \(argv[0]): \(Errno(rawValue: r))")
             return false
         }
         running.append(Running(pid: pid, label: label, stderr: pipeFDs[0], deadline: now + timeout))

@@ -1,3 +1,5 @@
+import SystemPackage
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -23,12 +25,16 @@ package func readTextFile(_ path: String, limit: Int = 1 << 30) throws(FileError
 /// A regular file's bytes, as `readTextFile` reads them, for readers that
 /// check the encoding themselves (TOML must be UTF-8).
 package func readFileBytes(_ path: String, limit: Int = 1 << 30) throws(FileError) -> [UInt8] {
-    // O_NONBLOCK: opening a FIFO for reading would wait for a writer.
-    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-    guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
-    defer { close(fd) }
+    // Non-blocking: opening a FIFO for reading would wait for a writer.
+    let fd: FileDescriptor
+    do {
+        fd = try FileDescriptor.open(path, .readOnly, options: [.nonBlocking, .closeOnExec])
+    } catch {
+        throw FileError(path: path, reason: "\(error)")
+    }
+    defer { try? fd.close() }
     var st = stat()
-    guard fstat(fd, &st) == 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
+    guard fstat(fd.rawValue, &st) == 0 else { throw FileError(path: path, reason: "\(Errno.last)") }
     switch st.st_mode & S_IFMT {
     case S_IFREG: break
     case S_IFDIR: throw FileError(path: path, reason: "is a directory")
@@ -41,10 +47,12 @@ package func readFileBytes(_ path: String, limit: Int = 1 << 30) throws(FileErro
     bytes.reserveCapacity(Int(st.st_size))
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw FileError(path: path, reason: String(cString: strerror(errno)))
+        // swift-system retries a read a signal interrupted.
+        let n: Int
+        do {
+            n = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
+        } catch {
+            throw FileError(path: path, reason: "\(error)")
         }
         if n == 0 { break }
         if bytes.count + n > limit {
@@ -59,33 +67,31 @@ package func readFileBytes(_ path: String, limit: Int = 1 << 30) throws(FileErro
 /// few KiB; a drop-in directory may hold many).
 package let configurationFileLimit = 1 << 20
 
-/// Writes every byte to `fd`, retrying after signals; the system's reason when it cannot.
+/// Writes every byte to `fd` (swift-system retries after signals); the system's reason when it cannot.
 package func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> String? {
-    var offset = 0
-    while offset < bytes.count {
-        let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-        if n < 0 {
-            if errno == EINTR { continue }
-            return String(cString: strerror(errno))
-        }
-        offset += n
+    do {
+        _ = try FileDescriptor(rawValue: fd).writeAll(bytes)
+        return nil
+    } catch {
+        return "\(error)"
     }
-    return nil
 }
 
 /// Writes `text` to `path` through a temporary file beside it, renamed into
 /// place, so a reader never sees half a file.
 package func writeTextFile(_ path: String, _ text: String) throws(FileError) {
     let temporary = path + ".tmp\(getpid())"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
-    if let reason = Array(text.utf8).withUnsafeBytes({ writeAll(fd, $0) }) {
-        close(fd)
+    do {
+        let fd = try FileDescriptor.open(
+            temporary, .writeOnly, options: [.create, .truncate, .closeOnExec],
+            permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        try fd.closeAfter { _ = try fd.writeAll(text.utf8) }
+    } catch {
         unlink(temporary)
-        throw FileError(path: path, reason: reason)
+        throw FileError(path: path, reason: "\(error)")
     }
-    guard close(fd) == 0, rename(temporary, path) == 0 else {
-        let reason = String(cString: strerror(errno))
+    guard rename(temporary, path) == 0 else {
+        let reason = "\(Errno.last)"
         unlink(temporary)
         throw FileError(path: path, reason: reason)
     }
@@ -107,7 +113,7 @@ package func listDirectory(_ path: String, suffix: String) -> [String] {
 
 /// The entries of a directory (no hidden ones), sorted, each with whether it is a directory.
 package func directoryEntries(_ path: String) throws(FileError) -> [(name: String, isDirectory: Bool)] {
-    guard let dir = opendir(path) else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
+    guard let dir = opendir(path) else { throw FileError(path: path, reason: "\(Errno.last)") }
     defer { closedir(dir) }
     var out: [(String, Bool)] = []
     while let entry = readdir(dir) {

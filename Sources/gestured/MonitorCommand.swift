@@ -3,6 +3,7 @@ import CLinux
 import FoundationEssentials
 import GestureCore
 import GestureDaemon
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -236,12 +237,12 @@ func connectTo(_ path: String) throws -> Int32 {
     }
     let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else {
-        printError("gestured monitor: socket(): \(String(cString: strerror(errno)))")
+        printError("gestured monitor: socket(): \(Errno.last)")
         throw ExitCode(1)
     }
     let r = addr.withSockaddr { connect(fd, $0, $1) }
     guard r == 0 else {
-        let why = String(cString: strerror(errno))
+        let why = "\(Errno.last)"
         close(fd)
         printError(
             "gestured monitor: cannot connect to \(path): \(why). Is gestured running (systemctl status gestured)? Are you allowed (group 'gesture')? --socket chooses another path."
@@ -258,7 +259,7 @@ func writeAll(_ fd: Int32, _ s: String) throws {
         let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + off, $0.count - off, Int32(MSG_NOSIGNAL)) }
         if n < 0 && errno == EINTR { continue }
         guard n > 0 else {
-            printError("gestured monitor: write failed: \(String(cString: strerror(errno)))")
+            printError("gestured monitor: write failed: \(Errno.last)")
             throw ExitCode(1)
         }
         off += n

@@ -2,6 +2,7 @@ import ArgumentParser
 import GestureCore
 import GestureDaemon
 import Logging
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -64,7 +65,7 @@ struct RecordCommand: ParsableCommand {
         if let output {
             fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard fd >= 0 else {
-                printError("gestured: cannot write \(output): \(String(cString: strerror(errno)))")
+                printError("gestured: cannot write \(output): \(Errno.last)")
                 throw ExitCode(1)
             }
         }

@@ -1,4 +1,5 @@
 import GestureCore
+import SystemPackage
 import TraceSynth
 
 #if canImport(Glibc)
@@ -13,7 +14,7 @@ let dir = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "Recordin
 for (name, text) in BundledRecordings.files() {
     let path = dir + "/" + name
     guard let f = fopen(path, "w") else {
-        print("synth-recordings: cannot write \(path): \(String(cString: strerror(errno)))")
+        print("synth-recordings: cannot write \(path): \(Errno(rawValue: errno))")
         exit(1)
     }
     fputs(text, f)
