@@ -66,6 +66,47 @@ play "$repo/Recordings/pinch-close-2f.phone.evemu" "#removed" "$out/play-removed
 wait "$played"
 sleep 1
 
+# A panel mounted a quarter turn clockwise ([[device]] rotation = 90, put
+# through libinput's calibration matrix), and one that reports no resolution
+# and has no size configured (the daemon says what it assumes).
+play "$repo/Recordings/swipe-right-1f.tablet.evemu" "#rotated" "$out/play-rotated.out"
+wait "$played"
+play "$repo/Recordings/tap-2f.tablet.evemu" "#noresolution" "$out/play-noresolution.out" --no-resolution
+wait "$played"
+printf 'rotated\nnoresolution\n' >>"$out/extra-plays"
+
+# Starts `gestured record` on a device a player makes from FILE, named
+# "NAME #TAG", once the recorder says it records; sets `played` and `recorder`.
+# The player waits for $run/go-TAG.
+record() {
+    local file=$1 tag=$2
+    shift 2
+    "$touch" play "$file" --suffix " #$tag" --wait-for "$run/go-$tag" "$@" </dev/null >"$out/play-$tag.out" 2>&1 &
+    played=$!
+    local node=""
+    for _ in $(seq 600); do
+        node=$(sed -n 's/^node //p' "$out/play-$tag.out")
+        [ -n "$node" ] && break
+        sleep 0.05
+    done
+    "$gestured" record --device "$node" -o "$out/recorded-$tag.evemu" >"$out/record-$tag.log" 2>&1 &
+    recorder=$!
+    for _ in $(seq 600); do grep -q "recording $node" "$out/record-$tag.log" && break; sleep 0.05; done
+}
+# gestured record on a real device: a swipe, recorded as it is played.
+record "$repo/Recordings/swipe-right-1f.tablet.evemu" recorded
+touch "$run/go-recorded"
+wait "$played" "$recorder"
+# A recorder that stops reading while a long trace is written at once: the
+# kernel drops events (SYN_DROPPED); the file must say so and stay readable.
+record "$repo/Recordings/tour.tablet.evemu" dropped --burst
+kill -STOP "$recorder"
+touch "$run/go-dropped"
+for _ in $(seq 600); do grep -q '^late' "$out/play-dropped.out" && break; sleep 0.05; done
+kill -CONT "$recorder"
+wait "$played" "$recorder"
+printf 'recorded\ndropped\n' >>"$out/extra-plays"
+
 "$gestured" devices >"$out/devices.out" 2>&1
 
 # gestured act's keys on a real uinput: a replayed swipe, a binding that

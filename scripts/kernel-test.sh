@@ -35,6 +35,11 @@ for f in Recordings/*.evemu; do
     i=$((i + 1))
 done
 
+# The rotated panel of the guest: the tablet's swipe, a quarter turn clockwise.
+device=$(sed -n 's/^N: //p' Recordings/swipe-right-1f.tablet.evemu | head -n 1)
+printf '[[device]]\nmatch = "%s #rotated"\nrotation = 90\n\n' "$device" >>"$out/gestured.toml"
+: >"$out/extra-plays"
+
 guest="$repo/scripts/kernel-guest.sh $out $repo $gestured $touch"
 boot() {
     local started=$SECONDS

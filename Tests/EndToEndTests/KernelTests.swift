@@ -98,7 +98,10 @@ struct KernelTests {
         let messages = run.messages
         let added = messages.filter { $0["type"] as? String == "device_added" }.compactMap { $0["device"] as? String }
         let removed = messages.filter { $0["type"] as? String == "device_removed" }.count
-        let plays = (run.files["plan"] ?? "").split(separator: "\n").count + 1
+        // Every recording of the plan, the pinch removed midway, and the extra plays the guest lists.
+        let plays =
+            (run.files["plan"] ?? "").split(separator: "\n").count + 1
+            + (run.files["extra-plays"] ?? "").split(separator: "\n").count
         #expect(added.count == plays && removed == plays, "added \(added.count), removed \(removed), plays \(plays)")
         #expect(!added.contains { $0.contains("keyboard") }, "\(added)")
         #expect(!(run.files["devices.out"] ?? "").contains("keyboard"), "\(run.files["devices.out"] ?? "")")
@@ -115,6 +118,73 @@ struct KernelTests {
         #expect(kinds.contains("gesture pinch began"), "\(kinds)")
         #expect(kinds.contains("gesture pinch cancelled"), "\(kinds)")
         #expect(kinds.last?.hasPrefix("device_removed") == true, "\(kinds)")
+    }
+
+    /// The gestures the subscriber received from the device named "… #TAG".
+    static func gestures(_ run: KernelRun, tag: String) -> [String] {
+        summarize(
+            run.messages.filter {
+                $0["type"] as? String == "gesture" && ($0["device"] as? String)?.hasSuffix(" #\(tag)") == true
+            })
+    }
+
+    /// `gestured replay --format summary` of a file the guest wrote, from a scratch copy.
+    static func replay(_ text: String, _ extra: [String] = []) throws -> CommandResult {
+        let dir = NSTemporaryDirectory() + "gestured-kernel-replay-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try text.write(toFile: dir + "/trace.evemu", atomically: true, encoding: .utf8)
+        var arguments = ["replay", "--format", "summary"]
+        for (i, config) in extra.enumerated() {
+            try config.write(toFile: dir + "/\(i).toml", atomically: true, encoding: .utf8)
+            arguments += ["--config", dir + "/\(i).toml"]
+        }
+        return try runGestured(arguments + [dir + "/trace.evemu"])
+    }
+
+    @Test(
+        "a panel mounted a quarter turn round, through libinput's calibration matrix, gives what replay gives with the same rotation"
+    )
+    func rotation() throws {
+        let run = try Self.run()
+        let trace = try String(contentsOfFile: DaemonProcess.recording("swipe-right-1f.tablet.evemu"), encoding: .utf8)
+        let name = try #require(trace.split(separator: "\n").first { $0.hasPrefix("N: ") }).dropFirst(3)
+        let replayed = try Self.replay(trace, ["[[device]]\nmatch = \"\(name)\"\nrotation = 90\n"])
+        let want = replayed.out.split(separator: "\n").map(String.init)
+        let unrotated = try DaemonProcess.expected("swipe-right-1f.tablet.evemu")
+        #expect(want.contains { $0.hasPrefix("swipe") } && want != unrotated, "\(want)")
+        #expect(Self.gestures(run, tag: "rotated") == want, "\(run.files["serve.log"] ?? "")")
+    }
+
+    @Test("a touchscreen that reports no resolution and has no size configured is used, with the size it assumes said in the log")
+    func noResolution() throws {
+        let run = try Self.run()
+        #expect(Self.gestures(run, tag: "noresolution") == ["tap fingers=2"])
+        let log = run.files["serve.log"] ?? ""
+        #expect(log.contains("#noresolution: no size known"), "\(log)")
+    }
+
+    @Test("gestured record on a real device: the file replays to the recording's own gestures; the recorder ends with the device")
+    func recordRoundTrip() throws {
+        let run = try Self.run()
+        let recorded = try #require(run.files["recorded-recorded.evemu"])
+        #expect(recorded.contains("# Recorded by gestured "), "\(recorded.prefix(300))")
+        let replayed = try Self.replay(recorded)
+        #expect(replayed.status == 0, "\(replayed.err)")
+        let want = try DaemonProcess.expected("swipe-right-1f.tablet.evemu")
+        #expect(replayed.out.split(separator: "\n").map(String.init) == want, "\(replayed.out)")
+        let log = run.files["record-recorded.log"] ?? ""
+        #expect(log.contains("went away; the recording up to then is complete"), "\(log)")
+    }
+
+    @Test("a recorder that stops reading while events pour in: the kernel drops events, the file marks it and still replays")
+    func synDropped() throws {
+        let run = try Self.run()
+        let recorded = try #require(run.files["recorded-dropped.evemu"])
+        #expect(recorded.contains("# SYN_DROPPED at "), "\(run.files["record-dropped.log"] ?? "")")
+        #expect((run.files["record-dropped.log"] ?? "").contains("the kernel dropped events"))
+        let replayed = try Self.replay(recorded)
+        #expect(replayed.status == 0, "\(replayed.err)")
     }
 
     @Test("gestured act types its keys binding through a real uinput keyboard: alt+Left pressed and released in order")

@@ -1,6 +1,6 @@
 /* uinput-touch: real evdev devices for the kernel tests (scripts/kernel-test.sh).
  *
- *   uinput-touch play FILE.evemu [--no-resolution] [--stop-after N] [--settle MS] [--suffix S] [--wait-for PATH]
+ *   uinput-touch play FILE.evemu [--no-resolution] [--stop-after N] [--settle MS] [--suffix S] [--wait-for PATH] [--burst]
  *       Creates a device through uinput (libevdev) from the evemu file's
  *       description, prints "node /dev/input/eventN", waits MS (1500) for udev
  *       and its readers, writes the file's events with their recorded timing,
@@ -9,7 +9,10 @@
  *       --no-resolution creates it with every axis's resolution 0; --suffix
  *       appends S to the device's name (several plays at once stay apart);
  *       --wait-for waits, after the settle time, until PATH exists (the
- *       caller makes it once the daemon has announced the device).
+ *       caller makes it once the daemon has announced the device); --burst
+ *       writes every frame at once, without the recorded timing (more than a
+ *       reader's evdev buffer holds: a reader that is not reading gets
+ *       SYN_DROPPED).
  *   uinput-touch keyboard SECONDS
  *       A keyboard that exists for SECONDS (a device gestured must not open).
  *   uinput-touch watch NAME SECONDS
@@ -62,7 +65,7 @@ static struct libevdev_uinput *create(struct libevdev *dev) {
 }
 
 static int play(const char *path, int no_resolution, long stop_after, long settle_ms, const char *suffix,
-                const char *wait_for) {
+                const char *wait_for, int burst) {
     FILE *f = fopen(path, "r");
     if (!f) die("cannot open the trace");
     struct libevdev *dev = libevdev_new();
@@ -162,7 +165,7 @@ static int play(const char *path, int no_resolution, long stop_after, long settl
                                            .value = events[i].value };
         int end = events[i].type == EV_SYN && events[i].code == SYN_REPORT;
         if (!end && n < sizeof frame / sizeof *frame) continue;
-        long long due = start + (events[i].usec - t0);
+        long long due = burst ? now_usec() : start + (events[i].usec - t0);
         sleep_until(due);
         long long late = now_usec() - due;
         if (late > worst) worst = late;
@@ -171,6 +174,7 @@ static int play(const char *path, int no_resolution, long stop_after, long settl
     }
     if (n > 0 && write(fd, frame, n * sizeof *frame) < 0) die("write to uinput failed");
     printf("late %lld us at worst\n", worst);
+    fflush(stdout); /* a caller waits for this line while the device still exists */
     if (stop_after < 0) usleep(1000000);
     libevdev_uinput_destroy(ui);
     libevdev_free(dev);
@@ -250,18 +254,20 @@ int main(int argc, char **argv) {
         long stop_after = -1, settle = 1500;
         const char *suffix = "";
         const char *wait_for = NULL;
+        int burst = 0;
         for (int i = 3; i < argc; i++) {
             if (!strcmp(argv[i], "--no-resolution")) no_resolution = 1;
             else if (!strcmp(argv[i], "--stop-after") && i + 1 < argc) stop_after = atol(argv[++i]);
             else if (!strcmp(argv[i], "--settle") && i + 1 < argc) settle = atol(argv[++i]);
             else if (!strcmp(argv[i], "--suffix") && i + 1 < argc) suffix = argv[++i];
             else if (!strcmp(argv[i], "--wait-for") && i + 1 < argc) wait_for = argv[++i];
-            else die("unknown option; usage: uinput-touch play FILE [--no-resolution] [--stop-after N] [--settle MS] [--suffix S] [--wait-for PATH]");
+            else if (!strcmp(argv[i], "--burst")) burst = 1;
+            else die("unknown option; usage: uinput-touch play FILE [--no-resolution] [--stop-after N] [--settle MS] [--suffix S] [--wait-for PATH] [--burst]");
         }
-        return play(argv[2], no_resolution, stop_after, settle, suffix, wait_for);
+        return play(argv[2], no_resolution, stop_after, settle, suffix, wait_for, burst);
     }
     if (argc == 3 && !strcmp(argv[1], "keyboard")) return keyboard(atol(argv[2]));
     if (argc == 4 && !strcmp(argv[1], "watch")) return watch(argv[2], atol(argv[3]));
-    die("usage: uinput-touch play FILE [--no-resolution] [--stop-after N] [--settle MS] | keyboard SECONDS");
+    die("usage: uinput-touch play FILE [--no-resolution] [--stop-after N] [--settle MS] [--burst] | keyboard SECONDS");
     return 1;
 }
