@@ -15,6 +15,12 @@ modprobe uinput 2>/dev/null
 # udev backend sees them come and go.
 udevd=$(command -v systemd-udevd || echo /lib/systemd/systemd-udevd)
 "$udevd" --daemon 2>>"$out/guest.log"
+# The shipped udev rules, for user nobody instead of gestured (no such user
+# here): touchscreens tagged uaccess, and an ACL on them and on nothing else.
+mkdir -p /run/udev/rules.d
+cp "$repo/systemd/70-gestured.rules" /run/udev/rules.d/
+sed 's/u:gestured:/u:nobody:/' "$repo/systemd/74-gestured.rules" >/run/udev/rules.d/74-gestured.rules
+udevadm control --reload
 udevadm trigger --action=add >/dev/null 2>&1
 udevadm settle --timeout=10
 # One daemon on seat0 for everything, one subscriber taking every event.
@@ -65,6 +71,19 @@ events=$(grep -c '^E: ' "$repo/Recordings/pinch-close-2f.phone.evemu")
 play "$repo/Recordings/pinch-close-2f.phone.evemu" "#removed" "$out/play-removed.out" --stop-after $((events / 2))
 wait "$played"
 sleep 1
+
+# What the rule gave: the ACLs of a touchscreen's node and of the keyboard's,
+# and what `gestured devices` finds as that user.
+"$touch" play "$repo/Recordings/tap-1f.phone.evemu" --suffix " #acl" --wait-for "$run/go-acl" </dev/null >"$out/play-acl.out" 2>&1 &
+played=$!
+for _ in $(seq 600); do grep -q "\"type\":\"device_added\".*#acl\"" "$out/events.jsonl" && break; sleep 0.05; done
+udevadm settle --timeout=10
+getfacl -p "$(sed -n 's/^node //p' "$out/play-acl.out")" >"$out/acl-touchscreen.out" 2>&1
+getfacl -p "$(sed -n 's/^node //p' "$out/keyboard.out")" >"$out/acl-keyboard.out" 2>&1
+runuser -u nobody -- "$gestured" devices >"$out/devices-nobody.out" 2>&1
+touch "$run/go-acl"
+wait "$played"
+printf 'acl\n' >>"$out/extra-plays"
 
 # A panel mounted a quarter turn clockwise ([[device]] rotation = 90, put
 # through libinput's calibration matrix), and one that reports no resolution

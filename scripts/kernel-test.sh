@@ -40,7 +40,8 @@ device=$(sed -n 's/^N: //p' Recordings/swipe-right-1f.tablet.evemu | head -n 1)
 printf '[[device]]\nmatch = "%s #rotated"\nrotation = 90\n\n' "$device" >>"$out/gestured.toml"
 : >"$out/extra-plays"
 
-guest="$repo/scripts/kernel-guest.sh $out $repo $gestured $touch"
+# GESTURED_GUEST picks another guest script (scripts/kernel-cost.sh's).
+guest="$repo/scripts/${GESTURED_GUEST:-kernel-guest.sh} $out $repo $gestured $touch"
 boot() {
     local started=$SECONDS
     rm -f "$out/status"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# What gestured costs on a real kernel, where no emulation inflates system
+# calls: CPU per frame above a program that only drains libinput (the
+# floor) and Debian's lisgd on uinput touchscreens fed the same frames, peak
+# resident memory, and latency from the uinput write to a subscriber's read
+# with 1 and 100 subscribers. Boots the virtual machine of
+# scripts/kernel-test.sh with scripts/kernel-cost-guest.sh; prints the raw
+# figures, then a summary. A measurement, not a test (docs/performance.md).
+# Usage: scripts/kernel-cost.sh [RUNS]   (default 3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+make -s release >/dev/null
+scripts/build-harness.sh >/dev/null
+command -v lisgd >/dev/null || { echo "kernel-cost: lisgd is not installed (apt-get install lisgd)" >&2; exit 3; }
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+GESTURED_COST_RUNS=${1:-3} GESTURED_GUEST=kernel-cost-guest.sh \
+    GESTURED_BIN="$(swift build -c release --show-bin-path)/gestured" scripts/kernel-test.sh "$out" >/dev/null
+echo "machine: $(cat "$out/vm") ($(grep -c ^processor /proc/cpuinfo) host CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1))"
+cat "$out/cost.txt"
+echo "== per frame, each run (µs): floor, lisgd above it, gestured above it; peak resident KiB"
+awk '
+    $1 == "drain" || $1 == "lisgd" || $1 == "gestured" {
+        per[$1] = $2 / $3 / 1000; kib[$1] = $4
+        if ($1 == "gestured") {
+            printf "floor %.1f  lisgd %+.1f  gestured %+.1f  (gestured - lisgd %+.1f)  peak KiB: floor %d, lisgd %d, gestured %d\n",
+                per["drain"], per["lisgd"] - per["drain"], per["gestured"] - per["drain"], per["gestured"] - per["lisgd"],
+                kib["drain"], kib["lisgd"], kib["gestured"]
+        }
+    }' "$out/cost.txt"
