@@ -17,14 +17,16 @@ udevd=$(command -v systemd-udevd || echo /lib/systemd/systemd-udevd)
 "$udevd" --daemon
 udevadm settle --timeout=10
 
-trace=$repo/Recordings/tour.tablet.evemu
+# The trace scripts/kernel-cost.sh built: every tablet recording, one after another.
+trace=$out/cost-trace.evemu
 frames=$(awk '$1 == "E:" && $3 == "0000" && $4 == "0000"' "$trace" | wc -l)
 # Nanoseconds a process has run, all its threads.
-cpu() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
+cpu() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 peak() { sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' /proc/"$1"/status; }
 # Starts a player of the trace on a new device "... #TAG" that waits for
 # $run/go; sets `node` to its device node.
 player() {
+    rm -f "$run/play-$1.out"
     "$touch" play "$trace" --suffix " #$1" --wait-for "$run/go" </dev/null >"$run/play-$1.out" 2>&1 &
     players+=($!)
     node=""
@@ -36,7 +38,7 @@ player() {
 }
 
 {
-    echo "trace: Recordings/tour.tablet.evemu, $frames frames; $(nproc) CPUs; $(uname -r)"
+    echo "trace: the tablet recordings one after another, $frames frames; $(nproc) CPUs; $(uname -r)"
     echo "program cpu_ns frames peak_kib (one line per program and run)"
 } >"$out/cost.txt"
 for r in $(seq "$runs"); do
@@ -54,9 +56,10 @@ for r in $(seq "$runs"); do
     lisgd -d "$node" -w 1280 -h 800 "${bindings[@]}" >/dev/null 2>&1 &
     pids+=(lisgd:$!)
     player gestured
-    : >"$run/empty.toml"
-    "$gestured" serve --socket "$run/g.sock" --device "$node" --config "$run/empty.toml" --log-level warning \
-        >"$run/serve.log" 2>&1 &
+    # Defaults, but room for the 100 subscribers of the latency runs below.
+    printf '[daemon]\nmax-clients = 256\nmax-clients-per-user = 200\n' >"$run/daemon.toml"
+    "$gestured" serve --socket "$run/g.sock" --device "$node" --config "$run/daemon.toml" --log-level warning \
+        >>"$out/guest.log" 2>&1 &
     pids+=(gestured:$!)
     for _ in $(seq 200); do [ -S "$run/g.sock" ] && break; sleep 0.05; done
     "$gestured" monitor --socket "$run/g.sock" --json >"$run/events-$r.jsonl" 2>/dev/null &
@@ -69,7 +72,11 @@ for r in $(seq "$runs"); do
     sleep 1.5
     for p in "${pids[@]}"; do
         name=${p%%:*} pid=${p#*:}
-        echo "$name $(($(cpu "$pid") - ${before[$name]})) $frames $(peak "$pid")" >>"$out/cost.txt"
+        if [ -d /proc/"$pid" ]; then
+            echo "$name $(($(cpu "$pid") - ${before[$name]})) $frames $(peak "$pid")" >>"$out/cost.txt"
+        else
+            echo "$name did not run to the end of run $r (guest.log says why)" >>"$out/cost.txt"
+        fi
     done
     for p in "${pids[@]}"; do kill -TERM "${p#*:}" 2>/dev/null; done
     wait "$monitor" 2>/dev/null
@@ -84,8 +91,8 @@ for n in 1 100; do
     rm -f "$run/go"
     players=()
     player latency
-    "$gestured" serve --socket "$run/l.sock" --device "$node" --config "$run/empty.toml" --log-level warning \
-        >"$run/serve-latency.log" 2>&1 &
+    "$gestured" serve --socket "$run/l.sock" --device "$node" --config "$run/daemon.toml" --log-level warning \
+        >>"$out/guest.log" 2>&1 &
     serve=$!
     for _ in $(seq 200); do [ -S "$run/l.sock" ] && break; sleep 0.05; done
     "$gestured" monitor --socket "$run/l.sock" --latency --quiet --connections "$n" >"$run/latency-$n.out" 2>&1 &

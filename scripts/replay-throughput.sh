@@ -16,7 +16,9 @@ trap 'rm -rf "$work"' EXIT
 long="$work/long.evemu"
 # The tablet panel's header, then every tablet recording's events, REPEATS
 # times: each copy starts 2 s after the previous one ended (recordings last
-# from under a second to ten, so time never goes backwards).
+# from under a second to ten, so time never goes backwards), on slot 0 as a
+# recording does (ABS_MT_SLOT 0 first: the previous one may have ended on
+# another slot).
 first=$(ls Recordings/*.tablet.evemu | head -1)
 grep -v '^E:' "$first" > "$long"
 awk -v repeats="$repeats" '
@@ -32,6 +34,7 @@ awk -v repeats="$repeats" '
     offset = 0
     for (r = 0; r < repeats; r++) {
       for (f = 1; f <= file; f++) {
+        printf "E: %d.%06d 0003 002f 0000\n", int(offset / 1000000), offset % 1000000
         for (i = 1; i <= n[f]; i++) {
           split(ev[f, i], p, " ")
           us = p[1] + offset
