@@ -17,15 +17,48 @@ package struct FileError: Error, CustomStringConvertible {
     }
 }
 
-/// Reads a whole file as UTF-8 text (invalid bytes become U+FFFD).
+/// Reads a whole file as UTF-8 text (invalid bytes become U+FFFD), straight
+/// into the string's own storage: a 45 MB trace is read once, not copied.
 package func readTextFile(_ path: String, limit: Int = 1 << 30) throws(FileError) -> String {
-    String(decoding: try readFileBytes(path, limit: limit), as: UTF8.self)
+    try withRegularFile(path, limit: limit) { fd, size throws(FileError) in
+        var failure: FileError?
+        let text = String(unsafeUninitializedCapacity: size) { buffer in
+            do throws(FileError) {
+                return try readAll(fd, into: buffer, path: path)
+            } catch {
+                failure = error
+                return 0
+            }
+        }
+        if let failure { throw failure }
+        return text
+    }
 }
 
 /// A regular file's bytes, as `readTextFile` reads them, for readers that
 /// check the encoding themselves (TOML must be UTF-8).
 package func readFileBytes(_ path: String, limit: Int = 1 << 30) throws(FileError) -> [UInt8] {
-    // Non-blocking: opening a FIFO for reading would wait for a writer.
+    try withRegularFile(path, limit: limit) { fd, size throws(FileError) in
+        var failure: FileError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            do throws(FileError) {
+                count = try readAll(fd, into: buffer, path: path)
+            } catch {
+                failure = error
+                count = 0
+            }
+        }
+        if let failure { throw failure }
+        return bytes
+    }
+}
+
+/// Opens `path` (non-blocking: a FIFO would wait for a writer), and calls
+/// `body` with it and its size if it is a regular file of at most `limit`
+/// bytes; otherwise an error saying what it is.
+private func withRegularFile<T>(
+    _ path: String, limit: Int, _ body: (FileDescriptor, Int) throws(FileError) -> T
+) throws(FileError) -> T {
     let fd: FileDescriptor
     do {
         fd = try FileDescriptor.open(path, .readOnly, options: [.nonBlocking, .closeOnExec])
@@ -43,24 +76,29 @@ package func readFileBytes(_ path: String, limit: Int = 1 << 30) throws(FileErro
     if st.st_size > limit {
         throw FileError(path: path, reason: "is \(st.st_size) bytes, more than the \(limit) this file may have")
     }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(Int(st.st_size))
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        // swift-system retries a read a signal interrupted.
+    return try body(fd, Int(st.st_size))
+}
+
+/// Reads until `buffer` is full or the file ends (what is added to a file
+/// while it is read is left out: the file as it was when it was opened);
+/// swift-system retries a read a signal interrupted. Returns the bytes read.
+private func readAll(
+    _ fd: FileDescriptor, into buffer: UnsafeMutableBufferPointer<UInt8>, path: String
+) throws(FileError)
+    -> Int
+{
+    var count = 0
+    while count < buffer.count {
         let n: Int
         do {
-            n = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
+            n = try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[count...]))
         } catch {
             throw FileError(path: path, reason: "\(error)")
         }
         if n == 0 { break }
-        if bytes.count + n > limit {
-            throw FileError(path: path, reason: "grew past the \(limit) bytes this file may have while it was read")
-        }
-        bytes.append(contentsOf: chunk[0..<n])
+        count += n
     }
-    return bytes
+    return count
 }
 
 /// The most a configuration file may hold (1 MiB: the longest real one is a
