@@ -11,7 +11,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
+# The guest writes only into OUT: it must be a directory of its own, never
+# the checkout (an empty argument would be the current directory).
+[ -n "${1:-}" ] && [ -d "$1" ] || { echo "kernel-test: usage: kernel-test.sh OUT (an existing scratch directory)" >&2; exit 2; }
 out=$(cd "$1" && pwd)
+[ "$out" != "$repo" ] || { echo "kernel-test: OUT must not be the checkout" >&2; exit 2; }
 gestured=${GESTURED_BIN:-$(swift build --show-bin-path)/gestured}
 touch=$repo/.build/harness/uinput-touch
 kernel=${GESTURED_KERNEL:-$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)}
