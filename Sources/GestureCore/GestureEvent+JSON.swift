@@ -22,9 +22,9 @@ extension GestureEvent {
     public func encodeJSON(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
         var w = JSONWriter(buffer)
         w.raw(#"{"type":"gesture","gesture":""#)
-        w.raw(gesture.rawValue)
+        w.text(gesture.rawValue)
         w.raw(#"","phase":""#)
-        w.raw(phase.rawValue)
+        w.text(phase.rawValue)
         w.raw(#"","id":"#)
         w.integer(id)
         w.raw(#","time_us":"#)
@@ -39,7 +39,7 @@ extension GestureEvent {
         w.field(#","y":"#, ny, decimals: 4)
         if let direction {
             w.raw(#","direction":""#)
-            w.raw(direction.rawValue)
+            w.text(direction.rawValue)
             w.raw("\"")
         }
         if let distance { w.field(#","distance_mm":"#, distance, decimals: 2) }
@@ -58,7 +58,7 @@ extension GestureEvent {
         w.raw(#","edge":"#)
         if let edge {
             w.raw("\"")
-            w.raw(edge.rawValue)
+            w.text(edge.rawValue)
             w.raw("\"}")
         } else {
             w.raw("null}")
@@ -101,6 +101,12 @@ extension GestureEvent {
 /// without formatting a `Double`.
 struct JSONWriter {
     static let maxDecimals = 6
+    /// 10^0 to 10^19, every power of ten a `UInt64` holds.
+    private static let powersOfTen: [UInt64] = [
+        1, 10, 100, 1000, 10000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000, 10_000_000_000,
+        100_000_000_000, 1_000_000_000_000, 10_000_000_000_000, 100_000_000_000_000, 1_000_000_000_000_000,
+        10_000_000_000_000_000, 100_000_000_000_000_000, 1_000_000_000_000_000_000, 10_000_000_000_000_000_000,
+    ]
     /// The most bytes `number` writes.
     static let numberCapacity = 32
 
@@ -127,12 +133,15 @@ struct JSONWriter {
         count += bytes.count
     }
 
-    /// Text that needs no escaping (the schema's names and enum values).
+    /// The schema's fixed text, which needs no escaping. (A literal given
+    /// to a method that also takes `String` becomes a `String`, built and
+    /// released for each call: the two have different names.)
     mutating func raw(_ s: StaticString) {
         s.withUTF8Buffer { copy($0) }
     }
 
-    mutating func raw(_ s: String) {
+    /// An enum value or a number Swift wrote: text that needs no escaping.
+    mutating func text(_ s: String) {
         var s = s
         s.withUTF8 { copy($0) }
     }
@@ -151,26 +160,31 @@ struct JSONWriter {
     private static let digitPairs: StaticString =
         "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
 
-    /// The decimal digits of `v`, at least `minimum` of them (leading zeros).
-    private mutating func digits(_ v: UInt64, minimum: Int = 1) {
-        var width = 1
-        var p: UInt64 = 10
-        while width < 20 && v >= p {
-            width += 1
-            p = p &* 10
-        }
-        width = max(width, minimum)
-        let target = buffer.baseAddress! + count
+    /// How many decimal digits `v` has (1 for 0): a guess from its bit
+    /// length (1233 / 4096 is just under log10 2), then one comparison.
+    private static func width(_ v: UInt64) -> Int {
+        let guess = ((64 - v.leadingZeroBitCount) &* 1233) >> 12
+        return v < powersOfTen[guess] ? max(guess, 1) : guess + 1
+    }
+
+    /// The decimal digits of `v`.
+    private mutating func digits(_ v: UInt64) {
+        let width = Self.width(v)
+        Self.write(v, width: width, at: buffer.baseAddress! + count)
         count += width
+    }
+
+    /// `v`'s last `width` digits into `target[0..<width]`, two at a time.
+    private static func write(_ v: UInt64, width: Int, at target: UnsafeMutablePointer<UInt8>) {
         var n = v
         var i = width
-        Self.digitPairs.withUTF8Buffer { pairs in
+        digitPairs.withUTF8Buffer { pairs in
             while i >= 2 {
-                let pair = Int(n % 100) &* 2
+                let pair = Int(truncatingIfNeeded: n % 100) &* 2
                 n /= 100
-                i -= 2
+                i &-= 2
                 target[i] = pairs[pair]
-                target[i + 1] = pairs[pair + 1]
+                target[i &+ 1] = pairs[pair &+ 1]
             }
             if i == 1 { target[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: n % 10) }
         }
@@ -182,8 +196,8 @@ struct JSONWriter {
             raw("null")
             return
         }
-        var scale: UInt64 = 1
-        for _ in 0..<decimals { scale &*= 10 }
+        var places = min(max(decimals, 0), Self.maxDecimals)
+        let scale = Self.powersOfTen[places]
         let scaled = (value * Double(scale)).rounded()
         // The digits of `scaled` are what Swift writes while a Double's spacing
         // at the value is under a quarter of the last decimal place (below
@@ -193,24 +207,29 @@ struct JSONWriter {
         guard abs(scaled) < magnitudeLimit, scaled == 0 || abs(scaled) >= Double(scale) / 10_000 else {
             var r = scaled / Double(scale)
             if r == 0 { r = 0 }
-            raw(r.description)
+            text(r.description)
             return
         }
-        let magnitude = UInt64(abs(scaled))
         if scaled < 0 { byte(UInt8(ascii: "-")) }
-        digits(magnitude / scale)
-        byte(UInt8(ascii: "."))
-        var fraction = magnitude % scale
-        guard fraction != 0 else {
-            byte(UInt8(ascii: "0"))
+        // The value in units of the last place kept; the fraction's trailing
+        // zeros go, but one digit stays ("2.0", as Swift writes it).
+        var units = UInt64(abs(scaled))
+        while places > 1 && units % 10 == 0 {
+            units /= 10
+            places &-= 1
+        }
+        guard places > 0 else {
+            digits(units)
+            raw(".0")
             return
         }
-        var places = decimals
-        while fraction % 10 == 0 {
-            fraction /= 10
-            places -= 1
-        }
-        digits(fraction, minimum: places)
+        let whole = units / Self.powersOfTen[places]
+        let width = Self.width(whole)
+        let target = buffer.baseAddress! + count
+        count += width + 1 + places
+        Self.write(units, width: places, at: target + width + 1)
+        target[width] = UInt8(ascii: ".")
+        Self.write(whole, width: width, at: target)
     }
 
     /// A JSON string literal: quotes, and escapes for quotes, backslashes and control characters.
@@ -219,7 +238,12 @@ struct JSONWriter {
         var value = value
         value.withUTF8 { bytes in
             // Most names need no escape: copied whole.
-            if !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            var plain = true
+            for b in bytes where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") {
+                plain = false
+                break
+            }
+            if plain {
                 copy(bytes)
                 return
             }

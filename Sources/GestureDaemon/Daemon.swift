@@ -280,7 +280,8 @@ package struct Daemon {
             switch event {
             case .frame(let index):
                 pipeline.process(sourceEvents.frames[index], into: &outbound)
-            case .added(let info, let geometry):
+            case .added(let index):
+                let (info, geometry) = sourceEvents.devices[index]
                 devices.removeAll { $0.id == info.id }
                 devices.append(info)
                 pipeline.addDevice(

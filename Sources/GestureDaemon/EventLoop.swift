@@ -31,7 +31,10 @@ package final class ManualClock: LoopClock {
 /// Each source adds its descriptor and keeps the slot it was given, then asks
 /// for that slot's readiness after the wait: no slot is found by position.
 package struct Poller {
+    /// This turn's descriptors are `set[0..<count]`; the array only grows,
+    /// so a turn rewrites it in place.
     private var set: [pollfd] = []
+    private var count = 0
 
     package init() {}
 
@@ -43,13 +46,15 @@ package struct Poller {
     }
 
     /// Starts a new turn's set (keeping its storage).
-    package mutating func reset() { set.removeAll(keepingCapacity: true) }
+    package mutating func reset() { count = 0 }
 
     /// Adds `fd` (negative: skipped) waiting for `events` (POLLIN, POLLOUT).
     package mutating func add(_ fd: Int32, _ events: Int32) -> Slot {
         guard fd >= 0 else { return .none }
-        set.append(pollfd(fd: fd, events: Int16(truncatingIfNeeded: events), revents: 0))
-        return Slot(index: set.count - 1)
+        let entry = pollfd(fd: fd, events: Int16(truncatingIfNeeded: events), revents: 0)
+        if count < set.count { set[count] = entry } else { set.append(entry) }
+        count += 1
+        return Slot(index: count - 1)
     }
 
     /// What happened to a slot's descriptor in the last wait (0: nothing).
@@ -74,11 +79,11 @@ package struct Poller {
         var timeout: Int64 = -1
         if deadline != .never { timeout = max(0, (deadline - clock.now).microseconds) }
         if let maxWait { timeout = timeout < 0 ? maxWait : min(timeout, maxWait) }
-        let n = clinux_poll_usec(&set, UInt(set.count), timeout)
+        let n = clinux_poll_usec(&set, UInt(count), timeout)
         var failure: Int32?
         if n < 0 {
             failure = errno == EINTR ? nil : errno
-            for i in set.indices { set[i].revents = 0 }
+            for i in 0..<count { set[i].revents = 0 }
         }
         return (clock.now, failure)
     }

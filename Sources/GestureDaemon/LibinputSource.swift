@@ -26,11 +26,14 @@ package final class LibinputSource {
     package var configuration: Configuration
 
     /// Per-device state; libinput's user data for a device is its index + 1.
-    private var devices: [Device?] = []
+    /// A removed device stays in its place, without a handle (indexes do not
+    /// move); not optional, so a frame is built in place, not copied out and back.
+    private var devices: [Device] = []
     private var nextID: Int
 
     private struct Device {
-        var handle: OpaquePointer
+        /// nil once the device is removed.
+        var handle: OpaquePointer?
         var info: DeviceInfo
         /// The frame being built from libinput's touch events, until its TOUCH_FRAME.
         var frame: TouchFrame
@@ -106,9 +109,7 @@ package final class LibinputSource {
         // The devices present are queued as added as soon as libinput opens them.
         var events = TouchSourceEvents()
         source.read(into: &events)
-        var found: [DeviceInfo] = []
-        for case .added(let info, _) in events.events { found.append(info) }
-        return found
+        return events.devices.map(\.info)
     }
 
     /// libinput's epoll fd: readable when events wait.
@@ -117,7 +118,7 @@ package final class LibinputSource {
     /// Releases every device and the context.
     package func shutdown() {
         if let li {
-            for case let d? in devices { libinput_device_unref(d.handle) }
+            for case let handle? in devices.map(\.handle) { libinput_device_unref(handle) }
             devices.removeAll()
             libinput_unref(li)
         }
@@ -167,10 +168,10 @@ package final class LibinputSource {
             switch type {
             case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION, LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL,
                 LIBINPUT_EVENT_TOUCH_FRAME:
-                if let i = Self.index(of: libinput_event_get_device(event)), i < devices.count, devices[i] != nil,
+                if let i = Self.index(of: libinput_event_get_device(event)), i < devices.count, devices[i].handle != nil,
                     let touch = libinput_event_get_touch_event(event)
                 {
-                    Self.touch(type, touch, device: &devices[i]!, into: &events, logger: logger)
+                    Self.touch(type, touch, device: &devices[i], into: &events, logger: logger)
                 }
             case LIBINPUT_EVENT_DEVICE_ADDED:
                 if let (device, geometry) = added(libinput_event_get_device(event)!, index: devices.count) {
@@ -178,11 +179,14 @@ package final class LibinputSource {
                     events.added(device.info, geometry)
                 }
             case LIBINPUT_EVENT_DEVICE_REMOVED:
-                if let i = Self.index(of: libinput_event_get_device(event)), i < devices.count, let d = devices[i] {
-                    logger.notice("removed \(d.info.name) (\(d.info.node))")
-                    events.removed(d.info.id)
-                    libinput_device_unref(d.handle)
-                    devices[i] = nil
+                if let i = Self.index(of: libinput_event_get_device(event)), i < devices.count,
+                    let handle = devices[i].handle
+                {
+                    let info = devices[i].info
+                    logger.notice("removed \(info.name) (\(info.node))")
+                    events.removed(info.id)
+                    libinput_device_unref(handle)
+                    devices[i].handle = nil
                 }
             default:
                 break
@@ -202,9 +206,9 @@ package final class LibinputSource {
         _ type: libinput_event_type, _ touch: OpaquePointer, device d: inout Device, into events: inout TouchSourceEvents,
         logger: Logger
     ) {
-        let time = Timestamp(microseconds: Int64(bitPattern: libinput_event_touch_get_time_usec(touch)))
-        d.frame.time = time
         if type == LIBINPUT_EVENT_TOUCH_FRAME {
+            // The frame's time is its TOUCH_FRAME's (every event of a frame has the same).
+            d.frame.time = Timestamp(microseconds: Int64(bitPattern: libinput_event_touch_get_time_usec(touch)))
             if !d.frame.isEmpty { events.frame(d.frame) }
             d.frame.removeAll()
             return
