@@ -39,9 +39,16 @@ build:
 	$(SWIFT) build
 
 # The installed binary: Swift's libraries linked statically, so only the code
-# used is loaded (resident memory, start time: docs/performance.md).
+# used is loaded; linked by lld (in Swift's toolchain) with the loader's
+# relocations packed (DT_RELR, glibc 2.36) and the functions the daemon runs
+# placed together (Sources/gestured/link-order.txt, written by
+# scripts/link-order.sh): resident memory, docs/performance.md ("Memory").
+# SwiftPM does not see the order file change: a newer one forces the link.
+RELEASE_LINK = -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
+RELEASE_ORDER = -Xlinker --symbol-ordering-file=$(CURDIR)/Sources/gestured/link-order.txt -Xlinker --no-warn-symbol-ordering
 release:
-	$(SWIFT) build -c release --product gestured --static-swift-stdlib
+	@if [ Sources/gestured/link-order.txt -nt .build/release/gestured ]; then rm -f .build/release/gestured; fi
+	$(SWIFT) build -c release --product gestured --static-swift-stdlib $(RELEASE_LINK) $(RELEASE_ORDER)
 
 # Style check, the end-to-end harness, every test (Swift Testing), the
 # real-kernel tests in a virtual machine (test-kernel), an

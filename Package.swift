@@ -79,7 +79,9 @@ let package = Package(
                 "GestureCore", "GestureDaemon", "GestureTools", "GestureActions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
-            ]
+            ],
+            // The order `make release` links the daemon's functions in (scripts/link-order.sh).
+            exclude: ["link-order.txt"]
         ),
         // Generates the human-like traces in Recordings/ and the unseen hands
         // the tests draw at random.

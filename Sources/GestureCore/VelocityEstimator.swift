@@ -59,6 +59,7 @@ package struct VelocityEstimator: Sendable {
     /// `restGap` before `now`) or has fewer than two samples to fit.
     /// Samples are read through `span`: an `InlineArray` subscript read here
     /// copied the whole array.
+    @inline(__always)
     package func velocity(at now: Timestamp, window: Duration) -> (vx: Double, vy: Double) {
         let ts = t.span
         let xs = x.span
