@@ -54,10 +54,11 @@ play() {
 }
 
 # Every bundled recording, two at a time, each on a device of its own
-# named "NAME #I" so that its events can be told apart.
+# named "NAME #I" so that its events can be told apart; what the kernel
+# delivered, with its timestamps, in delivered-I.evemu.
 batch=()
 while read -r i name; do
-    play "$repo/Recordings/$name.evemu" "#$i" "$out/play-$i.out"
+    play "$repo/Recordings/$name.evemu" "#$i" "$out/play-$i.out" --echo "$out/delivered-$i.evemu"
     batch+=("$played")
     if [ ${#batch[@]} -eq 2 ]; then
         wait "${batch[@]}"

@@ -1,6 +1,7 @@
 /* uinput-touch: real evdev devices for the kernel tests (scripts/kernel-test.sh).
  *
  *   uinput-touch play FILE.evemu [--no-resolution] [--stop-after N] [--settle MS] [--suffix S] [--wait-for PATH] [--burst]
+ *                                [--echo OUT.evemu]
  *       Creates a device through uinput (libevdev) from the evemu file's
  *       description, prints "node /dev/input/eventN", waits MS (1500) for udev
  *       and its readers, writes the file's events with their recorded timing,
@@ -12,7 +13,11 @@
  *       caller makes it once the daemon has announced the device); --burst
  *       writes every frame at once, without the recorded timing (more than a
  *       reader's evdev buffer holds: a reader that is not reading gets
- *       SYN_DROPPED).
+ *       SYN_DROPPED); --echo reads the device back as any reader does and
+ *       writes what the kernel delivered, with the kernel's timestamps, to
+ *       OUT.evemu (the description, then E: lines): under software emulation
+ *       the player can fall behind its schedule, and what a reader saw is
+ *       then not the recording's timing.
  *   uinput-touch keyboard SECONDS
  *       A keyboard that exists for SECONDS (a device gestured must not open).
  *   uinput-touch watch NAME SECONDS
@@ -64,10 +69,26 @@ static struct libevdev_uinput *create(struct libevdev *dev) {
     return ui;
 }
 
+/* Appends what the kernel has delivered to `fd` (non-blocking) to `out` as evemu E: lines. */
+static void echo_events(int fd, FILE *out) {
+    struct input_event ev[64];
+    ssize_t r;
+    while ((r = read(fd, ev, sizeof ev)) > 0) {
+        for (size_t i = 0; i < (size_t)r / sizeof *ev; i++)
+            fprintf(out, "E: %lld.%06lld %04x %04x %d\n", (long long)ev[i].input_event_sec,
+                    (long long)ev[i].input_event_usec, ev[i].type, ev[i].code, ev[i].value);
+    }
+}
+
 static int play(const char *path, int no_resolution, long stop_after, long settle_ms, const char *suffix,
-                const char *wait_for, int burst) {
+                const char *wait_for, int burst, const char *echo) {
     FILE *f = fopen(path, "r");
     if (!f) die("cannot open the trace");
+    /* The description as created (the name with its suffix), for --echo. */
+    char *header = NULL;
+    size_t header_size = 0;
+    FILE *desc = open_memstream(&header, &header_size);
+    if (!desc) die("out of memory");
     struct libevdev *dev = libevdev_new();
     struct event *events = NULL;
     size_t count = 0, capacity = 0;
@@ -79,7 +100,14 @@ static int play(const char *path, int no_resolution, long stop_after, long settl
             char name[4200];
             snprintf(name, sizeof name, "%s%s", line + 3, suffix);
             libevdev_set_name(dev, name);
-        } else if (!strncmp(line, "I: ", 3)) {
+            fprintf(desc, "N: %s\n", name);
+            continue;
+        }
+        if (!strncmp(line, "I: ", 3) || !strncmp(line, "P: ", 3) || !strncmp(line, "B: ", 3)) {
+            fputs(line, desc);
+            if (line[strlen(line) - 1] != '\n') fputc('\n', desc);
+        }
+        if (!strncmp(line, "I: ", 3)) {
             unsigned bus, vendor, product, version;
             if (sscanf(line + 3, "%x %x %x %x", &bus, &vendor, &product, &version) == 4) {
                 libevdev_set_id_bustype(dev, (int)bus);
@@ -127,6 +155,7 @@ static int play(const char *path, int no_resolution, long stop_after, long settl
             if (sscanf(line + 3, "%x %d %d %d %d %d", &code, &min, &max, &fuzz, &flat, &resolution) >= 5) {
                 struct input_absinfo abs = { .minimum = min, .maximum = max, .fuzz = fuzz, .flat = flat,
                                              .resolution = no_resolution ? 0 : resolution };
+                fprintf(desc, "A: %02x %d %d %d %d %d\n", code, min, max, fuzz, flat, abs.resolution);
                 libevdev_enable_event_code(dev, EV_ABS, code, &abs);
             }
         } else if (!strncmp(line, "E: ", 3)) {
@@ -143,8 +172,18 @@ static int play(const char *path, int no_resolution, long stop_after, long settl
         }
     }
     fclose(f);
+    fclose(desc);
     if (count == 0) die("the trace has no events");
     struct libevdev_uinput *ui = create(dev);
+    FILE *echo_out = NULL;
+    int echo_fd = -1;
+    if (echo) {
+        echo_out = fopen(echo, "w");
+        echo_fd = open(libevdev_uinput_get_devnode(ui), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (!echo_out || echo_fd < 0) die("--echo: cannot write the file or read the device back");
+        fprintf(echo_out, "# EVEMU 1.3\n# What the kernel delivered when uinput-touch played %s\n%s", path, header);
+    }
+    free(header);
     usleep((useconds_t)settle_ms * 1000);
     if (wait_for) {
         for (int i = 0; access(wait_for, F_OK) != 0; i++) {
@@ -171,8 +210,15 @@ static int play(const char *path, int no_resolution, long stop_after, long settl
         if (late > worst) worst = late;
         if (write(fd, frame, n * sizeof *frame) != (ssize_t)(n * sizeof *frame)) die("write to uinput failed");
         n = 0;
+        /* uinput hands a write to evdev's readers before it returns. */
+        if (echo_out) echo_events(echo_fd, echo_out);
     }
     if (n > 0 && write(fd, frame, n * sizeof *frame) < 0) die("write to uinput failed");
+    if (echo_out) {
+        echo_events(echo_fd, echo_out);
+        close(echo_fd);
+        if (fclose(echo_out) != 0) die("--echo: cannot write the file");
+    }
     printf("late %lld us at worst\n", worst);
     fflush(stdout); /* a caller waits for this line while the device still exists */
     if (stop_after < 0) usleep(1000000);
@@ -253,7 +299,7 @@ int main(int argc, char **argv) {
         int no_resolution = 0;
         long stop_after = -1, settle = 1500;
         const char *suffix = "";
-        const char *wait_for = NULL;
+        const char *wait_for = NULL, *echo = NULL;
         int burst = 0;
         for (int i = 3; i < argc; i++) {
             if (!strcmp(argv[i], "--no-resolution")) no_resolution = 1;
@@ -262,9 +308,10 @@ int main(int argc, char **argv) {
             else if (!strcmp(argv[i], "--suffix") && i + 1 < argc) suffix = argv[++i];
             else if (!strcmp(argv[i], "--wait-for") && i + 1 < argc) wait_for = argv[++i];
             else if (!strcmp(argv[i], "--burst")) burst = 1;
-            else die("unknown option; usage: uinput-touch play FILE [--no-resolution] [--stop-after N] [--settle MS] [--suffix S] [--wait-for PATH] [--burst]");
+            else if (!strcmp(argv[i], "--echo") && i + 1 < argc) echo = argv[++i];
+            else die("unknown option; usage: uinput-touch play FILE [--no-resolution] [--stop-after N] [--settle MS] [--suffix S] [--wait-for PATH] [--burst] [--echo OUT]");
         }
-        return play(argv[2], no_resolution, stop_after, settle, suffix, wait_for, burst);
+        return play(argv[2], no_resolution, stop_after, settle, suffix, wait_for, burst, echo);
     }
     if (argc == 3 && !strcmp(argv[1], "keyboard")) return keyboard(atol(argv[2]));
     if (argc == 4 && !strcmp(argv[1], "watch")) return watch(argv[2], atol(argv[3]));
