@@ -6,7 +6,8 @@
 # Every program reads the same trace written into the same emulated
 # touchscreen (umockdev), one after another, --runs times.
 # Usage: scripts/daemon-cost.sh [--runs 3] [--sets 3] [--callgrind] [--strace] ...
-# Needs lisgd, valgrind and strace (make setup installs them); a measurement, not a test.
+# Needs lisgd, valgrind and strace (sudo apt-get install lisgd valgrind strace);
+# a measurement, not a test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make -s release >/dev/null

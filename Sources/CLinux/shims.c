@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <linux/capability.h>
 #include <stdlib.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -86,6 +87,42 @@ int clinux_poll_usec(struct pollfd *fds, unsigned long count, int64_t timeout_us
     if (timeout_usec < 0) return ppoll(fds, (nfds_t)count, NULL, NULL);
     struct timespec ts = {.tv_sec = (time_t)(timeout_usec / 1000000), .tv_nsec = (long)(timeout_usec % 1000000) * 1000};
     return ppoll(fds, (nfds_t)count, &ts, NULL);
+}
+
+_Static_assert(CLINUX_EPOLLIN == EPOLLIN && CLINUX_EPOLLOUT == EPOLLOUT && CLINUX_EPOLLERR == EPOLLERR && CLINUX_EPOLLHUP == EPOLLHUP,
+               "epoll's event bits");
+_Static_assert(CLINUX_EPOLL_CTL_ADD == EPOLL_CTL_ADD && CLINUX_EPOLL_CTL_DEL == EPOLL_CTL_DEL && CLINUX_EPOLL_CTL_MOD == EPOLL_CTL_MOD,
+               "epoll's operations");
+
+int clinux_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int clinux_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t token) {
+    struct epoll_event e = {.events = events, .data.u64 = token};
+    return epoll_ctl(epfd, op, fd, &e);
+}
+
+int clinux_epoll_wait_usec(int epfd, uint64_t *tokens, uint32_t *events, int max, int64_t timeout_usec) {
+    struct epoll_event ready[64];
+    if (max > 64) max = 64;
+    int n;
+    static int no_pwait2;
+    if (timeout_usec >= 0 && !no_pwait2) {
+        struct timespec ts = {.tv_sec = (time_t)(timeout_usec / 1000000), .tv_nsec = (long)(timeout_usec % 1000000) * 1000};
+        n = epoll_pwait2(epfd, ready, max, &ts, NULL);
+        /* Kernels before 5.11 lack it; a seccomp filter older than the call
+         * refuses it with its error number (EPERM in gestured.service). */
+        if (n < 0 && (errno == ENOSYS || errno == EPERM)) no_pwait2 = 1;
+    }
+    if (timeout_usec < 0 || no_pwait2) {
+        /* Milliseconds, rounded up: a timer is never woken for early. */
+        int ms = timeout_usec < 0 ? -1 : (int)((timeout_usec + 999) / 1000);
+        n = epoll_wait(epfd, ready, max, ms);
+    }
+    for (int i = 0; i < n; i++) {
+        tokens[i] = ready[i].data.u64;
+        events[i] = ready[i].events;
+    }
+    return n;
 }
 
 static clinux_log_callback log_callback;

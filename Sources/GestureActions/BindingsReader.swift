@@ -1,4 +1,4 @@
-package import GestureCore
+import GestureCore
 package import GestureDaemon
 import TOML
 

@@ -11,7 +11,6 @@
 /// only (the output keeps its capacity between frames).
 struct DeviceRecognizer: Sendable {
     let device: DeviceID
-    let name: String
     let width: Double
     let height: Double
     var t: ResolvedThresholds
@@ -31,27 +30,31 @@ struct DeviceRecognizer: Sendable {
     /// Each slot's finger and recent path (26 KB), on the heap; see `FingerStorage`.
     private var storage = FingerStorage()
     var fingers: UnsafeMutablePointer<FingerTrack> { storage.tracks }
-    var paths: UnsafeMutablePointer<VelocityEstimator> { storage.paths }
+    var paths: UnsafeMutablePointer<SampleRing> { storage.paths }
     var downCount = 0
     var memberDown = 0
+    /// The slots with a finger down, now and at the end of the previous frame.
+    var down = SlotSet()
+    var wasDown = SlotSet()
+    /// The slots whose finger took part in the group under way: landed as
+    /// one of its members since its first touch, down or lifted since.
+    var inGroup = SlotSet()
 
     /// Events made by the last `process`, `advance` or `removeAll`, in order.
-    private(set) var output: [GestureEvent] = []
+    private(set) var output = ReusedList<GestureEvent>()
     /// The last gesture id given out; the pipeline's counter, lent for one call.
     private var lastID: UInt64 = 0
 
     init(
-        device: DeviceID, name: String, geometry: PanelGeometry, thresholds: GestureThresholds, wantDoubleTap: Bool,
+        device: DeviceID, geometry: PanelGeometry, thresholds: GestureThresholds, wantDoubleTap: Bool,
         wanted: GestureKindSet
     ) {
         self.device = device
-        self.name = name
         self.width = geometry.screenWidth
         self.height = geometry.screenHeight
         self.t = ResolvedThresholds(thresholds)
         self.wantDoubleTap = wantDoubleTap
         self.wanted = wanted
-        output.reserveCapacity(16)
     }
 
     /// The earliest armed timer.
@@ -89,7 +92,7 @@ struct DeviceRecognizer: Sendable {
 
     /// Processes one frame (timers due by its time must have been fired first); returns the next deadline.
     @discardableResult
-    mutating func process(_ frame: TouchFrame, ids: inout UInt64) -> Timestamp {
+    mutating func process(_ frame: borrowing TouchFrame, ids: inout UInt64) -> Timestamp {
         begin(ids: ids)
         defer { ids = lastID }
         let now = frame.time
@@ -100,7 +103,7 @@ struct DeviceRecognizer: Sendable {
         var anyMoved = false
         for i in 0..<frame.count where contacts[i].phase == .move {
             let c = contacts[i]
-            guard c.slot >= 0, c.slot < TouchFrame.capacity, fingers[c.slot].isDown else { continue }
+            guard c.slot >= 0, c.slot < TouchFrame.capacity, down.contains(c.slot) else { continue }
             moveFinger(c.slot, x: c.x, y: c.y, now: now)
             if fingers[c.slot].isMember { anyMoved = true }
         }
@@ -119,7 +122,7 @@ struct DeviceRecognizer: Sendable {
         var cancelled = false
         for i in 0..<frame.count where contacts[i].phase == .cancel {
             let c = contacts[i]
-            guard c.slot >= 0, c.slot < TouchFrame.capacity, fingers[c.slot].isDown else { continue }
+            guard c.slot >= 0, c.slot < TouchFrame.capacity, down.contains(c.slot) else { continue }
             if fingers[c.slot].isMember && !cancelled {
                 cancelled = true
                 handle(.cancel, now: now)
@@ -128,7 +131,7 @@ struct DeviceRecognizer: Sendable {
         }
         for i in 0..<frame.count where contacts[i].phase == .up {
             let c = contacts[i]
-            guard c.slot >= 0, c.slot < TouchFrame.capacity, fingers[c.slot].isDown else { continue }
+            guard c.slot >= 0, c.slot < TouchFrame.capacity, down.contains(c.slot) else { continue }
             let v = paths[c.slot].velocity(at: now, window: t.velocityWindow)
             fingers[c.slot].releaseVX = v.vx
             fingers[c.slot].releaseVY = v.vy
@@ -140,18 +143,18 @@ struct DeviceRecognizer: Sendable {
         for i in 0..<frame.count where contacts[i].phase == .down {
             let c = contacts[i]
             guard c.slot >= 0, c.slot < TouchFrame.capacity else { continue }
-            if fingers[c.slot].isDown {
+            if down.contains(c.slot) {
                 // A landing on a slot that is down: its lift was lost. Take it as motion.
                 moveFinger(c.slot, x: c.x, y: c.y, now: now)
                 continue
             }
             land(slot: c.slot, x: c.x, y: c.y, now: now)
         }
-        for s in 0..<TouchFrame.capacity {
+        for s in down {
             fingers[s].prevX = fingers[s].x
             fingers[s].prevY = fingers[s].y
-            fingers[s].wasDown = fingers[s].isDown
         }
+        wasDown = down
         return nextDeadline
     }
 
@@ -160,7 +163,7 @@ struct DeviceRecognizer: Sendable {
         begin(ids: ids)
         defer { ids = lastID }
         if memberDown > 0 { handle(.cancel, now: now) }
-        for s in 0..<TouchFrame.capacity where fingers[s].isDown { release(slot: s, now: now) }
+        for s in down { release(slot: s, now: now) }
         taps.reset()
         state = .idle
     }
@@ -169,7 +172,7 @@ struct DeviceRecognizer: Sendable {
 
     /// Starts a call: an empty output, fingers of its own, the pipeline's id counter.
     private mutating func begin(ids: UInt64) {
-        output.removeAll(keepingCapacity: true)
+        output.removeAll()
         lastID = ids
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
     }
@@ -183,7 +186,7 @@ struct DeviceRecognizer: Sendable {
     /// Hands the events of the last call to `sink`, in order (in place: read
     /// through the pipeline's array, `output` would copy the recognizer).
     mutating func drain<S: GestureSink>(into sink: inout S) {
-        for e in output { sink.receive(e) }
+        for i in output.indices { sink.receive(output[i]) }
     }
 
     /// Adds an event to the output, if its kind is wanted.
@@ -202,9 +205,7 @@ struct DeviceRecognizer: Sendable {
 
     /// What an event at (x, y) at `now` shares with every other.
     func base(now: Timestamp, x: Double, y: Double) -> EventBase {
-        EventBase(
-            device: device, name: name, width: width, height: height, edge: group.edge, start: group.start, now: now, x: x,
-            y: y)
+        EventBase(device: device, width: width, height: height, edge: group.edge, start: group.start, now: now, x: x, y: y)
     }
 
     /// What the tap sequence decided, as events.
@@ -231,9 +232,13 @@ struct DeviceRecognizer: Sendable {
         paths[slot].removeAll()
         paths[slot].add(time: now, x: x, y: y)
         downCount += 1
+        down.insert(slot)
         if fingers[slot].isMember {
             memberDown += 1
             group.touched += 1
+            inGroup.insert(slot)
+        } else {
+            inGroup.remove(slot)
         }
         handle(.fingerDown, now: now)
     }
@@ -248,11 +253,13 @@ struct DeviceRecognizer: Sendable {
         fingers[slot].isDown = false
         fingers[slot].liftedAt = now
         downCount -= 1
+        down.remove(slot)
         if fingers[slot].isMember { memberDown -= 1 }
     }
 
     mutating func startGroup(x: Double, y: Double, now: Timestamp) {
         group = TouchGroup(start: now, edge: edgeAt(x: x, y: y), t: t)
+        inGroup = SlotSet()
         if let e = taps.classifyTouch(at: now, x: x, y: y, t: t) {
             report(taps.handle(e, now: now, wantDoubleTap: wantDoubleTap, t: t, log: &log))
         }
@@ -260,7 +267,7 @@ struct DeviceRecognizer: Sendable {
 
     /// Members down now measure their motion from where they are.
     mutating func rebaseMembers() {
-        for s in 0..<TouchFrame.capacity where fingers[s].isMember && fingers[s].isDown { fingers[s].rebase() }
+        for s in inGroup & down { fingers[s].rebase() }
     }
 
     /// The nearest panel edge within `edge.band` of a point, if any.
@@ -291,7 +298,9 @@ struct DeviceRecognizer: Sendable {
         var pcy = 0.0
         var ccx = 0.0
         var ccy = 0.0
-        for s in 0..<TouchFrame.capacity where fingers[s].isMember && fingers[s].isDown && fingers[s].wasDown {
+        // The members down in both frames.
+        let moving = inGroup & down & wasDown
+        for s in moving {
             pcx += fingers[s].prevX
             pcy += fingers[s].prevY
             ccx += fingers[s].x
@@ -310,7 +319,7 @@ struct DeviceRecognizer: Sendable {
         var prevSpan = 0.0
         var curSpan = 0.0
         var turn = 0.0
-        for s in 0..<TouchFrame.capacity where fingers[s].isMember && fingers[s].isDown && fingers[s].wasDown {
+        for s in moving {
             let f = fingers[s]
             prevSpan += Trig.hypot(f.prevX - pcx, f.prevY - pcy)
             curSpan += Trig.hypot(f.x - ccx, f.y - ccy)
@@ -319,15 +328,23 @@ struct DeviceRecognizer: Sendable {
         group.transform.add(scale: prevSpan > 1e-6 ? curSpan / prevSpan : 1, rotation: turn / n)
     }
 
+    /// The fingers taking part in a decision taken now: the members down, and
+    /// those lifting in this very frame.
+    func takingPart(at now: Timestamp) -> SlotSet {
+        var slots = inGroup & down
+        for s in inGroup where fingers[s].liftedAt == now { slots.insert(s) }
+        return slots
+    }
+
     /// The motion of the fingers taking part now, from their references.
-    func motion(now: Timestamp) -> GroupMotion { GroupMotion(fingers, .takingPart(at: now)) }
+    func motion(now: Timestamp) -> GroupMotion { GroupMotion(fingers, takingPart(at: now)) }
 
     /// Centroid of the fingers taking part now.
     func centroid(now: Timestamp) -> (x: Double, y: Double) {
         var n = 0.0
         var cx = 0.0
         var cy = 0.0
-        for s in 0..<TouchFrame.capacity where fingers[s].takesPart(at: now) {
+        for s in takingPart(at: now) {
             cx += fingers[s].x
             cy += fingers[s].y
             n += 1
@@ -335,15 +352,12 @@ struct DeviceRecognizer: Sendable {
         return n == 0 ? groupCentroid() : (cx / n, cy / n)
     }
 
-    /// Is the finger in `slot` a member of the group under way (down or lifted)?
-    func tookPart(_ slot: Int) -> Bool { fingers[slot].isMember && fingers[slot].downTime >= group.start }
-
     /// Centroid of every finger that took part in the group, each where it is or where it lifted.
     func groupCentroid() -> (x: Double, y: Double) {
         var n = 0.0
         var cx = 0.0
         var cy = 0.0
-        for s in 0..<TouchFrame.capacity where tookPart(s) {
+        for s in inGroup {
             cx += fingers[s].x
             cy += fingers[s].y
             n += 1
@@ -356,7 +370,7 @@ struct DeviceRecognizer: Sendable {
         var n = 0.0
         var cx = 0.0
         var cy = 0.0
-        for s in 0..<TouchFrame.capacity where tookPart(s) {
+        for s in inGroup {
             cx += fingers[s].startX
             cy += fingers[s].startY
             n += 1
@@ -369,7 +383,7 @@ struct DeviceRecognizer: Sendable {
         var n = 0.0
         var vx = 0.0
         var vy = 0.0
-        for s in 0..<TouchFrame.capacity where tookPart(s) && !fingers[s].isDown {
+        for s in SlotSet(bits: inGroup.bits & ~down.bits) {
             vx += fingers[s].releaseVX
             vy += fingers[s].releaseVY
             n += 1
@@ -382,7 +396,7 @@ struct DeviceRecognizer: Sendable {
         var n = 0.0
         var vx = 0.0
         var vy = 0.0
-        for s in 0..<TouchFrame.capacity where fingers[s].isMember && fingers[s].isDown {
+        for s in inGroup & down {
             let v = paths[s].velocity(at: now, window: t.velocityWindow)
             vx += v.vx
             vy += v.vy
@@ -397,7 +411,6 @@ struct DeviceRecognizer: Sendable {
 /// gesture adds its own fields (`Gestures/`).
 struct EventBase {
     var device: DeviceID
-    var name: String
     var width: Double
     var height: Double
     var edge: PanelEdge?
@@ -409,7 +422,7 @@ struct EventBase {
 
     func event(_ kind: GestureKind, _ phase: GesturePhase, id: UInt64, fingers: Int) -> GestureEvent {
         var e = GestureEvent(
-            gesture: kind, phase: phase, id: id, time: now, device: device, deviceName: name, fingers: fingers, x: x, y: y,
+            gesture: kind, phase: phase, id: id, time: now, device: device, fingers: fingers, x: x, y: y,
             nx: x / width, ny: y / height, edge: edge)
         if phase != .began && phase != .changed { e.duration = (now - start).milliseconds }
         return e

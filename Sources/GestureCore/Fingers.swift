@@ -18,8 +18,6 @@ struct FingerTrack: Sendable {
     var x = 0.0, y = 0.0
     /// Position at the end of the previous frame (per-frame translation).
     var prevX = 0.0, prevY = 0.0
-    /// Was down at the end of the previous frame.
-    var wasDown = false
     /// Release velocity (mm/s), set at the lift.
     var releaseVX = 0.0, releaseVY = 0.0
 
@@ -34,9 +32,6 @@ struct FingerTrack: Sendable {
         (prevX, prevY) = (px, py)
     }
 
-    /// Counts for a decision taken now: down, or lifting in this very frame.
-    func takesPart(at now: Timestamp) -> Bool { isMember && (isDown || liftedAt == now) }
-
     /// Distance from the reference point, mm.
     var displacement: Double { Trig.hypot(x - refX, y - refY) }
 
@@ -45,8 +40,40 @@ struct FingerTrack: Sendable {
     }
 }
 
-/// The fingers of one device: a `FingerTrack` and a `VelocityEstimator` per
-/// slot, about 26 KB, allocated once when the device is added.
+/// Slots as bits (0 ..< `TouchFrame.capacity`): which fingers a loop
+/// visits, in slot order, so that a frame's work is for the fingers in use
+/// rather than for every slot.
+struct SlotSet: Sequence, Sendable, Equatable {
+    var bits: UInt16 = 0
+
+    init() {}
+    init(bits: UInt16) { self.bits = bits }
+
+    func contains(_ slot: Int) -> Bool { bits & (1 << UInt16(slot)) != 0 }
+    mutating func insert(_ slot: Int) { bits |= 1 << UInt16(slot) }
+    mutating func remove(_ slot: Int) { bits &= ~(1 << UInt16(slot)) }
+    var isEmpty: Bool { bits == 0 }
+    var count: Int { bits.nonzeroBitCount }
+
+    static func & (a: SlotSet, b: SlotSet) -> SlotSet { SlotSet(bits: a.bits & b.bits) }
+    static func | (a: SlotSet, b: SlotSet) -> SlotSet { SlotSet(bits: a.bits | b.bits) }
+
+    struct Iterator: IteratorProtocol {
+        var bits: UInt16
+        mutating func next() -> Int? {
+            guard bits != 0 else { return nil }
+            let slot = bits.trailingZeroBitCount
+            bits &= bits &- 1
+            return slot
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(bits: bits) }
+}
+
+/// The fingers of one device: a `FingerTrack` and a `SampleRing` per slot,
+/// and the rings' samples (about 26 KB), allocated once when the device is
+/// added.
 ///
 /// They live on the heap rather than inline in `DeviceRecognizer` because
 /// Swift copies a large struct whole more often than it looks: a non-mutating
@@ -54,18 +81,22 @@ struct FingerTrack: Sendable {
 /// arguments of a non-mutating one, copied all 26 KB several times per frame
 /// (profiled in docs/performance.md). Elements are reached through pointers,
 /// in place. `DeviceRecognizer` keeps value semantics by copying the storage
-/// before it writes to storage it shares (`makeUnique`).
+/// before it writes to storage it shares (`begin`).
 final class FingerStorage: @unchecked Sendable {
     // @unchecked: the buffers are written only by the one recognizer that
     // holds the only reference (copy on write), like an Array's buffer.
     let tracks: UnsafeMutablePointer<FingerTrack>
-    let paths: UnsafeMutablePointer<VelocityEstimator>
+    let paths: UnsafeMutablePointer<SampleRing>
+    private let samples: UnsafeMutablePointer<SampleRing.Sample>
 
     init() {
-        tracks = .allocate(capacity: TouchFrame.capacity)
-        tracks.initialize(repeating: FingerTrack(), count: TouchFrame.capacity)
-        paths = .allocate(capacity: TouchFrame.capacity)
-        paths.initialize(repeating: VelocityEstimator(), count: TouchFrame.capacity)
+        let slots = TouchFrame.capacity
+        tracks = .allocate(capacity: slots)
+        tracks.initialize(repeating: FingerTrack(), count: slots)
+        samples = .allocate(capacity: slots * SampleRing.capacity)
+        samples.initialize(repeating: SampleRing.Sample(t: 0, x: 0, y: 0), count: slots * SampleRing.capacity)
+        paths = .allocate(capacity: slots)
+        for s in 0..<slots { (paths + s).initialize(to: SampleRing(samples + s * SampleRing.capacity)) }
     }
 
     deinit {
@@ -73,13 +104,16 @@ final class FingerStorage: @unchecked Sendable {
         tracks.deallocate()
         paths.deinitialize(count: TouchFrame.capacity)
         paths.deallocate()
+        samples.deinitialize(count: TouchFrame.capacity * SampleRing.capacity)
+        samples.deallocate()
     }
 
     /// A new storage with the same contents.
     func copy() -> FingerStorage {
         let c = FingerStorage()
         c.tracks.update(from: tracks, count: TouchFrame.capacity)
-        c.paths.update(from: paths, count: TouchFrame.capacity)
+        c.samples.update(from: samples, count: TouchFrame.capacity * SampleRing.capacity)
+        for s in 0..<TouchFrame.capacity { c.paths[s] = SampleRing(c.samples + s * SampleRing.capacity, as: paths[s]) }
         return c
     }
 }

@@ -1,36 +1,71 @@
 extension GestureEvent {
     /// The event as one line of JSON (no newline), the schema of docs/gestures.md ("Events"):
     /// the same in `replay --format jsonl`, on the socket, and in `monitor --json`.
+    /// `deviceName` is the name of the event's device.
     ///
     /// Positions are rounded to 0.01 mm, fractions of the panel to 0.0001,
     /// velocities to 0.1 mm/s, scale and rotation to 0.0001.
     ///
     /// Written byte by byte into the new string's own storage: one allocation
     /// per event, no intermediate strings (docs/performance.md).
-    public var jsonLine: String {
-        String(unsafeUninitializedCapacity: jsonCapacity) { encodeJSON(into: $0) }
+    public func jsonLine(deviceName: String) -> String {
+        String(unsafeUninitializedCapacity: Self.jsonCapacity(deviceName: deviceName)) {
+            encodeJSON(into: $0, deviceName: deviceName)
+        }
     }
 
-    /// The most bytes `encodeJSON` writes: fixed text and numbers take under
-    /// 420 bytes; a name escapes to at most 6 bytes per byte.
-    public var jsonCapacity: Int { 512 + 6 * deviceName.utf8.count }
+    /// The most bytes `encodeJSON` writes for a device of this name: fixed
+    /// text and numbers take under 420 bytes; a name escapes to at most 6
+    /// bytes per byte.
+    public static func jsonCapacity(deviceName: String) -> Int { 512 + 6 * deviceName.utf8.count }
 
     /// Writes the event's JSON line (no newline) into `buffer`, which holds
-    /// at least `jsonCapacity` bytes; returns how many it wrote. The daemon
-    /// encodes each event once this way, into a buffer it keeps, and copies
-    /// the bytes to every subscriber's outbox.
-    public func encodeJSON(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    /// at least `jsonCapacity(deviceName:)` bytes; returns how many it wrote.
+    /// The daemon encodes each event once this way, into a buffer it keeps,
+    /// and copies the bytes to every subscriber's outbox.
+    public func encodeJSON(into buffer: UnsafeMutableBufferPointer<UInt8>, deviceName: String) -> Int {
+        encode(into: buffer, name: .text(deviceName))
+    }
+
+    /// The same, with the device's name given as a JSON string already
+    /// (quotes and escapes written, `quotedJSON(_:)`), as the daemon keeps it.
+    package func encodeJSON(
+        into buffer: UnsafeMutableBufferPointer<UInt8>, quotedDeviceName: UnsafeBufferPointer<UInt8>
+    )
+        -> Int
+    {
+        encode(into: buffer, name: .quoted(quotedDeviceName))
+    }
+
+    /// `name` as a JSON string: in quotes, with its escapes.
+    package static func quotedJSON(_ name: String) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: 2 + 6 * name.utf8.count) { buffer, count in
+            var w = JSONWriter(buffer)
+            w.string(name)
+            count = w.count
+        }
+    }
+
+    private enum DeviceName {
+        case text(String)
+        case quoted(UnsafeBufferPointer<UInt8>)
+    }
+
+    private func encode(into buffer: UnsafeMutableBufferPointer<UInt8>, name: DeviceName) -> Int {
         var w = JSONWriter(buffer)
         w.raw(#"{"type":"gesture","gesture":""#)
-        w.text(gesture.rawValue)
+        w.raw(gesture.jsonName)
         w.raw(#"","phase":""#)
-        w.text(phase.rawValue)
+        w.raw(phase.jsonName)
         w.raw(#"","id":"#)
         w.integer(id)
         w.raw(#","time_us":"#)
         w.integer(time.microseconds)
         w.raw(#","device":"#)
-        w.string(deviceName)
+        switch name {
+        case .text(let text): w.string(text)
+        case .quoted(let bytes): w.bytes(bytes)
+        }
         w.raw(#","fingers":"#)
         w.integer(fingers)
         w.field(#","x_mm":"#, x, decimals: 2)
@@ -39,7 +74,7 @@ extension GestureEvent {
         w.field(#","y":"#, ny, decimals: 4)
         if let direction {
             w.raw(#","direction":""#)
-            w.text(direction.rawValue)
+            w.raw(direction.jsonName)
             w.raw("\"")
         }
         if let distance { w.field(#","distance_mm":"#, distance, decimals: 2) }
@@ -58,7 +93,7 @@ extension GestureEvent {
         w.raw(#","edge":"#)
         if let edge {
             w.raw("\"")
-            w.text(edge.rawValue)
+            w.raw(edge.jsonName)
             w.raw("\"}")
         } else {
             w.raw("null}")
@@ -101,12 +136,34 @@ extension GestureEvent {
 /// without formatting a `Double`.
 struct JSONWriter {
     static let maxDecimals = 6
-    /// 10^0 to 10^19, every power of ten a `UInt64` holds.
-    private static let powersOfTen: [UInt64] = [
-        1, 10, 100, 1000, 10000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000, 10_000_000_000,
-        100_000_000_000, 1_000_000_000_000, 10_000_000_000_000, 100_000_000_000_000, 1_000_000_000_000_000,
-        10_000_000_000_000_000, 100_000_000_000_000_000, 1_000_000_000_000_000_000, 10_000_000_000_000_000_000,
-    ]
+
+    /// 10^p for p in 0...19, every power of ten a `UInt64` holds (a switch
+    /// the compiler makes a table of: a global array is initialised lazily
+    /// and checked at every read).
+    @inline(__always) static func powerOfTen(_ p: Int) -> UInt64 {
+        switch p {
+        case 0: 1
+        case 1: 10
+        case 2: 100
+        case 3: 1000
+        case 4: 10000
+        case 5: 100_000
+        case 6: 1_000_000
+        case 7: 10_000_000
+        case 8: 100_000_000
+        case 9: 1_000_000_000
+        case 10: 10_000_000_000
+        case 11: 100_000_000_000
+        case 12: 1_000_000_000_000
+        case 13: 10_000_000_000_000
+        case 14: 100_000_000_000_000
+        case 15: 1_000_000_000_000_000
+        case 16: 10_000_000_000_000_000
+        case 17: 100_000_000_000_000_000
+        case 18: 1_000_000_000_000_000_000
+        default: 10_000_000_000_000_000_000
+        }
+    }
     /// The most bytes `number` writes.
     static let numberCapacity = 32
 
@@ -120,17 +177,25 @@ struct JSONWriter {
         count += 1
     }
 
-    /// Bytes copied as they are (a loop for the short names and values that
-    /// are most of them: cheaper than a call to `memcpy`).
+    /// Bytes copied as they are. Most are field names of 4 to 16 bytes:
+    /// two words that overlap cover them, cheaper than a loop or `memcpy`.
     private mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
-        let target = buffer.baseAddress! + count
-        if bytes.count <= 16 {
-            for i in 0..<bytes.count { target[i] = source[i] }
+        guard let source = bytes.baseAddress else { return }
+        let n = bytes.count
+        let target = UnsafeMutableRawPointer(buffer.baseAddress! + count)
+        let from = UnsafeRawPointer(source)
+        if n >= 8 && n <= 16 {
+            target.storeBytes(of: from.loadUnaligned(as: UInt64.self), as: UInt64.self)
+            (target + (n - 8)).storeBytes(of: (from + (n - 8)).loadUnaligned(as: UInt64.self), as: UInt64.self)
+        } else if n >= 4 && n < 8 {
+            target.storeBytes(of: from.loadUnaligned(as: UInt32.self), as: UInt32.self)
+            (target + (n - 4)).storeBytes(of: (from + (n - 4)).loadUnaligned(as: UInt32.self), as: UInt32.self)
+        } else if n < 4 {
+            for i in 0..<n { target.storeBytes(of: source[i], toByteOffset: i, as: UInt8.self) }
         } else {
-            target.update(from: source, count: bytes.count)
+            target.copyMemory(from: from, byteCount: n)
         }
-        count += bytes.count
+        count += n
     }
 
     /// The schema's fixed text, which needs no escaping. (A literal given
@@ -139,6 +204,9 @@ struct JSONWriter {
     mutating func raw(_ s: StaticString) {
         s.withUTF8Buffer { copy($0) }
     }
+
+    /// Bytes that are JSON already.
+    mutating func bytes(_ b: UnsafeBufferPointer<UInt8>) { copy(b) }
 
     /// An enum value or a number Swift wrote: text that needs no escaping.
     mutating func text(_ s: String) {
@@ -164,7 +232,7 @@ struct JSONWriter {
     /// length (1233 / 4096 is just under log10 2), then one comparison.
     private static func width(_ v: UInt64) -> Int {
         let guess = ((64 - v.leadingZeroBitCount) &* 1233) >> 12
-        return v < powersOfTen[guess] ? max(guess, 1) : guess + 1
+        return v < powerOfTen(guess) ? max(guess, 1) : guess + 1
     }
 
     /// The decimal digits of `v`.
@@ -197,39 +265,75 @@ struct JSONWriter {
             return
         }
         var places = min(max(decimals, 0), Self.maxDecimals)
-        let scale = Self.powersOfTen[places]
-        let scaled = (value * Double(scale)).rounded()
-        // The digits of `scaled` are what Swift writes while a Double's spacing
-        // at the value is under a quarter of the last decimal place (below
-        // 2^50 in units of it), and the value is 0 or at least 0.0001 (Swift
-        // writes smaller ones as "1e-05"). Beyond that, let Swift write it.
-        let magnitudeLimit = 1_125_899_906_842_624.0
-        guard abs(scaled) < magnitudeLimit, scaled == 0 || abs(scaled) >= Double(scale) / 10_000 else {
-            var r = scaled / Double(scale)
+        let scale = Self.powerOfTen(places)
+        let product = value * Double(scale)
+        // The digits of the rounded value are what Swift writes while a
+        // Double's spacing at it is under a quarter of the last decimal place
+        // (below 2^50 in units of it), and the value is 0 or at least 0.0001
+        // (Swift writes smaller ones as "1e-05"). Beyond that, let Swift write it.
+        let limit: UInt64 = 1 << 50
+        var units: Int64 = 0
+        if abs(product) < Double(limit) {
+            // Rounded halves away from zero, as `rounded()` does, without a
+            // call to libm: below 2^50 the truncation and the fraction are exact.
+            units = Int64(product)
+            let fraction = product - Double(units)
+            if fraction >= 0.5 { units += 1 } else if fraction <= -0.5 { units -= 1 }
+        }
+        var u = units.magnitude
+        guard abs(product) < Double(limit), u < limit, u == 0 || u * 10_000 >= scale else {
+            var r = Self.rounded(product) / Double(scale)
             if r == 0 { r = 0 }
             text(r.description)
             return
         }
-        if scaled < 0 { byte(UInt8(ascii: "-")) }
-        // The value in units of the last place kept; the fraction's trailing
-        // zeros go, but one digit stays ("2.0", as Swift writes it).
-        var units = UInt64(abs(scaled))
-        while places > 1 && units % 10 == 0 {
-            units /= 10
+        // The fraction's trailing zeros go, but one digit stays ("2.0", as Swift writes it).
+        while places > 1 && u % 10 == 0 {
+            u /= 10
             places &-= 1
         }
-        guard places > 0 else {
-            digits(units)
-            raw(".0")
-            return
+        // Right to left into 24 bytes: the fraction, the point, the whole part, the sign.
+        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &scratch) { b in
+            var p = 24
+            if places == 0 {
+                p = 22
+                b[22] = UInt8(ascii: ".")
+                b[23] = UInt8(ascii: "0")
+            } else {
+                for _ in 0..<places {
+                    p &-= 1
+                    b[p] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: u % 10)
+                    u /= 10
+                }
+                p &-= 1
+                b[p] = UInt8(ascii: ".")
+            }
+            repeat {
+                p &-= 1
+                b[p] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: u % 10)
+                u /= 10
+            } while u > 0
+            if units < 0 {
+                p &-= 1
+                b[p] = UInt8(ascii: "-")
+            }
+            copy(UnsafeBufferPointer(start: b.baseAddress!.assumingMemoryBound(to: UInt8.self) + p, count: 24 - p))
         }
-        let whole = units / Self.powersOfTen[places]
-        let width = Self.width(whole)
-        let target = buffer.baseAddress! + count
-        count += width + 1 + places
-        Self.write(units, width: places, at: target + width + 1)
-        target[width] = UInt8(ascii: ".")
-        Self.write(whole, width: width, at: target)
+    }
+
+    /// `x` rounded to the nearest integer, halves away from zero, as
+    /// `rounded()` gives it, without the call to libm's `round` that is: for
+    /// |x| < 2^52 the truncated value and the fraction are exact; beyond,
+    /// every double is an integer already.
+    @inline(__always) static func rounded(_ x: Double) -> Double {
+        guard abs(x) < 4_503_599_627_370_496.0 else { return x }
+        let whole = Double(Int64(x))
+        let fraction = x - whole
+        if fraction >= 0.5 { return whole + 1 }
+        if fraction <= -0.5 { return whole - 1 }
+        // -0.4 rounds to -0.0, as `rounded()` gives it.
+        return whole == 0 ? (x < 0 ? -0.0 : 0.0) : whole
     }
 
     /// A JSON string literal: quotes, and escapes for quotes, backslashes and control characters.

@@ -9,6 +9,34 @@ public enum GestureKind: String, Sendable, Hashable, CaseIterable, Codable {
     case pinch
     case rotate
 
+    /// The kind's place in `allCases`: its bit in a `GestureKindSet`.
+    var bit: UInt16 {
+        switch self {
+        case .tap: 0
+        case .doubleTap: 1
+        case .touchAndHold: 2
+        case .drag: 3
+        case .flick: 4
+        case .swipe: 5
+        case .pinch: 6
+        case .rotate: 7
+        }
+    }
+
+    /// The name in JSON (`rawValue`, without building a `String`).
+    var jsonName: StaticString {
+        switch self {
+        case .tap: "tap"
+        case .doubleTap: "double-tap"
+        case .touchAndHold: "touch-and-hold"
+        case .drag: "drag"
+        case .flick: "flick"
+        case .swipe: "swipe"
+        case .pinch: "pinch"
+        case .rotate: "rotate"
+        }
+    }
+
     /// Discrete gestures are reported once (`recognized`); continuous ones have phases.
     public var isDiscrete: Bool {
         switch self {
@@ -21,6 +49,43 @@ public enum GestureKind: String, Sendable, Hashable, CaseIterable, Codable {
 /// Where a gesture is in its life.
 public enum GesturePhase: String, Sendable, Hashable, CaseIterable, Codable {
     case recognized, began, changed, ended, cancelled
+
+    /// The name in JSON (`rawValue`, without building a `String`).
+    var jsonName: StaticString {
+        switch self {
+        case .recognized: "recognized"
+        case .began: "began"
+        case .changed: "changed"
+        case .ended: "ended"
+        case .cancelled: "cancelled"
+        }
+    }
+
+    /// The phase's place in `allCases`: its bit in a `GesturePhaseSet`.
+    var bit: UInt8 {
+        switch self {
+        case .recognized: 0
+        case .began: 1
+        case .changed: 2
+        case .ended: 3
+        case .cancelled: 4
+        }
+    }
+}
+
+/// A set of phases, as subscribers and `--phases` choose them (a bit each:
+/// checked for every event sent, where a `Set` would hash).
+public struct GesturePhaseSet: OptionSet, Sendable, Hashable {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public init(_ phase: GesturePhase) { self.rawValue = 1 << phase.bit }
+    public init(_ phases: some Sequence<GesturePhase>) {
+        self.rawValue = 0
+        for p in phases { insert(GesturePhaseSet(p)) }
+    }
+    public static let all = GesturePhaseSet(GesturePhase.allCases)
+    public func contains(_ phase: GesturePhase) -> Bool { contains(GesturePhaseSet(phase)) }
+    public var phases: [GesturePhase] { GesturePhase.allCases.filter { contains($0) } }
 }
 
 /// A direction: 4-way for swipes, 8-way for flicks, open/close for pinches,
@@ -33,6 +98,24 @@ public enum GestureDirection: String, Sendable, Hashable, CaseIterable, Codable 
     case downRight = "down-right"
     case open, close
     case clockwise, counterclockwise
+
+    /// The name in JSON (`rawValue`, without building a `String`).
+    var jsonName: StaticString {
+        switch self {
+        case .up: "up"
+        case .down: "down"
+        case .left: "left"
+        case .right: "right"
+        case .upLeft: "up-left"
+        case .upRight: "up-right"
+        case .downLeft: "down-left"
+        case .downRight: "down-right"
+        case .open: "open"
+        case .close: "close"
+        case .clockwise: "clockwise"
+        case .counterclockwise: "counterclockwise"
+        }
+    }
 
     /// The 4-way direction of a vector in screen terms (y grows downwards).
     static func axis(dx: Double, dy: Double) -> GestureDirection {
@@ -60,9 +143,24 @@ public enum GestureDirection: String, Sendable, Hashable, CaseIterable, Codable 
 /// The panel edge a gesture started at.
 public enum PanelEdge: String, Sendable, Hashable, CaseIterable, Codable {
     case left, right, top, bottom
+
+    /// The name in JSON (`rawValue`, without building a `String`).
+    var jsonName: StaticString {
+        switch self {
+        case .left: "left"
+        case .right: "right"
+        case .top: "top"
+        case .bottom: "bottom"
+        }
+    }
 }
 
 /// One gesture event: the object of docs/gestures.md's "Events" section.
+///
+/// A plain value (no reference inside): the device is named by its id, and
+/// its name is written where the event is (`encodeJSON(into:deviceName:)`),
+/// so an event is copied as bytes on its way from the recognizer to the
+/// subscribers.
 public struct GestureEvent: Sendable, Hashable {
     public var gesture: GestureKind
     public var phase: GesturePhase
@@ -71,7 +169,6 @@ public struct GestureEvent: Sendable, Hashable {
     /// Device time of the frame or timer deadline that caused the event.
     public var time: Timestamp
     public var device: DeviceID
-    public var deviceName: String
     public var fingers: Int
     /// Centroid on the panel, mm.
     public var x: Double
@@ -105,14 +202,13 @@ public struct GestureEvent: Sendable, Hashable {
 
     public init(
         gesture: GestureKind, phase: GesturePhase, id: UInt64, time: Timestamp, device: DeviceID,
-        deviceName: String, fingers: Int, x: Double, y: Double, nx: Double, ny: Double, edge: PanelEdge?
+        fingers: Int, x: Double, y: Double, nx: Double, ny: Double, edge: PanelEdge?
     ) {
         self.gesture = gesture
         self.phase = phase
         self.id = id
         self.time = time
         self.device = device
-        self.deviceName = deviceName
         self.fingers = fingers
         self.x = x
         self.y = y

@@ -2,7 +2,7 @@
 public struct GestureKindSet: OptionSet, Sendable, Hashable {
     public var rawValue: UInt16
     public init(rawValue: UInt16) { self.rawValue = rawValue }
-    public init(_ kind: GestureKind) { self.rawValue = 1 << UInt16(GestureKind.allCases.firstIndex(of: kind)!) }
+    public init(_ kind: GestureKind) { self.rawValue = 1 << kind.bit }
     public init(_ kinds: some Sequence<GestureKind>) {
         self.rawValue = 0
         for k in kinds { insert(GestureKindSet(k)) }
@@ -41,10 +41,8 @@ public struct GesturePipeline: Sendable {
     /// The id the next gesture will get.
     public var nextGestureID: UInt64 { nextID &+ 1 }
 
-    /// Registers a device; its frames may follow.
-    public mutating func addDevice(
-        _ id: DeviceID, name: String, geometry: PanelGeometry, thresholds: GestureThresholds = .defaults
-    ) {
+    /// Registers a device; its frames may follow. Its events name it by `id`.
+    public mutating func addDevice(_ id: DeviceID, geometry: PanelGeometry, thresholds: GestureThresholds = .defaults) {
         if let i = ids.firstIndex(of: id) {
             devices.remove(at: i)
             ids.remove(at: i)
@@ -53,7 +51,7 @@ public struct GesturePipeline: Sendable {
         ids.append(id)
         deadlines.append(.never)
         var recognizer = DeviceRecognizer(
-            device: id, name: name, geometry: geometry, thresholds: thresholds,
+            device: id, geometry: geometry, thresholds: thresholds,
             wantDoubleTap: wanted.contains(.doubleTap), wanted: wanted)
         recognizer.immediateTaps = immediateTaps
         devices.append(recognizer)
@@ -103,6 +101,11 @@ public struct GesturePipeline: Sendable {
 
     /// Fires every timer due at or before `time`, across devices in deadline order.
     public mutating func advance<S: GestureSink>(to time: Timestamp, into sink: inout S) {
+        // The common case, a frame or a turn with no timer due: nothing to look for.
+        if deadlines.count == 1 && deadlines[0] > time {
+            if time > lastTime && time != .never { lastTime = time }
+            return
+        }
         while true {
             var best = -1
             var due = Timestamp.never
@@ -120,9 +123,9 @@ public struct GesturePipeline: Sendable {
     /// Processes one frame. Frames from an unknown device are ignored; a frame
     /// older than the last one is taken as happening at the last time, so
     /// output time never goes backwards.
-    public mutating func process<S: GestureSink>(_ frame: TouchFrame, into sink: inout S) {
+    public mutating func process<S: GestureSink>(_ frame: borrowing TouchFrame, into sink: inout S) {
         if frame.time < lastTime {
-            var late = frame
+            var late = copy frame
             late.time = lastTime
             return process(late, into: &sink)
         }

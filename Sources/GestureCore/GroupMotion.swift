@@ -20,31 +20,16 @@ struct GroupMotion: Sendable {
     /// Span now over span at the references (1 when there is no span to speak of).
     var scale: Double { spanStart > 1e-6 ? spanNow / spanStart : 1 }
 
-    /// Which fingers a motion is measured over.
-    enum Fingers: Sendable {
-        /// The members down, or lifting in the frame at this time.
-        case takingPart(at: Timestamp)
-        /// Every member of the group that began at this time, each where it is or where it lifted.
-        case tookPart(since: Timestamp)
-
-        func counts(_ f: FingerTrack) -> Bool {
-            switch self {
-            case .takingPart(let now): f.takesPart(at: now)
-            case .tookPart(let start): f.isMember && f.downTime >= start
-            }
-        }
-    }
-
     init() {}
 
-    /// The motion of `which` fingers from their reference points.
-    init(_ f: UnsafeMutablePointer<FingerTrack>, _ which: Fingers) {
+    /// The motion of the fingers in `slots` from their reference points.
+    init(_ f: UnsafeMutablePointer<FingerTrack>, _ slots: SlotSet) {
         var n = 0.0
         var rx = 0.0
         var ry = 0.0
         var cx = 0.0
         var cy = 0.0
-        for s in 0..<TouchFrame.capacity where which.counts(f[s]) {
+        for s in slots {
             rx += f[s].refX
             ry += f[s].refY
             cx += f[s].x
@@ -54,7 +39,7 @@ struct GroupMotion: Sendable {
         count = Int(n)
         guard n > 0 else { return }
         if count == 1 {
-            for s in 0..<TouchFrame.capacity where which.counts(f[s]) { largest = f[s].displacement }
+            for s in slots { largest = f[s].displacement }
             return
         }
         rx /= n
@@ -66,7 +51,7 @@ struct GroupMotion: Sendable {
         var s1 = 0.0
         var turn = 0.0
         var weight = 0.0
-        for s in 0..<TouchFrame.capacity where which.counts(f[s]) {
+        for s in slots {
             let r0 = Trig.hypot(f[s].refX - rx, f[s].refY - ry)
             let r1 = Trig.hypot(f[s].x - cx, f[s].y - cy)
             s0 += r0

@@ -29,7 +29,7 @@ public struct TraceReplay: Sendable {
         var pipeline = GesturePipeline(wanted: wanted, firstID: firstID)
         if immediateTaps { pipeline.setWanted(wanted, immediateTaps: true) }
         let id = DeviceID(1)
-        pipeline.addDevice(id, name: trace.device.name, geometry: geometry, thresholds: thresholds)
+        pipeline.addDevice(id, geometry: geometry, thresholds: thresholds)
         pipeline.setTracing(tracing)
         var assembler = TouchAssembler(description: trace.device, geometry: geometry, device: id, file: trace.file)
         var out = Outcome()

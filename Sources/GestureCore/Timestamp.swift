@@ -13,19 +13,22 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         self.microseconds = seconds * 1_000_000 + usec
     }
 
-    public static let zero = Timestamp(microseconds: 0)
+    // Computed, not stored: a stored static is a lazily initialised global,
+    // checked (`swift_once`) at every use, several times per frame.
+    @inlinable public static var zero: Timestamp { Timestamp(microseconds: 0) }
     /// Later than any real timestamp: the deadline of an unarmed timer.
-    public static let never = Timestamp(microseconds: .max)
+    @inlinable public static var never: Timestamp { Timestamp(microseconds: .max) }
 
-    public static func < (a: Timestamp, b: Timestamp) -> Bool { a.microseconds < b.microseconds }
-    public static func + (a: Timestamp, d: Duration) -> Timestamp {
+    @inlinable public static func < (a: Timestamp, b: Timestamp) -> Bool { a.microseconds < b.microseconds }
+    @inlinable public static func == (a: Timestamp, b: Timestamp) -> Bool { a.microseconds == b.microseconds }
+    @inlinable public static func + (a: Timestamp, d: Duration) -> Timestamp {
         let (sum, overflow) = a.microseconds.addingReportingOverflow(d.microseconds)
         return Timestamp(microseconds: overflow ? .max : sum)
     }
-    public static func - (a: Timestamp, b: Timestamp) -> Duration {
+    @inlinable public static func - (a: Timestamp, b: Timestamp) -> Duration {
         Duration(microseconds: a.microseconds &- b.microseconds)
     }
-    public static func - (a: Timestamp, d: Duration) -> Timestamp {
+    @inlinable public static func - (a: Timestamp, d: Duration) -> Timestamp {
         Timestamp(microseconds: a.microseconds &- d.microseconds)
     }
 
@@ -50,7 +53,7 @@ extension Timestamp {
         }
         public var milliseconds: Double { Double(microseconds) / 1000 }
         public var seconds: Double { Double(microseconds) / 1_000_000 }
-        public static func < (a: Duration, b: Duration) -> Bool { a.microseconds < b.microseconds }
+        @inlinable public static func < (a: Duration, b: Duration) -> Bool { a.microseconds < b.microseconds }
         public var description: String { "\(milliseconds) ms" }
     }
 }

@@ -75,6 +75,7 @@ public struct TouchFrame: Sendable {
 /// Identifies a device within one pipeline.
 public struct DeviceID: Hashable, Sendable, CustomStringConvertible {
     public var rawValue: Int
-    public init(_ rawValue: Int) { self.rawValue = rawValue }
+    @inlinable public init(_ rawValue: Int) { self.rawValue = rawValue }
+    @inlinable public static func == (a: DeviceID, b: DeviceID) -> Bool { a.rawValue == b.rawValue }
     public var description: String { "device#\(rawValue)" }
 }

@@ -165,7 +165,7 @@ extension DeviceRecognizer {
                 notTap(now: now)
                 decideAtLift(now: now)
             } else if let info = group.tap.decide(
-                fingers, start: group.start, touched: group.touched, edge: group.edge, t: t, now: now)
+                fingers, group: inGroup, touched: group.touched, edge: group.edge, t: t, now: now)
             {
                 if wantDoubleTap && immediateTaps && !taps.touchIsBounce {
                     emit(Tap.event(info, taps: 1, id: newID(), timing: .immediate, base(now: now, x: info.x, y: info.y)))
@@ -359,7 +359,7 @@ extension DeviceRecognizer {
 
     /// The motion of every finger that took part, each where it is or where it
     /// lifted: how far a lifting group got from where it landed.
-    func groupMotion() -> GroupMotion { GroupMotion(fingers, .tookPart(since: group.start)) }
+    func groupMotion() -> GroupMotion { GroupMotion(fingers, inGroup) }
 
     // MARK: - Decisions
 

@@ -24,9 +24,14 @@ public struct TransitionLog: Sendable {
 
     public init(tracing: Bool = false) { self.tracing = tracing }
 
-    mutating func record(machine: Transition.Machine, from: String, event: String, to: String, at time: Timestamp) {
+    /// Records a transition when tracing (the names are made only then: a
+    /// frame's handler runs this for every frame).
+    mutating func record(
+        machine: Transition.Machine, from: @autoclosure () -> String, event: @autoclosure () -> String,
+        to: @autoclosure () -> String, at time: Timestamp
+    ) {
         guard tracing else { return }
-        transitions.append(Transition(machine: machine, from: from, event: event, to: to, time: time))
+        transitions.append(Transition(machine: machine, from: from(), event: event(), to: to(), time: time))
     }
 
     mutating func anomaly(machine: Transition.Machine, state: String, event: String, at time: Timestamp) {

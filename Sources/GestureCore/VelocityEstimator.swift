@@ -1,4 +1,4 @@
-/// A finger's recent positions, and its velocity from them.
+/// A finger's recent positions (`SampleRing`), and its velocity from them.
 ///
 /// The velocity is the slope, at the newest sample, of a second-degree
 /// least-squares fit over the newest samples: at most `maxSamples` (20), none
@@ -17,59 +17,66 @@
 /// the fitted velocity points against the finger's travel over the samples it
 /// used, the finger came to rest: its velocity is 0.
 ///
-/// Fixed storage of the last 64 samples; adding a sample never allocates.
-package struct VelocityEstimator: Sendable {
+/// The newest 64 samples, in a ring kept in memory its owner provides (a
+/// device's `FingerStorage`: one ring per slot, allocated once): a fit
+/// reads the samples where they are, copying nothing (reading them from a
+/// struct that held them copied all 1.5 KB first), and adding a sample
+/// never allocates.
+struct SampleRing: @unchecked Sendable {
+    // @unchecked: `samples` belongs to one owner, which copies it before it
+    // writes to a copy it shares (`FingerStorage`, like an Array's buffer).
     static let capacity = 64
     /// The most samples one fit uses (Android's and Flutter's history size).
     static let maxSamples = 20
-    /// A finger whose last reported position is older than this is at rest:
+    /// A finger whose last reported position is older than this (µs) is at rest:
     /// evdev reports nothing while a finger is still (Android's and Flutter's 40 ms).
     /// A gap this long between two samples also ends the samples a fit uses.
-    static let restGap = Duration(microseconds: 40_000)
+    static let restGap: Int64 = 40_000
 
-    private var t: InlineArray<64, Int64> = .init(repeating: 0)
-    private var x: InlineArray<64, Double> = .init(repeating: 0)
-    private var y: InlineArray<64, Double> = .init(repeating: 0)
+    /// One reported position.
+    struct Sample {
+        var t: Int64
+        var x: Double
+        var y: Double
+    }
+
+    let samples: UnsafeMutablePointer<Sample>
     private var head = 0  // index of the next write
     private(set) var count = 0
 
-    package init() {}
+    /// A ring over `capacity` samples at `samples`.
+    init(_ samples: UnsafeMutablePointer<Sample>) { self.samples = samples }
 
-    package mutating func removeAll() {
+    /// The same samples, in a ring over `samples` (a copy of the storage).
+    init(_ samples: UnsafeMutablePointer<Sample>, as other: SampleRing) {
+        self.samples = samples
+        head = other.head
+        count = other.count
+    }
+
+    mutating func removeAll() {
         head = 0
         count = 0
     }
 
-    package mutating func add(time: Timestamp, x px: Double, y py: Double) {
-        t[head] = time.microseconds
-        x[head] = px
-        y[head] = py
+    mutating func add(time: Timestamp, x px: Double, y py: Double) {
+        samples[head] = Sample(t: time.microseconds, x: px, y: py)
         head = (head + 1) & (Self.capacity - 1)
         if count < Self.capacity { count += 1 }
-    }
-
-    /// The time of the newest sample, if any.
-    var lastTime: Timestamp? {
-        count == 0 ? nil : Timestamp(microseconds: t.span[(head - 1) & (Self.capacity - 1)])
     }
 
     /// The velocity (mm/s) at the newest sample no later than `now`.
     ///
     /// Zero when the finger is at rest (its newest sample is more than
     /// `restGap` before `now`) or has fewer than two samples to fit.
-    /// Samples are read through `span`: an `InlineArray` subscript read here
-    /// copied the whole array.
-    @inline(__always)
-    package func velocity(at now: Timestamp, window: Duration) -> (vx: Double, vy: Double) {
-        let ts = t.span
-        let xs = x.span
-        let ys = y.span
+    func velocity(at now: Timestamp, window: Duration) -> (vx: Double, vy: Double) {
+        let ring = samples
         // The newest sample not after `now` anchors the fit (t = 0 there).
         var i = 0
-        while i < count && ts[(head - 1 - i) & (Self.capacity - 1)] > now.microseconds { i += 1 }
+        while i < count && ring[(head - 1 - i) & (Self.capacity - 1)].t > now.microseconds { i += 1 }
         guard i < count else { return (0, 0) }
-        let anchor = ts[(head - 1 - i) & (Self.capacity - 1)]
-        guard now.microseconds - anchor <= Self.restGap.microseconds else { return (0, 0) }
+        let anchor = ring[(head - 1 - i) & (Self.capacity - 1)].t
+        guard now.microseconds - anchor <= Self.restGap else { return (0, 0) }
         // Sums of t^k (k = 0...4) and of x t^k, y t^k (k = 0...2), t in
         // milliseconds relative to the anchor.
         var s0 = 0.0
@@ -86,14 +93,14 @@ package struct VelocityEstimator: Sendable {
         var newer = anchor
         var n = 0
         // The newest and oldest positions used: the finger's travel over the fit.
-        let newestX = xs[(head - 1 - i) & (Self.capacity - 1)]
-        let newestY = ys[(head - 1 - i) & (Self.capacity - 1)]
+        let newestX = ring[(head - 1 - i) & (Self.capacity - 1)].x
+        let newestY = ring[(head - 1 - i) & (Self.capacity - 1)].y
         var oldestX = newestX
         var oldestY = newestY
         while i < count && n < Self.maxSamples {
-            let k = (head - 1 - i) & (Self.capacity - 1)
-            let tk = ts[k]
-            if anchor - tk > window.microseconds || newer - tk > Self.restGap.microseconds { break }
+            let sample = ring[(head - 1 - i) & (Self.capacity - 1)]
+            let tk = sample.t
+            if anchor - tk > window.microseconds || newer - tk > Self.restGap { break }
             let s = Double(tk - anchor) / 1000
             let s2k = s * s
             s0 += 1
@@ -101,13 +108,13 @@ package struct VelocityEstimator: Sendable {
             s2 += s2k
             s3 += s2k * s
             s4 += s2k * s2k
-            sx0 += xs[k]
-            sx1 += xs[k] * s
-            sx2 += xs[k] * s2k
-            sy0 += ys[k]
-            sy1 += ys[k] * s
-            sy2 += ys[k] * s2k
-            (oldestX, oldestY) = (xs[k], ys[k])
+            sx0 += sample.x
+            sx1 += sample.x * s
+            sx2 += sample.x * s2k
+            sy0 += sample.y
+            sy1 += sample.y * s
+            sy2 += sample.y * s2k
+            (oldestX, oldestY) = (sample.x, sample.y)
             newer = tk
             n += 1
             i += 1
@@ -134,5 +141,21 @@ package struct VelocityEstimator: Sendable {
         let den = s0 * s2 - s1 * s1
         guard den > 1e-9 * s0 * s2 else { return (0, 0) }
         return (1000 * (s0 * sx1 - s1 * sx0) / den, 1000 * (s0 * sy1 - s1 * sy0) / den)
+    }
+}
+
+/// A finger's velocity estimator with storage of its own, for tests and
+/// tools: the recognizer keeps its fingers' samples in `FingerStorage`.
+package final class VelocityEstimator {
+    private let storage = UnsafeMutablePointer<SampleRing.Sample>.allocate(capacity: SampleRing.capacity)
+    private var ring: SampleRing
+
+    package init() { ring = SampleRing(storage) }
+    deinit { storage.deallocate() }
+
+    package func add(time: Timestamp, x: Double, y: Double) { ring.add(time: time, x: x, y: y) }
+    package func removeAll() { ring.removeAll() }
+    package func velocity(at now: Timestamp, window: Duration) -> (vx: Double, vy: Double) {
+        ring.velocity(at: now, window: window)
     }
 }

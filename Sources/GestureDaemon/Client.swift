@@ -40,6 +40,8 @@ package struct Client {
     var subscribeDeadline: Timestamp = .never
     /// `changed` events left out because the client fell behind.
     var skippedChanges = 0
+    /// What the loop watches its socket for (EPOLLIN, EPOLLOUT): input from the start.
+    var watched = Readiness.input
 
     private var outbox: [UInt8] = []
     private var outboxHead = 0
@@ -69,7 +71,7 @@ package struct Client {
     /// Whether `event` goes to this client: its filters, the tap timing it
     /// wants, and for a continuous gesture whether its start was admitted
     /// (recorded here, so later phases follow that decision).
-    mutating func accepts(_ event: GestureEvent, from device: DeviceInfo) -> Bool {
+    mutating func accepts(_ event: borrowing GestureEvent, from device: borrowing DeviceInfo) -> Bool {
         guard state == .subscribed, subscription.gestures.contains(event.gesture) else { return false }
         switch event.timing {
         case .every: break

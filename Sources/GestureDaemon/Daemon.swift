@@ -50,7 +50,7 @@ package struct Daemon {
     private let notifier = SystemdNotifier()
 
     // The loop and its sources.
-    private var poller = Poller()
+    private var loop: Readiness
     private var signals: SignalSource?
     private var libinput: LibinputSource?
     private var replay: ReplaySource?
@@ -67,6 +67,9 @@ package struct Daemon {
     /// Devices removed this turn: they leave `devices` once their last events are published.
     private var departed: [GestureCore.DeviceID] = []
     private var requests: [SignalSource.Request] = []
+    /// The loop's tokens for the sources' descriptors (the server has its own).
+    static let signalsToken: Readiness.Token = 1
+    static let libinputToken: Readiness.Token = 2
 
     private var running = true
     /// Devices, subscribers and clients in the last STATUS= sent to systemd.
@@ -92,6 +95,7 @@ package struct Daemon {
             self.logger.logLevel = StderrLogHandler.level(named: configuration.daemon.logLevel)
         }
         access = try AccessPolicy(configuration.daemon)
+        loop = try Readiness()
         publisher = Publisher(logger: self.logger)
         server = Server(access: access, settings: configuration.daemon, logger: self.logger)
     }
@@ -120,6 +124,7 @@ package struct Daemon {
             notifier.notify("STATUS=failed: \(error.description)\nERRNO=1")
             libinput?.shutdown()
             server.listener?.close()
+            loop.close()
             return 1
         }
         if geteuid() == 0 {
@@ -170,11 +175,18 @@ package struct Daemon {
     /// devices and reads what the sources have already (the devices present).
     package mutating func start() throws(SetupError) {
         try Self.ensureDescriptors(for: configuration.daemon.maxClients)
-        if options.handleSignals { signals = try SignalSource() }
+        if options.handleSignals {
+            let source = try SignalSource()
+            signals = source
+            try watch(source.fd, token: Self.signalsToken, "the signalfd")
+        }
         signal(SIGPIPE, SIG_IGN)
-        // Timers (hold, held-back taps, a replay's frames) are rare and must be
-        // on time; the default 50 µs of slack only batches wake-ups we do not have.
-        _ = clinux_set_timer_slack_ns(1000)
+        // A replayed trace's frames come by timer: 1 µs of slack instead of
+        // 50 keeps each on time. Touchscreens' frames come by their
+        // descriptor, and the timers left (hold, held-back taps) do with the
+        // default: finer slack only made each timed wait cost more
+        // (docs/performance.md, "Timer slack").
+        if options.replayPath != nil { _ = clinux_set_timer_slack_ns(1000) }
 
         var firstLibinputID = 1
         if let path = options.replayPath {
@@ -215,13 +227,15 @@ package struct Daemon {
                 path: path, mode: configuration.daemon.socketMode, group: access.socketGroup, createDirectory: named == nil)
             logger.info("listening on \(path)")
         }
-        server.listen(listener)
+        try server.listen(listener, loop: loop)
 
         if options.replayPath == nil || !options.devicePaths.isEmpty {
             let backend: LibinputSource.Backend =
                 options.devicePaths.isEmpty
                 ? .seat(options.seat ?? configuration.daemon.seat) : .paths(options.devicePaths)
-            libinput = try LibinputSource(backend, configuration: configuration, firstID: firstLibinputID, logger: logger)
+            let source = try LibinputSource(backend, configuration: configuration, firstID: firstLibinputID, logger: logger)
+            libinput = source
+            try watch(source.fd, token: Self.libinputToken, "libinput's descriptor")
         }
         // The devices present now: libinput has queued them as added, the replay adds its own.
         let now = clock.now
@@ -230,6 +244,13 @@ package struct Daemon {
         libinput?.read(into: &sourceEvents)
         recognize(now: now)
         publish(now: now)
+    }
+
+    /// Adds a source's descriptor to the loop.
+    private func watch(_ fd: Int32, token: Readiness.Token, _ what: String) throws(SetupError) {
+        if let e = loop.add(fd, Readiness.input, token: token) {
+            throw SetupError("cannot watch \(what): \(e)")
+        }
     }
 
     // MARK: The loop
@@ -241,21 +262,17 @@ package struct Daemon {
         guard server.listener != nil else { return }
 
         // 1. Wait: every descriptor, until the earliest deadline; the clock, once.
-        poller.reset()
-        let signalSlot = poller.add(signals?.fd ?? -1, Int32(POLLIN))
-        let libinputSlot = poller.add(libinput?.fd ?? -1, Int32(POLLIN))
-        server.watch(&poller)
         let statusDue = statusStale ? lastStatusTime + Self.statusInterval : .never
-        let deadline = min(pipeline.nextDeadline, replay?.nextTime ?? .never, server.deadline, statusDue)
-        let (now, failure) = poller.wait(until: deadline, clock: clock, maxWait: maxWait)
-        if let failure { logger.error("poll: \(failure)") }
+        let deadline = min(pipeline.nextDeadline, replay?.nextTime ?? .never, server.deadline(), statusDue)
+        let (now, failure) = loop.wait(until: deadline, clock: clock, maxWait: maxWait)
+        if let failure { logger.error("wait: \(Errno(rawValue: failure))") }
 
         // 2. Signals.
-        if poller.readable(signalSlot) { handleSignals(now: now) }
+        if loop.readable(Self.signalsToken) { handleSignals(now: now) }
 
         // 3. The sources: what they saw, into the recognizer; its timers.
         sourceEvents.removeAll()
-        if poller.readable(libinputSlot) { libinput?.read(into: &sourceEvents) }
+        if loop.readable(Self.libinputToken) { libinput?.read(into: &sourceEvents) }
         replay?.read(until: now, into: &sourceEvents)
         var news = recognize(now: now)
         pipeline.advance(to: now, into: &outbound)
@@ -263,9 +280,10 @@ package struct Daemon {
         // 4. The publisher: gestures to the subscriptions' outboxes.
         news.merge(publish(now: now))
 
-        // 5. The server: new clients, requests, writes.
-        news.merge(server.serve(poller, devices: devices, now: now))
+        // 5. The server: new clients, requests, writes; what each client is watched for next.
+        news.merge(server.serve(loop: loop, devices: devices, now: now))
         news.merge(server.flush(now: now))
+        server.watch(loop)
         if news.subscriptionsChanged { followSubscriptions(now: now) }
         if news.countsChanged { statusStale = true }
         if statusStale && now >= lastStatusTime + Self.statusInterval { updateStatus(now: now) }
@@ -276,8 +294,8 @@ package struct Daemon {
     @discardableResult
     private mutating func recognize(now: Timestamp) -> Server.News {
         var news = Server.News()
-        for event in sourceEvents.events {
-            switch event {
+        for e in sourceEvents.events.indices {
+            switch sourceEvents.events[e] {
             case .frame(let index):
                 pipeline.process(sourceEvents.frames[index], into: &outbound)
             case .added(let index):
@@ -285,15 +303,15 @@ package struct Daemon {
                 devices.removeAll { $0.id == info.id }
                 devices.append(info)
                 pipeline.addDevice(
-                    info.id, name: info.name, geometry: geometry,
+                    info.id, geometry: geometry,
                     thresholds: configuration.thresholds(forName: info.name, vendorProduct: info.vendorProduct))
-                outbound.items.append(.device(ServerMessage.deviceAdded(info, time: now), info))
+                outbound.device(ServerMessage.deviceAdded(info, time: now), info)
                 news.countsChanged = true
             case .removed(let id):
                 guard let info = devices.first(where: { $0.id == id }) else { continue }
                 // Its continuous gestures end cancelled, before it goes.
                 pipeline.removeDevice(id, at: now, into: &outbound)
-                outbound.items.append(.device(ServerMessage.deviceRemoved(info, time: now), info))
+                outbound.device(ServerMessage.deviceRemoved(info, time: now), info)
                 departed.append(id)
                 news.countsChanged = true
             }
@@ -304,9 +322,9 @@ package struct Daemon {
     /// Hands what the turn produced to the publisher.
     @discardableResult
     private mutating func publish(now: Timestamp) -> Server.News {
-        guard !outbound.items.isEmpty else { return Server.News() }
+        guard !outbound.isEmpty else { return Server.News() }
         let overflowed = publisher.publish(outbound, devices: devices, to: &server.clients, now: now).overflowed
-        outbound.items.removeAll(keepingCapacity: true)
+        outbound.removeAll()
         if !departed.isEmpty {
             devices.removeAll { departed.contains($0.id) }
             departed.removeAll()
@@ -402,6 +420,7 @@ package struct Daemon {
         libinput?.shutdown()
         libinput = nil
         signals?.close()
+        loop.close()
         logger.notice("stopped")
     }
 }

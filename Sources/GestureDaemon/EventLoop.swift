@@ -1,5 +1,6 @@
 import CLinux
 package import GestureCore
+package import SystemPackage
 
 #if canImport(Glibc)
     package import Glibc
@@ -25,47 +26,66 @@ package final class ManualClock: LoopClock {
     package init(_ start: Timestamp = Timestamp(microseconds: 1_000_000)) { now = start }
 }
 
-/// The loop's one wait: the descriptors of every source in one `ppoll(2)`,
-/// until the earliest deadline; then the clock, read once for the whole turn.
+/// The loop's one wait: an epoll set holding every descriptor the daemon
+/// watches (the signalfd, libinput's epoll fd, the listener, each client),
+/// each added once with a token saying whose it is; a wait hands back only
+/// the ready ones, then the clock is read once for the whole turn. (A poll
+/// set handed every descriptor to the kernel, and had every one looked at,
+/// on every turn: with a hundred subscribers a hundred sockets per frame.)
 ///
-/// Each source adds its descriptor and keeps the slot it was given, then asks
-/// for that slot's readiness after the wait: no slot is found by position.
-package struct Poller {
-    /// This turn's descriptors are `set[0..<count]`; the array only grows,
-    /// so a turn rewrites it in place.
-    private var set: [pollfd] = []
+/// Level-triggered, as `poll` is: a descriptor left unread is ready again
+/// at the next wait.
+package struct Readiness {
+    package typealias Token = UInt64
+
+    /// What a descriptor is watched for, and what a wait says happened to it.
+    package static let input = UInt32(CLINUX_EPOLLIN)
+    package static let output = UInt32(CLINUX_EPOLLOUT)
+    /// Reported whether watched for or not.
+    package static let hangUp = UInt32(CLINUX_EPOLLHUP) | UInt32(CLINUX_EPOLLERR)
+
+    /// The most descriptors one wait reports; the others are ready at the next.
+    static let capacity = 64
+
+    private let fd: Int32
+    private var tokens = [UInt64](repeating: 0, count: Readiness.capacity)
+    private var events = [UInt32](repeating: 0, count: Readiness.capacity)
+    /// How many of `tokens` and `events` the last wait filled.
     private var count = 0
 
-    package init() {}
-
-    /// Where one descriptor is in this turn's set.
-    package struct Slot {
-        fileprivate var index: Int
-        /// A slot for nothing: never ready.
-        package static let none = Slot(index: -1)
+    package init() throws(SetupError) {
+        fd = clinux_epoll_create()
+        guard fd >= 0 else { throw SetupError("cannot create an epoll set: \(Errno.last)") }
     }
 
-    /// Starts a new turn's set (keeping its storage).
-    package mutating func reset() { count = 0 }
-
-    /// Adds `fd` (negative: skipped) waiting for `events` (POLLIN, POLLOUT).
-    package mutating func add(_ fd: Int32, _ events: Int32) -> Slot {
-        guard fd >= 0 else { return .none }
-        let entry = pollfd(fd: fd, events: Int16(truncatingIfNeeded: events), revents: 0)
-        if count < set.count { set[count] = entry } else { set.append(entry) }
-        count += 1
-        return Slot(index: count - 1)
+    /// Watches `descriptor` for `events` (EPOLLIN, EPOLLOUT; hang-ups and
+    /// errors always), reported with `token`.
+    package func add(_ descriptor: Int32, _ events: UInt32, token: Token) -> Errno? {
+        clinux_epoll_ctl(fd, Int32(CLINUX_EPOLL_CTL_ADD), descriptor, events, token) == 0 ? nil : Errno.last
     }
 
-    /// What happened to a slot's descriptor in the last wait (0: nothing).
-    package func events(_ slot: Slot) -> Int32 {
-        slot.index < 0 ? 0 : Int32(set[slot.index].revents)
+    /// Watches `descriptor` for other `events` from now on.
+    package func change(_ descriptor: Int32, _ events: UInt32, token: Token) -> Errno? {
+        clinux_epoll_ctl(fd, Int32(CLINUX_EPOLL_CTL_MOD), descriptor, events, token) == 0 ? nil : Errno.last
     }
 
-    package func readable(_ slot: Slot) -> Bool { events(slot) & Int32(POLLIN) != 0 }
+    /// Stops watching `descriptor` (closing it does the same).
+    package func remove(_ descriptor: Int32) {
+        _ = clinux_epoll_ctl(fd, Int32(CLINUX_EPOLL_CTL_DEL), descriptor, 0, 0)
+    }
+
+    /// What happened to the descriptor of `token` in the last wait (0: nothing).
+    package func events(_ token: Token) -> UInt32 {
+        for i in 0..<count where tokens[i] == token { return events[i] }
+        return 0
+    }
+
+    package func readable(_ token: Token) -> Bool { events(token) & Self.input != 0 }
 
     /// The peer hung up or the descriptor failed.
-    package func hungUp(_ slot: Slot) -> Bool { events(slot) & Int32(POLLHUP | POLLERR | POLLNVAL) != 0 }
+    package func hungUp(_ token: Token) -> Bool {
+        events(token) & Self.hangUp != 0
+    }
 
     /// Waits until a descriptor is ready or `deadline` passes (`.never`: no
     /// deadline; `maxWait` microseconds at most, when given) and returns the
@@ -73,18 +93,24 @@ package struct Poller {
     /// another failure is returned with the time.
     package mutating func wait(
         until deadline: Timestamp, clock: any LoopClock, maxWait: Int64? = nil
-    ) -> (
-        now: Timestamp, error: Int32?
-    ) {
+    ) -> (now: Timestamp, error: Int32?) {
         var timeout: Int64 = -1
         if deadline != .never { timeout = max(0, (deadline - clock.now).microseconds) }
         if let maxWait { timeout = timeout < 0 ? maxWait : min(timeout, maxWait) }
-        let n = clinux_poll_usec(&set, UInt(count), timeout)
+        let n = tokens.withUnsafeMutableBufferPointer { t in
+            events.withUnsafeMutableBufferPointer { e in
+                clinux_epoll_wait_usec(fd, t.baseAddress, e.baseAddress, Int32(Self.capacity), timeout)
+            }
+        }
         var failure: Int32?
         if n < 0 {
             failure = errno == EINTR ? nil : errno
-            for i in 0..<count { set[i].revents = 0 }
+            count = 0
+        } else {
+            count = Int(n)
         }
         return (clock.now, failure)
     }
+
+    package func close() { _ = Glibc.close(fd) }
 }

@@ -25,21 +25,26 @@ package final class LibinputSource {
     /// added from now on; the daemon sets a new one when it reloads.
     package var configuration: Configuration
 
-    /// Per-device state; libinput's user data for a device is its index + 1.
-    /// A removed device stays in its place, without a handle (indexes do not
-    /// move); not optional, so a frame is built in place, not copied out and back.
-    private var devices: [Device] = []
+    /// Per-device state, by index; libinput's user data for a device is its
+    /// index + 1. A removed device keeps its place, without a handle (indexes
+    /// do not move). What a frame needs (`frames`: plain values, built in
+    /// place) is kept apart from what it does not (`infos`: names and paths,
+    /// which a struct holding both was copied with to read one field).
+    private var handles: [OpaquePointer?] = []
+    private var infos: [DeviceInfo] = []
+    private var frames: [FrameInProgress] = []
     private var nextID: Int
 
-    private struct Device {
-        /// nil once the device is removed.
-        var handle: OpaquePointer?
-        var info: DeviceInfo
-        /// The frame being built from libinput's touch events, until its TOUCH_FRAME.
+    /// A device's frame being built from libinput's touch events, until its TOUCH_FRAME.
+    private struct FrameInProgress {
         var frame: TouchFrame
+        /// The panel's size in screen orientation, mm: libinput gives positions as fractions of it.
+        var width: Double
+        var height: Double
         /// Each slot's last position, for its lift (a lift carries no position).
         var last: InlineArray<16, (x: Double, y: Double)> = .init(repeating: (0, 0))
-        var warnedSlot = false
+        /// A touch beyond `TouchFrame.capacity` slots was ignored (said once).
+        var ignoredSlot = false
     }
 
     package enum Backend {
@@ -118,8 +123,10 @@ package final class LibinputSource {
     /// Releases every device and the context.
     package func shutdown() {
         if let li {
-            for case let handle? in devices.map(\.handle) { libinput_device_unref(handle) }
-            devices.removeAll()
+            for case let handle? in handles { libinput_device_unref(handle) }
+            handles.removeAll()
+            infos.removeAll()
+            frames.removeAll()
             libinput_unref(li)
         }
         li = nil
@@ -157,36 +164,38 @@ package final class LibinputSource {
     /// added and removed, and each finished frame.
     package func read(into events: inout TouchSourceEvents) {
         guard let li else { return }
-        if libinput_dispatch(li) != 0 { logger.warning("libinput_dispatch failed: \(Errno.last)") }
-        // The devices are worked on as a local array, put back at the end:
-        // one access to this object's storage per call, not several per event.
-        var devices = self.devices
-        self.devices = []
-        defer { self.devices = devices }
+        if libinput_dispatch(li) != 0 { dispatchFailed(Errno.last) }
+        // The frames are worked on as a local array, put back at the end: one
+        // access to this object's storage per call, not several per event.
+        var frames = self.frames
+        self.frames = []
+        defer { self.frames = frames }
         while let event = libinput_get_event(li) {
             let type = libinput_event_get_type(event)
             switch type {
             case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION, LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL,
                 LIBINPUT_EVENT_TOUCH_FRAME:
-                if let i = Self.index(of: libinput_event_get_device(event)), i < devices.count, devices[i].handle != nil,
-                    let touch = libinput_event_get_touch_event(event)
+                if let i = Self.index(of: libinput_event_get_device(event)), i < frames.count,
+                    let touch = libinput_event_get_touch_event(event),
+                    !Self.touch(type, touch, into: &frames[i], events: &events), !frames[i].ignoredSlot
                 {
-                    Self.touch(type, touch, device: &devices[i], into: &events, logger: logger)
+                    frames[i].ignoredSlot = true
+                    slotIgnored(i)
                 }
             case LIBINPUT_EVENT_DEVICE_ADDED:
-                if let (device, geometry) = added(libinput_event_get_device(event)!, index: devices.count) {
-                    devices.append(device)
-                    events.added(device.info, geometry)
+                if let (info, geometry) = added(libinput_event_get_device(event)!, index: frames.count) {
+                    frames.append(
+                        FrameInProgress(frame: TouchFrame(device: info.id, time: .zero), width: info.width, height: info.height))
+                    events.added(info, geometry)
                 }
             case LIBINPUT_EVENT_DEVICE_REMOVED:
-                if let i = Self.index(of: libinput_event_get_device(event)), i < devices.count,
-                    let handle = devices[i].handle
-                {
-                    let info = devices[i].info
-                    logger.notice("removed \(info.name) (\(info.node))")
-                    events.removed(info.id)
+                if let i = Self.index(of: libinput_event_get_device(event)), i < handles.count, let handle = handles[i] {
+                    logger.notice("removed \(infos[i].name) (\(infos[i].node))")
+                    events.removed(infos[i].id)
                     libinput_device_unref(handle)
-                    devices[i].handle = nil
+                    handles[i] = nil
+                    // No more frames from it: its index leads nowhere (`index(of:)` checks `frames`).
+                    frames[i].frame.removeAll()
                 }
             default:
                 break
@@ -195,40 +204,42 @@ package final class LibinputSource {
         }
     }
 
+    @inline(never)
+    private func dispatchFailed(_ e: Errno) { logger.warning("libinput_dispatch failed: \(e)") }
+
+    @inline(never)
+    private func slotIgnored(_ i: Int) {
+        logger.warning("\(infos[i].name): touches beyond the first \(TouchFrame.capacity) slots are ignored")
+    }
+
     /// The index of a device in `devices`, from libinput's user data.
     private static func index(of handle: OpaquePointer?) -> Int? {
         guard let handle, let p = libinput_device_get_user_data(handle) else { return nil }
         return Int(bitPattern: p) - 1
     }
 
-    /// One touch event into the device's frame; at TOUCH_FRAME the frame is finished.
+    /// One touch event into the device's frame; at TOUCH_FRAME the frame is
+    /// finished. False: a touch in a slot beyond `TouchFrame.capacity`, ignored.
     private static func touch(
-        _ type: libinput_event_type, _ touch: OpaquePointer, device d: inout Device, into events: inout TouchSourceEvents,
-        logger: Logger
-    ) {
+        _ type: libinput_event_type, _ touch: OpaquePointer, into d: inout FrameInProgress,
+        events: inout TouchSourceEvents
+    ) -> Bool {
         if type == LIBINPUT_EVENT_TOUCH_FRAME {
             // The frame's time is its TOUCH_FRAME's (every event of a frame has the same).
             d.frame.time = Timestamp(microseconds: Int64(bitPattern: libinput_event_touch_get_time_usec(touch)))
             if !d.frame.isEmpty { events.frame(d.frame) }
             d.frame.removeAll()
-            return
+            return true
         }
         let raw = libinput_event_touch_get_slot(touch)
         let slot = raw < 0 ? 0 : Int(raw)
-        guard slot < TouchFrame.capacity else {
-            if !d.warnedSlot {
-                logger.warning(
-                    "\(d.info.name): touch in slot \(slot) ignored: at most \(TouchFrame.capacity) touches are tracked")
-                d.warnedSlot = true
-            }
-            return
-        }
+        guard slot < TouchFrame.capacity else { return false }
         switch type {
         case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
             // Transformed coordinates are after libinput's calibration matrix (rotation), 0..1 of the screen.
             let scale: UInt32 = 1_000_000
-            let x = libinput_event_touch_get_x_transformed(touch, scale) / Double(scale) * d.info.width
-            let y = libinput_event_touch_get_y_transformed(touch, scale) / Double(scale) * d.info.height
+            let x = libinput_event_touch_get_x_transformed(touch, scale) / Double(scale) * d.width
+            let y = libinput_event_touch_get_y_transformed(touch, scale) / Double(scale) * d.height
             d.last[slot] = (x, y)
             d.frame.append(Contact(slot: slot, phase: type == LIBINPUT_EVENT_TOUCH_DOWN ? .down : .move, x: x, y: y))
         case LIBINPUT_EVENT_TOUCH_UP:
@@ -236,13 +247,14 @@ package final class LibinputSource {
         default:  // cancel
             d.frame.append(Contact(slot: slot, phase: .cancel, x: d.last[slot].x, y: d.last[slot].y))
         }
+        return true
     }
 
     // MARK: Devices
 
     /// A touchscreen libinput added, with its size and rotation from the
     /// configuration, the device or the display; nil for other devices.
-    private func added(_ handle: OpaquePointer, index: Int) -> (Device, geometry: PanelGeometry)? {
+    private func added(_ handle: OpaquePointer, index: Int) -> (DeviceInfo, geometry: PanelGeometry)? {
         guard libinput_device_has_capability(handle, LIBINPUT_DEVICE_CAP_TOUCH) != 0 else { return nil }
         let id = DeviceID(nextID)
         nextID += 1
@@ -300,7 +312,9 @@ package final class LibinputSource {
         libinput_device_ref(handle)
         libinput_device_set_user_data(handle, UnsafeMutableRawPointer(bitPattern: index + 1))
         logger.notice("added \(info.summary)")
-        return (Device(handle: handle, info: info, frame: TouchFrame(device: id, time: .zero)), geometry)
+        handles.append(handle)
+        infos.append(info)
+        return (info, geometry)
     }
 }
 

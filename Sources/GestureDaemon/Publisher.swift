@@ -28,6 +28,9 @@ package struct Publisher {
     private var logger: Logger
     /// One event's JSON line, encoded once per event.
     private var line: [UInt8] = []
+    /// The last device whose events were encoded, and its name as a JSON
+    /// string (escaped once, not for every event).
+    private var named: (id: DeviceID, json: [UInt8])?
 
     package init(logger: Logger) { self.logger = logger }
 
@@ -39,44 +42,48 @@ package struct Publisher {
     ) -> (queued: Int, overflowed: Bool) {
         var overflowed = false
         var queued = 0
-        for item in outbound.items {
-            let event: GestureEvent
-            switch item {
-            case .gesture(let e): event = e
-            case .device(let text, let device):
-                let r = broadcast(text, device: device, to: &clients, now: now)
+        for n in outbound.items.indices {
+            switch outbound.items[n] {
+            case .device(let k):
+                let r = broadcast(outbound.deviceLines[k], device: outbound.deviceInfos[k], to: &clients, now: now)
                 queued += r.queued
                 overflowed = overflowed || r.overflowed
-                continue
-            }
-            guard let device = devices.first(where: { $0.id == event.device }) else { continue }
-            var length = -1
-            for i in clients.indices where clients[i].accepts(event, from: device) {
-                if event.phase == .changed && clients[i].fallingBehind() {
-                    clients[i].skippedChanges += 1
-                    continue
-                }
-                if length < 0 { length = encode(event) }
-                if line.withUnsafeBytes({ clients[i].enqueue(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }) {
-                    queued += 1
-                } else if clients[i].fallingBehind() == false,
-                    line.withUnsafeBytes({ clients[i].enqueue(UnsafeRawBufferPointer(rebasing: $0[0..<length])) })
-                {
-                    queued += 1
-                } else {
-                    overflow(&clients[i], now: now)
-                    overflowed = true
+            case .gesture(let k):
+                let event = outbound.gestures[k]
+                guard let d = devices.firstIndex(where: { $0.id == event.device }) else { continue }
+                var length = -1
+                for i in clients.indices where clients[i].accepts(event, from: devices[d]) {
+                    if event.phase == .changed && clients[i].fallingBehind() {
+                        clients[i].skippedChanges += 1
+                        continue
+                    }
+                    if length < 0 { length = encode(event, device: devices[d]) }
+                    if line.withUnsafeBytes({ clients[i].enqueue(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }) {
+                        queued += 1
+                    } else if clients[i].fallingBehind() == false,
+                        line.withUnsafeBytes({ clients[i].enqueue(UnsafeRawBufferPointer(rebasing: $0[0..<length])) })
+                    {
+                        queued += 1
+                    } else {
+                        overflow(&clients[i], now: now)
+                        overflowed = true
+                    }
                 }
             }
         }
         return (queued, overflowed)
     }
 
-    /// Encodes `event` into `line`; returns its length.
-    private mutating func encode(_ event: GestureEvent) -> Int {
-        let capacity = event.jsonCapacity
-        if line.count < capacity { line = [UInt8](repeating: 0, count: max(capacity, 1024)) }
-        return line.withUnsafeMutableBufferPointer { event.encodeJSON(into: $0) }
+    /// Encodes `event` of `device` into `line`; returns its length.
+    private mutating func encode(_ event: GestureEvent, device: DeviceInfo) -> Int {
+        if named?.id != device.id {
+            named = (device.id, GestureEvent.quotedJSON(device.name))
+            let capacity = GestureEvent.jsonCapacity(deviceName: device.name)
+            if line.count < capacity { line = [UInt8](repeating: 0, count: max(capacity, 1024)) }
+        }
+        return line.withUnsafeMutableBufferPointer { buffer in
+            named!.json.withUnsafeBufferPointer { event.encodeJSON(into: buffer, quotedDeviceName: $0) }
+        }
     }
 
     /// Queues a line (`device_added`, `device_removed`) for the subscribers
@@ -111,17 +118,48 @@ package struct Publisher {
 }
 
 /// What the publisher sends in one turn, in order: the recognizer's gesture
-/// events and, between them, the devices that came and went.
+/// events and, between them, the devices that came and went. The list holds
+/// indexes; the events (plain values) and the device messages are kept
+/// beside it, so that emptying it each turn destroys nothing one by one.
 package struct Outbound: GestureSink {
     package enum Item {
-        case gesture(GestureEvent)
-        /// `device_added` or `device_removed`, for the subscribers that follow the device.
-        case device(String, DeviceInfo)
+        /// `gestures[index]`.
+        case gesture(Int)
+        /// `device_added` or `device_removed` (`deviceLines[index]`), for the
+        /// subscribers that follow `deviceInfos[index]`.
+        case device(Int)
     }
 
-    package var items: [Item] = []
+    package private(set) var items = ReusedList<Item>()
+    package private(set) var gestures = ReusedList<GestureEvent>()
+    package private(set) var deviceLines: [String] = []
+    package private(set) var deviceInfos: [DeviceInfo] = []
+
     package init() {}
-    package mutating func receive(_ event: GestureEvent) { items.append(.gesture(event)) }
+
+    package var isEmpty: Bool { items.isEmpty }
+
+    package mutating func receive(_ event: GestureEvent) {
+        gestures.append(event)
+        items.append(.gesture(gestures.count - 1))
+    }
+
+    /// A device came or went: `line` for the subscribers that follow it.
+    package mutating func device(_ line: String, _ info: DeviceInfo) {
+        deviceLines.append(line)
+        deviceInfos.append(info)
+        items.append(.device(deviceLines.count - 1))
+    }
+
+    /// Empties the list for the next turn, keeping its storage.
+    package mutating func removeAll() {
+        items.removeAll()
+        gestures.removeAll()
+        if !deviceLines.isEmpty {
+            deviceLines.removeAll()
+            deviceInfos.removeAll()
+        }
+    }
 }
 
 /// The daemon's fan-out on its own, for the benchmark package (`Benchmarks/`),
@@ -165,7 +203,7 @@ package struct Outbound: GestureSink {
     /// how many clients got it.
     @discardableResult
     public func publish(_ event: GestureEvent) -> Int {
-        outbound.items.removeAll(keepingCapacity: true)
+        outbound.removeAll()
         outbound.receive(event)
         let count = publisher.publish(outbound, devices: devices, to: &clients, now: event.time).queued
         for i in clients.indices where clients[i].pending > 0 { _ = clients[i].flush() }

@@ -45,10 +45,18 @@ package struct Server {
     /// limit, connections wait in the kernel's backlog instead of waking the
     /// loop again and again.
     private var listenerPaused = false
-    /// This turn's poll slots: the listener's, and each client's (by position
-    /// in `clients` when they were registered).
-    private var listenerSlot = Poller.Slot.none
-    private var clientSlots: [Poller.Slot] = []
+    /// The listener's token in the loop's set; each client's is its serial above `clientTokens`.
+    static let listenerToken: Readiness.Token = 3
+    static let clientTokens: Readiness.Token = 1 << 32
+    /// The loop's set, where the listener and the clients are watched.
+    private var loop: Readiness?
+    /// Whether the listener is watched now (not while paused).
+    private var listenerWatched = false
+    /// The earliest deadline of the clients when the turn began (`deadline`):
+    /// until then no client's time to subscribe can have run out.
+    private var dueAtWatch = Timestamp.never
+    /// A client was closed this turn: `sweep` has one to remove.
+    private var closedSome = false
 
     package init(access: AccessPolicy, settings: DaemonSettings, logger: Logger) {
         self.access = access
@@ -56,9 +64,14 @@ package struct Server {
         self.logger = logger
     }
 
-    /// Serves the clients of `listener` from now on.
-    package mutating func listen(_ listener: Listener) {
+    /// Serves the clients of `listener` from now on, watching it and them in `loop`.
+    package mutating func listen(_ listener: Listener, loop: Readiness) throws(SetupError) {
         self.listener = listener
+        self.loop = loop
+        if let e = loop.add(listener.fd, Readiness.input, token: Self.listenerToken) {
+            throw SetupError("cannot watch the socket \(listener.path): \(e)")
+        }
+        listenerWatched = true
         spareFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
     }
 
@@ -94,54 +107,65 @@ package struct Server {
 
     // MARK: The turn
 
-    /// Adds the listener and every client to this turn's poll set.
-    package mutating func watch(_ poller: inout Poller) {
-        listenerSlot = poller.add(listenerPaused ? -1 : listener?.fd ?? -1, Int32(POLLIN))
-        clientSlots.removeAll(keepingCapacity: true)
-        for i in clients.indices {
-            var events: Int32 = 0
+    /// What each client is watched for in the next wait, where it changed
+    /// this turn: input while it may send more, output while its outbox
+    /// waits; the listener, unless paused.
+    package mutating func watch(_ loop: Readiness) {
+        if let listener, listenerPaused == listenerWatched {
+            listenerWatched = !listenerPaused
+            _ = loop.change(listener.fd, listenerWatched ? Readiness.input : 0, token: Self.listenerToken)
+        }
+        for i in clients.indices where clients[i].fd >= 0 {
+            var events: UInt32 = 0
             if !clients[i].readClosed && clients[i].state != .closing && clients[i].wantsInput
                 && clients[i].pending < Self.answerBound
             {
-                events |= Int32(POLLIN)
+                events |= Readiness.input
             }
-            if clients[i].pending > 0 { events |= Int32(POLLOUT) }
-            clientSlots.append(poller.add(clients[i].fd, events))
+            if clients[i].pending > 0 { events |= Readiness.output }
+            if events != clients[i].watched {
+                clients[i].watched = events
+                _ = loop.change(clients[i].fd, events, token: Self.clientTokens + UInt64(clients[i].serial))
+            }
         }
     }
 
     /// The earliest time the server must act by itself: a closing client's
     /// grace ends, a connection's time to subscribe runs out; `.zero` (at
     /// once) when a request read earlier waits for its answer.
-    package var deadline: Timestamp {
+    package mutating func deadline() -> Timestamp {
         var due = Timestamp.never
+        var answerWaits = false
         for i in clients.indices {
             switch clients[i].state {
             case .closing: due = min(due, clients[i].closeDeadline)
             case .connected: due = min(due, clients[i].subscribeDeadline)
             case .subscribed: break
             }
-            if clients[i].state != .closing && clients[i].buffered > 0 && clients[i].pending < Self.answerBound
-                && clients[i].hasLine
+            if !answerWaits && clients[i].state != .closing && clients[i].buffered > 0
+                && clients[i].pending < Self.answerBound && clients[i].hasLine
             {
-                return .zero
+                answerWaits = true
             }
         }
-        return due
+        dueAtWatch = due
+        return answerWaits ? .zero : due
     }
 
-    /// Handles what the poll found: hung-up clients, requests, new connections.
-    package mutating func serve(_ poller: Poller, devices: [DeviceInfo], now: Timestamp) -> News {
+    /// Handles what the wait found: hung-up clients, requests, new connections.
+    package mutating func serve(loop: Readiness, devices: [DeviceInfo], now: Timestamp) -> News {
         var news = News()
-        // The clients registered this turn are the first `clientSlots.count`; accepted ones come after.
-        for i in clientSlots.indices where clients[i].fd >= 0 {
-            let slot = clientSlots[i]
-            news.merge(serveRequests(i, readable: poller.readable(slot), now: now))
-            if poller.hungUp(slot) && clients[i].state != .closing && clients[i].fd >= 0 {
+        for i in clients.indices where clients[i].fd >= 0 {
+            let token = Self.clientTokens + UInt64(clients[i].serial)
+            let events = loop.events(token)
+            // Nothing happened to it and nothing of its input waits: nothing to do.
+            guard events != 0 || clients[i].buffered > 0 else { continue }
+            news.merge(serveRequests(i, readable: events & Readiness.input != 0, now: now))
+            if loop.hungUp(token) && clients[i].state != .closing && clients[i].fd >= 0 {
                 news.merge(drop(i, "disconnected"))
             }
         }
-        if poller.readable(listenerSlot) { news.merge(accept(devices: devices, now: now)) }
+        if loop.readable(Self.listenerToken) { news.merge(accept(devices: devices, now: now)) }
         return news
     }
 
@@ -149,7 +173,9 @@ package struct Server {
     /// subscribe ran out, and the closing ones once written (or out of time).
     package mutating func flush(now: Timestamp) -> News {
         var news = News()
-        for i in clients.indices where clients[i].state == .connected && now >= clients[i].subscribeDeadline {
+        // A time to subscribe set this turn is in the future: only one known at the turn's start can have run out.
+        for i in clients.indices where now >= dueAtWatch && clients[i].state == .connected && now >= clients[i].subscribeDeadline
+        {
             news.merge(
                 refuse(
                     i, code: "timeout",
@@ -297,6 +323,12 @@ package struct Server {
                 continue
             }
             serial += 1
+            // Watched for input from the next wait on (`watch` changes that as it goes).
+            if let e = loop?.add(fd, Readiness.input, token: Self.clientTokens + UInt64(serial)) {
+                refusals.note(now: now, logger) { "cannot watch a new connection: \(e)" }
+                Glibc.close(fd)
+                continue
+            }
             clients.append(
                 Client(fd: fd, serial: serial, pid: pid, uid: uid, gid: gid, outboxLimit: settings.clientBuffer))
             let i = clients.count - 1
@@ -394,13 +426,16 @@ package struct Server {
         let wasSubscribed = clients[i].state == .subscribed
         Glibc.close(clients[i].fd)
         clients[i].markClosed()
+        closedSome = true
         listenerPaused = false
         return News(subscriptionsChanged: wasSubscribed, countsChanged: true)
     }
 
     /// Removes the closed clients.
     private mutating func sweep() {
-        if clients.contains(where: { $0.fd < 0 }) { clients.removeAll { $0.fd < 0 } }
+        guard closedSome else { return }
+        closedSome = false
+        clients.removeAll { $0.fd < 0 }
     }
 
     // MARK: Reload and stop

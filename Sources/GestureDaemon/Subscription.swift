@@ -20,7 +20,7 @@ package struct Subscription: Equatable, Sendable {
     /// `devices` in lower case, made once, for matching vendor:product ids per event.
     private var devicesLowercased: [String]?
     /// Phases (nil: all).
-    package var phases: Set<GesturePhase>?
+    package var phases: GesturePhaseSet?
     /// Fractions of the panel, x0 < x1, y0 < y1 (nil: the whole panel).
     package var region: (x0: Double, y0: Double, x1: Double, y1: Double)?
     /// Directions of swipes and flicks (nil: any).
@@ -73,7 +73,7 @@ package struct Subscription: Equatable, Sendable {
             self.devices = devices
             devicesLowercased = devices.map { $0.lowercased() }  // didSet does not run in init
         }
-        if let phases { self.phases = try Self.named(phases, "phase") }
+        if let phases { self.phases = GesturePhaseSet(try Self.named(phases, "phase") as Set<GesturePhase>) }
         if let region {
             guard region.count == 4, region.allSatisfy({ $0 >= 0 && $0 <= 1 }), region[0] < region[2], region[1] < region[3]
             else {
@@ -95,7 +95,7 @@ package struct Subscription: Equatable, Sendable {
     package var wantsDoubleTap: Bool { gestures.contains(.doubleTap) }
 
     /// Whether events of `device` pass the device filter.
-    package func accepts(device: DeviceInfo) -> Bool {
+    package func accepts(device: borrowing DeviceInfo) -> Bool {
         guard let devices, let lowered = devicesLowercased else { return true }
         return devices.contains { $0 == device.name || $0 == device.node } || lowered.contains(device.vendorProduct)
     }
@@ -118,7 +118,7 @@ package struct Subscription: Equatable, Sendable {
         s += #","devices":"# + (devices.map { "[" + $0.map(jsonString).joined(separator: ",") + "]" } ?? "null")
         s += #","phases":"#
         if let phases {
-            s += "[" + GesturePhase.allCases.filter(phases.contains).map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
+            s += "[" + phases.phases.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
         } else {
             s += "null"
         }

@@ -14,10 +14,10 @@ package struct TouchSourceEvents {
         case frame(index: Int)
     }
 
-    /// The list holds only indexes and ids (plain values), so emptying it
-    /// each turn destroys nothing element by element.
-    package private(set) var events: [Event] = []
-    package private(set) var frames: [TouchFrame] = []
+    /// The list holds only indexes and ids, the frames are plain values:
+    /// both are overwritten in place next turn.
+    package private(set) var events = ReusedList<Event>()
+    package private(set) var frames = ReusedList<TouchFrame>()
     package private(set) var devices: [(info: DeviceInfo, geometry: PanelGeometry)] = []
 
     package init() {}
@@ -29,15 +29,15 @@ package struct TouchSourceEvents {
 
     package mutating func removed(_ id: DeviceID) { events.append(.removed(id)) }
 
-    package mutating func frame(_ frame: TouchFrame) {
+    package mutating func frame(_ frame: borrowing TouchFrame) {
         frames.append(frame)
         events.append(.frame(index: frames.count - 1))
     }
 
     /// Empties the list for the next turn, keeping its storage.
     package mutating func removeAll() {
-        if !events.isEmpty { events.removeAll(keepingCapacity: true) }
-        if !frames.isEmpty { frames.removeAll(keepingCapacity: true) }
-        if !devices.isEmpty { devices.removeAll(keepingCapacity: true) }
+        events.removeAll()
+        frames.removeAll()
+        if !devices.isEmpty { devices.removeAll() }
     }
 }

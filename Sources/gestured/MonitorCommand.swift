@@ -388,7 +388,7 @@ struct WireMessage: Decodable {
             let time = Timestamp(microseconds: time_us)
             if origin == nil { origin = time }
             var e = GestureEvent(
-                gesture: g, phase: p, id: id ?? 0, time: time, device: DeviceID(0), deviceName: device ?? "",
+                gesture: g, phase: p, id: id ?? 0, time: time, device: DeviceID(0),
                 fingers: fingers ?? 0, x: x_mm ?? 0, y: y_mm ?? 0, nx: x ?? 0, ny: y ?? 0, edge: edge.flatMap(PanelEdge.init))
             e.direction = direction.flatMap(GestureDirection.init)
             e.distance = distance_mm

@@ -109,7 +109,7 @@ struct ReplayCommand: ParsableCommand {
                     }
                     var replay = TraceReplay(geometry: loaded.geometry, thresholds: loaded.thresholds, wanted: wanted)
                     replay.tracing = transitions
-                    printer.begin(trace: path)
+                    printer.begin(trace: path, device: loaded.trace.device.name)
                     printer.kept = svg == nil ? nil : []
                     let outcome = try replay.run(loaded.trace, firstID: 1, into: &printer)
                     if verbose { printError("gestured: \(path): \(outcome.frames) frames") }
@@ -154,11 +154,14 @@ struct EventPrinter: GestureSink {
     var phases: Set<GesturePhase>?
     /// A "# FILE" line before each file's gestures (text, and summary with several files).
     var headers = false
+    /// The name of the trace's device, as its JSON lines give it.
+    var deviceName = ""
 
     init(format: ReplayCommand.Format) { self.format = format }
 
-    mutating func begin(trace: String) {
+    mutating func begin(trace: String, device: String) {
         origin = nil
+        deviceName = device
         if headers && format != .jsonl { out.write("# \(trace)\n") }
     }
 
@@ -169,7 +172,7 @@ struct EventPrinter: GestureSink {
         if let phases, !phases.contains(event.phase) { return }
         switch format {
         case .jsonl:
-            out.write(event.jsonLine)
+            out.write(event.jsonLine(deviceName: deviceName))
             out.write("\n")
         case .text:
             out.write(event.textLine(origin: origin!))

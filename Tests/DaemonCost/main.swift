@@ -18,6 +18,7 @@ struct Options {
     var spacing = 0.6
     var callgrind = false
     var strace = false
+    var perf = false
     var programs = ["drain", "lisgd", "gestured"]
     var keep = false
     /// What gestured's subscriber asks for: every event, or a subscribe request's filters.
@@ -37,6 +38,7 @@ struct Options {
             case "--spacing": spacing = Double(value()) ?? spacing
             case "--callgrind": callgrind = true
             case "--strace": strace = true
+            case "--perf": perf = true
             case "--programs": programs = value().split(separator: ",").map(String.init)
             case "--keep": keep = true
             case "--filters": filters = value()
@@ -233,7 +235,10 @@ func runTogether(
         }
         if callgrind {
             command =
-                ["valgrind", "--tool=callgrind", "--dump-instr=yes", "--callgrind-out-file=\(dir)/callgrind.out.%p"] + command
+                [
+                    "valgrind", "--tool=callgrind", "--demangle=no", "--dump-instr=yes",
+                    "--callgrind-out-file=\(dir)/callgrind.out.%p",
+                ] + command
         }
         // The harness splits its commands at blanks: the command line goes through a script.
         let script = dir + "/\(program).sh"
@@ -258,12 +263,20 @@ func runTogether(
         let r = running[i]
         samples[r.program] = Sample(idleKiB: statusKiB(r.pid, "VmRSS"))
         if callgrind { _ = try Child.run(["callgrind_control", "--zero", String(r.pid)], timeout: 120) }
+        if options.perf && !callgrind && !strace {
+            running[i].tracer = try Child(
+                [
+                    "perf", "record", "-q", "-e", "cpu-clock", "-F", "10000", "-g", "-o", dir + "/\(r.program).perf", "-p",
+                    String(r.pid),
+                ],
+                stderr: .pipe)
+        }
         if strace {
             running[i].tracer = try Child(
                 ["strace", "-c", "-f", "-o", dir + "/\(r.program).strace", "-p", String(r.pid)], stderr: .pipe)
         }
     }
-    if strace { usleep(1_000_000) }
+    if strace || (options.perf && !callgrind) { usleep(1_000_000) }
     for r in running { before[r.program] = (cpuNanoseconds(r.pid), switches(r.pid), faults(r.pid)) }
     let nodes = running.map(\.screen.devnode).joined(separator: ",")
     let done = try session.command("replay \(nodes) \(tracePath)", timeout: 3600)

@@ -97,7 +97,7 @@ struct DaemonPartsTests {
             return
         }
         #expect(s.gestures == GestureKindSet([.tap, .pinch]))
-        #expect(s.fingers == [1, 2] && s.devices == ["056a:00e6"] && s.phases == [.began, .ended])
+        #expect(s.fingers == [1, 2] && s.devices == ["056a:00e6"] && s.phases == GesturePhaseSet([.began, .ended]))
         #expect(s.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] } == [0, 0.25, 0.5, 1])
         #expect(!s.wantsDoubleTap)
         #expect(try ClientRequest.parse(Array(#"{"type":"unsubscribe"}"#.utf8)) == .unsubscribe)
@@ -136,7 +136,7 @@ struct DaemonPartsTests {
         s.fingers = [2]
         s.region = (0, 0, 0.5, 0.5)
         var e = GestureEvent(
-            gesture: .drag, phase: .began, id: 1, time: .zero, device: DeviceID(1), deviceName: "P", fingers: 2, x: 0,
+            gesture: .drag, phase: .began, id: 1, time: .zero, device: DeviceID(1), fingers: 2, x: 0,
             y: 0, nx: 0.25, ny: 0.5, edge: nil)
         #expect(s.admits(e))
         e.ny = 0.51
@@ -167,7 +167,7 @@ struct DaemonPartsTests {
         #expect(s.directions == [.up, .left] && s.edges == [.left])
         #expect(ServerMessage.subscribed(s).contains(#""directions":["up","left"],"edges":["left"]"#))
         var e = GestureEvent(
-            gesture: .swipe, phase: .recognized, id: 1, time: .zero, device: DeviceID(1), deviceName: "P", fingers: 1, x: 0,
+            gesture: .swipe, phase: .recognized, id: 1, time: .zero, device: DeviceID(1), fingers: 1, x: 0,
             y: 0, nx: 0.01, ny: 0.5, edge: .left)
         e.direction = .up
         #expect(s.admits(e))
@@ -177,7 +177,7 @@ struct DaemonPartsTests {
         e.edge = nil
         #expect(!s.admits(e), "not from the left edge")
         var pinch = GestureEvent(
-            gesture: .pinch, phase: .began, id: 2, time: .zero, device: DeviceID(1), deviceName: "P", fingers: 2, x: 0,
+            gesture: .pinch, phase: .began, id: 2, time: .zero, device: DeviceID(1), fingers: 2, x: 0,
             y: 0, nx: 0.01, ny: 0.5, edge: .left)
         #expect(s.admits(pinch), "a continuous gesture's direction is not known when it begins")
         pinch.phase = .recognized

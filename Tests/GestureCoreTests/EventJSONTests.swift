@@ -13,7 +13,7 @@ struct EventJSONTests {
         h.finish()
         #expect(Set(h.events.map(\.gesture)) == [.drag, .flick, .swipe, .tap])
         for e in h.events {
-            let line = e.jsonLine
+            let line = e.jsonLine(deviceName: "test panel")
             #expect(!line.contains("\n"))
             let o = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             #expect(o["type"] as? String == "gesture")
@@ -36,10 +36,12 @@ struct EventJSONTests {
     @Test("device names are escaped")
     func escaping() throws {
         var e = GestureEvent(
-            gesture: .tap, phase: .recognized, id: 1, time: .zero, device: DeviceID(1), deviceName: "a \"quoted\"\\ name\n\u{1}",
+            gesture: .tap, phase: .recognized, id: 1, time: .zero, device: DeviceID(1),
             fingers: 1, x: .nan, y: 0, nx: 0, ny: 0, edge: nil)
         e.taps = 1
-        let o = try #require(try JSONSerialization.jsonObject(with: Data(e.jsonLine.utf8)) as? [String: Any])
+        let o = try #require(
+            try JSONSerialization.jsonObject(with: Data(e.jsonLine(deviceName: "a \"quoted\"\\ name\n\u{1}").utf8))
+                as? [String: Any])
         #expect(o["device"] as? String == "a \"quoted\"\\ name\n\u{1}")
         #expect(o["x_mm"] is NSNull)
     }

@@ -61,7 +61,7 @@ struct PlayedStream {
         var pipeline = GesturePipeline(wanted: wanted)
         pipeline.setWanted(wanted, immediateTaps: immediateTaps)
         var present: Set<Int> = [1, 2]
-        for d in present.sorted() { pipeline.addDevice(DeviceID(d), name: "panel \(d)", geometry: geometry) }
+        for d in present.sorted() { pipeline.addDevice(DeviceID(d), geometry: geometry) }
         pipeline.setTracing(tracing)
         /// A device's transitions go with it: keep them (all devices', again) before it goes.
         func keepTransitions() {
@@ -91,7 +91,7 @@ struct PlayedStream {
             case .addDevice:
                 if !present.contains(s.device) {
                     keepTransitions()
-                    pipeline.addDevice(DeviceID(s.device), name: "panel \(s.device)", geometry: geometry)
+                    pipeline.addDevice(DeviceID(s.device), geometry: geometry)
                     present.insert(s.device)
                     pipeline.setTracing(tracing)
                 }

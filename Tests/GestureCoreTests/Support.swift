@@ -65,7 +65,7 @@ struct Hand {
     init(wanted: GestureKindSet = .all, thresholds: GestureThresholds = .defaults) {
         pipeline = GesturePipeline(wanted: wanted)
         pipeline.addDevice(
-            device, name: "test panel",
+            device,
             geometry: PanelGeometry(minX: 0, maxX: 1000, minY: 0, maxY: 600, width: 100, height: 60, source: .commandLine),
             thresholds: thresholds)
         pipeline.setTracing(true)

@@ -66,7 +66,7 @@ let benchmarks: @Sendable () -> Void = {
     // MARK: Events out
 
     Benchmark("JSON.encode-event", configuration: configuration(scaling: .kilo)) { benchmark in
-        for _ in benchmark.scaledIterations { blackHole(samplePinch.jsonLine) }
+        for _ in benchmark.scaledIterations { blackHole(samplePinch.jsonLine(deviceName: sampleDeviceName)) }
     }
 
     // One event to every subscriber, as the daemon sends it: filters, one
@@ -79,7 +79,7 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.stopMeasurement()
     }
     for subscribers in [1, 10, 100] {
-        guard let fanOut = FanOutBench(subscribers: subscribers, deviceName: samplePinch.deviceName) else {
+        guard let fanOut = FanOutBench(subscribers: subscribers, deviceName: sampleDeviceName) else {
             fatalError("cannot make \(subscribers) socket pairs")
         }
         var began = samplePinch

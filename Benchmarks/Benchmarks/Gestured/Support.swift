@@ -68,7 +68,7 @@ final class LoopedPlayer {
         // A gap after each round longer than every timer (hold, double tap).
         period = duration + 2_000_000
         pipeline = GesturePipeline(wanted: wanted)
-        pipeline.addDevice(DeviceID(1), name: "Benchmark Touchscreen", geometry: geometry)
+        pipeline.addDevice(DeviceID(1), geometry: geometry)
     }
 
     /// Processes the next `count` frames.
@@ -172,11 +172,14 @@ func libinputRecordText(fromEvemu evemu: String) -> String {
     return s
 }
 
+/// The device of `samplePinch`.
+let sampleDeviceName = "Wacom ISDv4 E6 Finger"
+
 /// A typical event: a two-finger pinch's `changed`.
 let samplePinch: GestureEvent = {
     var e = GestureEvent(
         gesture: .pinch, phase: .changed, id: 4711, time: Timestamp(microseconds: 1_234_567_890), device: DeviceID(1),
-        deviceName: "Wacom ISDv4 E6 Finger", fingers: 2, x: 141.27, y: 77.5, nx: 0.5125, ny: 0.4967, edge: nil)
+        fingers: 2, x: 141.27, y: 77.5, nx: 0.5125, ny: 0.4967, edge: nil)
     e.scale = 1.3721
     e.rotation = -0.0412
     return e

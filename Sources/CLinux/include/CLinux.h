@@ -53,6 +53,27 @@ struct pollfd;
 /// (ppoll needs _GNU_SOURCE).
 int clinux_poll_usec(struct pollfd *fds, unsigned long count, int64_t timeout_usec);
 
+/// epoll's event bits and operations (sys/epoll.h is not in Swift's Glibc
+/// module; shims.c checks they are the kernel's).
+enum { CLINUX_EPOLLIN = 0x001, CLINUX_EPOLLOUT = 0x004, CLINUX_EPOLLERR = 0x008, CLINUX_EPOLLHUP = 0x010 };
+enum { CLINUX_EPOLL_CTL_ADD = 1, CLINUX_EPOLL_CTL_DEL = 2, CLINUX_EPOLL_CTL_MOD = 3 };
+
+/// A close-on-exec epoll set, or -1 with errno.
+int clinux_epoll_create(void);
+
+/// Adds (EPOLL_CTL_ADD), changes (EPOLL_CTL_MOD) or removes (EPOLL_CTL_DEL)
+/// `fd` in the set, waiting for `events` (EPOLLIN, EPOLLOUT), with `token`
+/// given back when it is ready. `struct epoll_event` is packed on x86-64,
+/// which Swift does not import. 0, or -1 with errno.
+int clinux_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t token);
+
+/// Waits until a descriptor of the set is ready or `timeout_usec` passes
+/// (negative: no limit), through epoll_pwait2 (a timeout in nanoseconds;
+/// epoll_wait's, in milliseconds, where the kernel is older than 5.11 or a
+/// seccomp filter refuses it), and writes the ready ones' tokens and events,
+/// at most `max`. Their count, or -1 with errno.
+int clinux_epoll_wait_usec(int epfd, uint64_t *tokens, uint32_t *events, int max, int64_t timeout_usec);
+
 /// Called with each libinput log message, formatted, without the newline.
 typedef void (*clinux_log_callback)(void *user_data, int priority, const char *message);
 

@@ -16,16 +16,16 @@ enum Tap {
 
         /// The tap the group's last lift makes, or nil when a finger stayed
         /// down too long. Called when the arbiter found the group still at the
-        /// lift; `fingers` are the device's, `start` the group's first touch.
+        /// lift; `fingers` are the device's, `group` the slots that took part.
         func decide(
-            _ fingers: UnsafeMutablePointer<FingerTrack>, start: Timestamp, touched: Int, edge: PanelEdge?,
+            _ fingers: UnsafeMutablePointer<FingerTrack>, group: SlotSet, touched: Int, edge: PanelEdge?,
             t: ResolvedThresholds, now: Timestamp
         ) -> TapInfo? {
             guard possible else { return nil }
             var n = 0.0
             var x = 0.0
             var y = 0.0
-            for s in 0..<TouchFrame.capacity where fingers[s].isMember && fingers[s].downTime >= start {
+            for s in group {
                 let f = fingers[s]
                 if (f.isDown ? now : f.liftedAt) - f.downTime > t.tapMaxDuration { return nil }
                 x += f.startX
