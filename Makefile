@@ -39,15 +39,24 @@ build:
 	$(SWIFT) build
 
 # The installed binary: Swift's libraries linked statically, so only the code
-# used is loaded; linked by lld (in Swift's toolchain) with the loader's
-# relocations packed (DT_RELR, glibc 2.36) and the functions the daemon runs
-# placed together (Sources/gestured/link-order.txt, written by
-# scripts/link-order.sh): resident memory, docs/performance.md ("Memory").
+# used is loaded, and libstdc++ too (only the Swift runtime uses it: the few
+# pieces it needs instead of the whole shared library mapped and relocated);
+# linked by lld (in Swift's toolchain) with the loader's relocations packed
+# (DT_RELR, glibc 2.36), no symbols exported (nothing loads the binary's
+# symbols; SwiftPM exports them for tests), every function in a section of
+# its own and the functions the daemon runs placed together
+# (Sources/gestured/link-order.txt, written by scripts/link-order.sh):
+# resident memory, docs/performance.md ("Memory").
 # SwiftPM does not see the order file change: a newer one forces the link.
-RELEASE_LINK = -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
+STATIC_CXX = $(CURDIR)/.build/static-cxx
+RELEASE_LINK = -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
+	-Xswiftc -L$(STATIC_CXX) -Xswiftc -Xfrontend -Xswiftc -function-sections
 RELEASE_ORDER = -Xlinker --symbol-ordering-file=$(CURDIR)/Sources/gestured/link-order.txt -Xlinker --no-warn-symbol-ordering
 release:
 	@if [ Sources/gestured/link-order.txt -nt .build/release/gestured ]; then rm -f .build/release/gestured; fi
+	@# A folder holding only libstdc++.a, searched first: the runtime's -lstdc++ finds the archive.
+	@a=$$(gcc -print-file-name=libstdc++.a); [ -f "$$a" ] || { echo "make release: libstdc++.a not found (apt-get install libstdc++-12-dev, or make setup)" >&2; exit 1; }; \
+		mkdir -p $(STATIC_CXX) && ln -sf "$$a" $(STATIC_CXX)/libstdc++.a
 	$(SWIFT) build -c release --product gestured --static-swift-stdlib $(RELEASE_LINK) $(RELEASE_ORDER)
 
 # Style check, the end-to-end harness, every test (Swift Testing), the

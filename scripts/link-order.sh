@@ -1,52 +1,76 @@
 #!/usr/bin/env bash
 # Writes Sources/gestured/link-order.txt: the functions `gestured serve`
-# runs (start-up on the seat, the idle loop, a replayed trace served to a
-# subscriber, a reload and the stop), one mangled name per line. `make release` links them
-# first in the binary (lld's --symbol-ordering-file), so the code the daemon
-# runs sits on a few pages instead of being spread over the whole 10 MB of
-# code (docs/performance.md, "Memory"). A name the binary no longer has is
-# skipped by the linker: the file only goes stale, it never breaks a build.
-# Run it again after large changes to the daemon. Needs valgrind (make setup).
+# runs, one mangled name per line; `make release` links them first in the
+# binary (every function is in a section of its own; lld's
+# --symbol-ordering-file), so that the code the daemon runs sits together
+# instead of spread over the 10 MB of code (docs/performance.md, "Memory").
+# First the functions run for every frame (a trace played into an emulated
+# touchscreen through the real libinput, with a subscriber), most called
+# first; then everything else the daemon runs: start-up on the seat, the
+# idle loop, a replayed trace served to a subscriber, a reload and the stop,
+# in the order the linker would place them by itself (so the file changes
+# only where the code does). A name the binary no longer has is skipped by
+# the linker: the file only goes stale, it never breaks a build. Run it again
+# after large changes to the daemon. Needs valgrind and the umockdev harness
+# (make setup; scripts/build-harness.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=Sources/gestured/link-order.txt
-# A link without the order: the functions are listed in the order the
-# linker places them by itself (object by object), so the file changes only
-# where the code does.
 make -s release RELEASE_ORDER= >/dev/null
+scripts/build-harness.sh >/dev/null
+swift build --product daemon-cost >/dev/null
 bin=.build/release/gestured
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 # valgrind 3.19 cannot read the DWARF 5 Swift writes: a copy without it, symbols kept.
 objcopy --strip-debug "$bin" "$scratch/gestured"
 : >"$scratch/empty.toml"
-# First the daemon as installed: libinput on the seat, idle, stopped (where
-# udev is not running it stops at once: its start-up is still listed).
-valgrind --tool=callgrind --demangle=no --callgrind-out-file="$scratch/callgrind.seat" \
-    "$scratch/gestured" serve --socket "$scratch/seat.sock" --config "$scratch/empty.toml" 2>"$scratch/seat.log" &
+# exec: run in the background, the function is valgrind itself (its pid is $!, for the signals below).
+grind() { exec valgrind --tool=callgrind --demangle=no --callgrind-out-file="$scratch/callgrind.$1" "${@:2}"; }
+# The frames: daemon-cost runs the release binary under callgrind on an
+# emulated touchscreen; its dump after the trace began holds the per-frame work.
+GESTURED_BIN=$bin "$(swift build --show-bin-path)/daemon-cost" --programs gestured --runs 0 --callgrind --keep \
+    >"$scratch/cost.log" 2>&1 || { cat "$scratch/cost.log" >&2; echo "link-order: daemon-cost failed" >&2; exit 1; }
+kept=$(sed -n 's/^kept: //p' "$scratch/cost.log" | tail -n 1)
+trace=$(grep -l "gestured serve" "$kept"/callgrind.out.*.1 | head -n 1)
+# The daemon as installed: libinput on the seat, idle, stopped (where udev
+# is not running it stops at once: its start-up is still listed).
+grind seat "$scratch/gestured" serve --socket "$scratch/seat.sock" --config "$scratch/empty.toml" 2>"$scratch/seat.log" &
 seat=$!
 for _ in $(seq 600); do [ -S "$scratch/seat.sock" ] || ! kill -0 "$seat" 2>/dev/null && break; sleep 0.1; done
 sleep 2
 kill -TERM "$seat" 2>/dev/null || true
 wait "$seat" || true
-# Then a trace served to a subscriber, a reload and the stop.
+# A trace served to a subscriber, a reload and the stop.
 sock="$scratch/gestured.sock"
-valgrind --tool=callgrind --demangle=no --callgrind-out-file="$scratch/callgrind.out" \
-    "$scratch/gestured" serve --socket "$sock" --config "$scratch/empty.toml" \
+grind replay "$scratch/gestured" serve --socket "$sock" --config "$scratch/empty.toml" \
     --replay Recordings/tour.tablet.evemu --wait-subscribers 1 2>"$scratch/serve.log" &
 daemon=$!
 for _ in $(seq 600); do [ -S "$sock" ] && break; sleep 0.1; done
 [ -S "$sock" ] || { cat "$scratch/serve.log" >&2; echo "link-order: the daemon did not start" >&2; exit 1; }
-# A subscriber for the whole trace (every event of it, as `replay` counts them), then a reload and the stop.
 events=$("$bin" replay --format jsonl Recordings/tour.tablet.evemu | grep -c .)
 timeout 600 "$bin" monitor --socket "$sock" --json --count "$events" >"$scratch/events" || true
 kill -HUP "$daemon"
 sleep 2
 kill -TERM "$daemon"
 wait "$daemon" || { cat "$scratch/serve.log" >&2; echo "link-order: the daemon failed" >&2; exit 1; }
-# Every function entered or called (callgrind names each once per file).
-grep -hoE '^c?fn=\([0-9]+\) .+' "$scratch"/callgrind.* | sed -E 's/^c?fn=\([0-9]+\) //' | sort -u >"$scratch/names"
-# The binary's own functions among them (not libc's or libinput's), by address in that link.
+# The binary's own functions, by address in this link.
 nm --defined-only --numeric-sort "$scratch/gestured" | awk '$2 ~ /^[tTwW]$/ {print $3}' | awk '!seen[$0]++' >"$scratch/defined"
-awk 'NR == FNR {ran[$0] = 1; next} ran[$0]' "$scratch/names" "$scratch/defined" >"$out"
-echo "link-order: $(grep -c . "$out") functions, $(grep -c . "$scratch/events") lines seen by the subscriber; wrote $out (the next 'make release' links with it)"
+# Per frame: the functions of the trace's dump called at least once every
+# ten turns of the loop (one wait each), most called first.
+awk '
+    /^c?fn=\([0-9]+\)/ { id = $1; sub(/^c?fn=/, "", id); if (NF > 1) { name[id] = $2 } }
+    /^cfn=/ { callee = $1; sub(/^cfn=/, "", callee) }
+    /^calls=/ { split($1, c, "="); calls[callee] += c[2] }
+    END {
+        for (id in calls) if (name[id] == "clinux_epoll_wait_usec") min = calls[id] / 10
+        for (id in calls) if (calls[id] >= min) print calls[id], name[id]
+    }' "$trace" |
+    sort -rn | awk '{print $2}' >"$scratch/hot"
+grep -hoE '^c?fn=\([0-9]+\) .+' "$scratch"/callgrind.* "$kept"/callgrind.out.* | sed -E 's/^c?fn=\([0-9]+\) //' | sort -u >"$scratch/names"
+{
+    awk 'NR == FNR {defined[$0] = 1; next} defined[$0]' "$scratch/defined" "$scratch/hot"
+    awk 'NR == FNR {ran[$0] = 1; next} ran[$0]' "$scratch/names" "$scratch/defined"
+} | awk '!seen[$0]++' >"$out"
+rm -rf "$kept"
+echo "link-order: $(grep -c . "$scratch/hot") functions per frame, $(grep -c . "$out") in all; $(grep -c . "$scratch/events") lines seen by the replay's subscriber; wrote $out (the next 'make release' links with it)"
