@@ -11,8 +11,8 @@
 # in the order the linker would place them by itself (so the file changes
 # only where the code does). A name the binary no longer has is skipped by
 # the linker: the file only goes stale, it never breaks a build. Run it again
-# after large changes to the daemon. Needs valgrind and the umockdev harness
-# (make setup; scripts/build-harness.sh).
+# after large changes to the daemon. Needs valgrind (sudo apt-get install
+# valgrind) and the umockdev harness (make setup; it builds it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=Sources/gestured/link-order.txt

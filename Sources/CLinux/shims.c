@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <dirent.h>
+#include <limits.h>
 #include <linux/capability.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
@@ -115,7 +116,8 @@ int clinux_epoll_wait_usec(int epfd, uint64_t *tokens, uint32_t *events, int max
     }
     if (timeout_usec < 0 || no_pwait2) {
         /* Milliseconds, rounded up: a timer is never woken for early. */
-        int ms = timeout_usec < 0 ? -1 : (int)((timeout_usec + 999) / 1000);
+        int64_t ms64 = timeout_usec < 0 ? -1 : (timeout_usec + 999) / 1000;
+        int ms = ms64 > INT_MAX ? INT_MAX : (int)ms64;
         n = epoll_wait(epfd, ready, max, ms);
     }
     for (int i = 0; i < n; i++) {

@@ -3,7 +3,7 @@ package import GestureCore
 package import GestureDaemon
 
 #if canImport(Glibc)
-    package import Glibc
+    import Glibc
 #endif
 
 /// The wait of `gestured act`'s loop: its descriptors (the socket, the

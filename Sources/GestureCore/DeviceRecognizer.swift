@@ -383,7 +383,7 @@ struct DeviceRecognizer: Sendable {
         var n = 0.0
         var vx = 0.0
         var vy = 0.0
-        for s in SlotSet(bits: inGroup.bits & ~down.bits) {
+        for s in inGroup.subtracting(down) {
             vx += fingers[s].releaseVX
             vy += fingers[s].releaseVY
             n += 1

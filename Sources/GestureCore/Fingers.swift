@@ -52,11 +52,10 @@ struct SlotSet: Sequence, Sendable, Equatable {
     func contains(_ slot: Int) -> Bool { bits & (1 << UInt16(slot)) != 0 }
     mutating func insert(_ slot: Int) { bits |= 1 << UInt16(slot) }
     mutating func remove(_ slot: Int) { bits &= ~(1 << UInt16(slot)) }
-    var isEmpty: Bool { bits == 0 }
-    var count: Int { bits.nonzeroBitCount }
 
     static func & (a: SlotSet, b: SlotSet) -> SlotSet { SlotSet(bits: a.bits & b.bits) }
-    static func | (a: SlotSet, b: SlotSet) -> SlotSet { SlotSet(bits: a.bits | b.bits) }
+    /// The slots of this set that are not in `other`.
+    func subtracting(_ other: SlotSet) -> SlotSet { SlotSet(bits: bits & ~other.bits) }
 
     struct Iterator: IteratorProtocol {
         var bits: UInt16

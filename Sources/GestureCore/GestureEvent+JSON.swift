@@ -271,22 +271,16 @@ struct JSONWriter {
         // Double's spacing at it is under a quarter of the last decimal place
         // (below 2^50 in units of it), and the value is 0 or at least 0.0001
         // (Swift writes smaller ones as "1e-05"). Beyond that, let Swift write it.
-        let limit: UInt64 = 1 << 50
-        var units: Int64 = 0
-        if abs(product) < Double(limit) {
-            // Rounded halves away from zero, as `rounded()` does, without a
-            // call to libm: below 2^50 the truncation and the fraction are exact.
-            units = Int64(product)
-            let fraction = product - Double(units)
-            if fraction >= 0.5 { units += 1 } else if fraction <= -0.5 { units -= 1 }
-        }
-        var u = units.magnitude
-        guard abs(product) < Double(limit), u < limit, u == 0 || u * 10_000 >= scale else {
-            var r = Self.rounded(product) / Double(scale)
+        let scaled = Self.rounded(product)
+        guard abs(scaled) < 1_125_899_906_842_624.0, scaled == 0 || abs(scaled) >= Double(scale) / 10_000 else {
+            var r = scaled / Double(scale)
             if r == 0 { r = 0 }
             text(r.description)
             return
         }
+        // The value in units of the last place kept.
+        let units = Int64(scaled)
+        var u = units.magnitude
         // The fraction's trailing zeros go, but one digit stays ("2.0", as Swift writes it).
         while places > 1 && u % 10 == 0 {
             u /= 10
@@ -323,7 +317,7 @@ struct JSONWriter {
     }
 
     /// `x` rounded to the nearest integer, halves away from zero, as
-    /// `rounded()` gives it, without the call to libm's `round` that is: for
+    /// `rounded()` gives it, without the call to libm's `round` it makes: for
     /// |x| < 2^52 the truncated value and the fraction are exact; beyond,
     /// every double is an integer already.
     @inline(__always) static func rounded(_ x: Double) -> Double {

@@ -3,7 +3,7 @@ package import GestureCore
 package import SystemPackage
 
 #if canImport(Glibc)
-    package import Glibc
+    import Glibc
 #endif
 
 /// The clock the loop reads once per turn.
@@ -83,9 +83,7 @@ package struct Readiness {
     package func readable(_ token: Token) -> Bool { events(token) & Self.input != 0 }
 
     /// The peer hung up or the descriptor failed.
-    package func hungUp(_ token: Token) -> Bool {
-        events(token) & Self.hangUp != 0
-    }
+    package func hungUp(_ token: Token) -> Bool { events(token) & Self.hangUp != 0 }
 
     /// Waits until a descriptor is ready or `deadline` passes (`.never`: no
     /// deadline; `maxWait` microseconds at most, when given) and returns the

@@ -194,7 +194,7 @@ package final class LibinputSource {
                     events.removed(infos[i].id)
                     libinput_device_unref(handle)
                     handles[i] = nil
-                    // No more frames from it: its index leads nowhere (`index(of:)` checks `frames`).
+                    // libinput sends nothing of it after this: a frame it had begun is dropped.
                     frames[i].frame.removeAll()
                 }
             default:
@@ -212,7 +212,7 @@ package final class LibinputSource {
         logger.warning("\(infos[i].name): touches beyond the first \(TouchFrame.capacity) slots are ignored")
     }
 
-    /// The index of a device in `devices`, from libinput's user data.
+    /// A device's index in `handles`, `infos` and `frames`, from libinput's user data.
     private static func index(of handle: OpaquePointer?) -> Int? {
         guard let handle, let p = libinput_device_get_user_data(handle) else { return nil }
         return Int(bitPattern: p) - 1

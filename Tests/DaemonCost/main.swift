@@ -46,12 +46,13 @@ struct Options {
                 print(
                     """
                     usage: daemon-cost [--runs N] [--sets N] [--spacing S] [--programs drain,lisgd,gestured]
-                                       [--callgrind] [--strace] [--keep]
+                                       [--callgrind] [--strace] [--perf] [--keep]
                       --runs      repetitions of every program (3)
                       --sets      copies of the tablet recordings in the trace (3)
                       --spacing   seconds between two recordings (0.6)
                       --callgrind also count instructions under valgrind's callgrind
                       --strace    also count system calls with strace -c
+                      --perf      record each program's CPU samples with perf record (kept with --keep)
                       --filters   gestured's subscriber's filters, e.g. '"phases":["recognized","ended"]' (none: every event)
                     $GESTURED_BIN is the gestured measured (a release build).
                     """)
