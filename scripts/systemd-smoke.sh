@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs gestured under a real systemd without touching the host's: boots a
-# throwaway systemd as PID 1 of new PID, mount and UTS namespaces (tmpfs on
-# /run, /tmp, /var/tmp and /etc/systemd/system, copies of /etc/passwd and
-# /etc/group), then
+# throwaway systemd as PID 1 of new PID, mount and UTS namespaces (a copy of
+# /etc and empty tmpfs where it writes; the control groups it makes are
+# removed at the end), then
 #   1. starts it ad hoc: systemd-run --service-type=notify --collect … serve --replay
 #      and reads gestures with `gestured monitor`;
 #   2. installs the shipped units and starts gestured.socket; the first client
@@ -11,6 +11,8 @@
 #      after kill -9 of the service, and the socket stays root:gesture 0660;
 #   3. reloads and stops it.
 # Needs root (or a user namespace) and systemd; prints "systemd-smoke: ok" at the end.
+# Every step is bounded in time; when one fails or times out, the script says
+# which, and prints the units' status, the journal and systemd's own log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${GESTURED_BIN:-$(swift build -c release --show-bin-path)/gestured}
@@ -19,14 +21,48 @@ work=$(mktemp -d /var/tmp/gestured-smoke.XXXXXX)
 chmod 755 "$work"
 pid1=""
 ns=""
+step="starting"
+# What the units and the daemon said, for a step that failed. Each command is
+# bounded: a systemd that stopped answering must not hang the report.
+diagnose() {
+    echo "systemd-smoke: FAILED during: $step (${SECONDS}s into the script)"
+    if [ -n "$pid1" ]; then
+        echo "-- systemctl status gestured.socket gestured.service"
+        timeout 10 nsenter -t "$pid1" -m -p -- systemctl status --no-pager --lines=0 gestured.socket gestured.service 2>&1 || true
+        echo "-- journal (last 40 lines)"
+        timeout 10 nsenter -t "$pid1" -m -p -- journalctl --no-pager -n 40 -o short-monotonic 2>&1 || true
+        echo "-- processes in the namespace"
+        timeout 10 nsenter -t "$pid1" -m -p -- ps -eo pid,user,stat,etimes,comm 2>&1 || true
+    fi
+    echo "-- systemd's log"
+    tail -n 40 "$work/systemd.log" 2>/dev/null || true
+}
 cleanup() {
+    local status=$?
+    [ "$status" -eq 0 ] || diagnose
     # systemd as the namespace's PID 1, and everything in the session unshare
     # leads (setsid), whichever of them got as far as starting.
     [ -n "$pid1" ] && kill -9 "$pid1" 2>/dev/null || true
     [ -n "$ns" ] && { pkill -9 -s "$ns" 2>/dev/null; kill -9 "$ns" 2>/dev/null; } || true
+    # The control groups the throwaway systemd made (it shares the machine's
+    # cgroup file system), deepest first, once the killed processes have left them.
+    if [ -f "$work/cgroups.before" ]; then
+        local left
+        new_cgroups() { find /sys/fs/cgroup -mindepth 1 -type d 2>/dev/null | sort | comm -13 "$work/cgroups.before" - | sort -r; }
+        for _ in $(seq 50); do
+            left=$(new_cgroups)
+            [ -n "$left" ] || break
+            echo "$left" | xargs -r -d '\n' rmdir 2>/dev/null || true
+            sleep 0.1
+        done
+        left=$(new_cgroups)
+        [ -z "$left" ] || echo "systemd-smoke: could not remove these control groups: $left" >&2
+    fi
     rm -rf "$work"
 }
 trap cleanup EXIT
+# timeout(1) ends a script that ran too long with SIGTERM: report, then clean up.
+trap 'exit 143' TERM
 
 # Installed as a package would be, under /mnt/gestured: a tmpfs inside the
 # namespaces that the unit's PrivateTmp= and ProtectHome= leave visible.
@@ -35,32 +71,68 @@ make -s install-files GESTURED_BIN="$bin" DESTDIR="$work" BINDIR="$root/bin" UNI
     SYSUSERSDIR="$root/sysusers.d" TMPFILESDIR="$root/tmpfiles.d" DOCDIR="$root/doc" >/dev/null
 cp -r Recordings "$work$root/Recordings"
 
+# Nothing the throwaway systemd or its services write reaches the machine:
+# /etc is a copy on a tmpfs, /run, /tmp, /var/tmp, /var/log and
+# /var/lib/systemd are empty tmpfs. Only what the test starts runs: every
+# unit the distribution ships is masked but the journal's (the test reads
+# it), and no generator runs. Otherwise starting gestured.service, which
+# wants sysinit.target, would boot the machine again: udev coldplug,
+# sysctl, tmpfiles, journal files in /var/log/journal, each slow under load.
 cat >"$work/boot.sh" <<'BOOT'
 set -e
 mount -t tmpfs tmpfs /run
-mkdir -p /run/systemd
+mkdir -p /run/systemd /run/etc
 mount -t tmpfs tmpfs /tmp
-mount -t tmpfs tmpfs /etc/systemd/system
 mount -t tmpfs tmpfs /mnt
 cp -a "$1/mnt/gestured" /mnt/
-for f in passwd group; do cp "/etc/$f" "/run/$f.copy"; mount --bind "/run/$f.copy" "/etc/$f"; done
+cp -a /etc/. /run/etc/
+mount --bind /run/etc /etc
+for d in /var/tmp /var/log /var/lib/systemd /lib/systemd/system-generators; do mount -t tmpfs tmpfs "$d"; done
+rm -rf /etc/systemd/system
+mkdir -p /etc/systemd/system /etc/systemd/journald.conf.d
+printf '[Journal]\nStorage=volatile\nReadKMsg=no\n' >/etc/systemd/journald.conf.d/smoke.conf
+for unit in /lib/systemd/system/*; do
+    [ -d "$unit" ] && continue
+    case ${unit##*/} in
+        *.target | *.slice | systemd-journald.service | systemd-journald.socket | systemd-journald-dev-log.socket) ;;
+        *) ln -s /dev/null "/etc/systemd/system/${unit##*/}" ;;
+    esac
+done
 printf '[Unit]\nDescription=gestured smoke test\nDefaultDependencies=no\n' >/etc/systemd/system/smoke.target
 exec /lib/systemd/systemd --system --unit=smoke.target --log-target=console --log-level=warning </dev/null
 BOOT
+find /sys/fs/cgroup -mindepth 1 -type d 2>/dev/null | sort >"$work/cgroups.before"
 user_ns=""
 [ "$(id -u)" -eq 0 ] || user_ns="--map-root-user"
 setsid unshare $user_ns --pid --fork --mount --uts --propagation private --mount-proc sh "$work/boot.sh" "$work" \
     >"$work/systemd.log" 2>&1 </dev/null &
 ns=$!
-for _ in $(seq 100); do
-    pid1=$(pgrep -f "systemd --system --unit=smoke.target" | head -1 || true)
-    [ -n "$pid1" ] && nsenter -t "$pid1" -m -p -- systemctl is-system-running >/dev/null 2>&1 && break
+step="booting systemd in its own namespaces"
+deadline=$((SECONDS + 30))
+until [ -n "$pid1" ] && timeout 10 nsenter -t "$pid1" -m -p -- systemctl is-system-running >/dev/null 2>&1; do
+    [ "$SECONDS" -lt "$deadline" ] || { echo "systemd-smoke: systemd did not start within 30 s"; exit 1; }
     sleep 0.1
+    pid1=$(pgrep -f "systemd --system --unit=smoke.target" | head -1 || true)
 done
-[ -n "$pid1" ] || { echo "systemd-smoke: systemd did not start:" >&2; cat "$work/systemd.log" >&2; exit 1; }
-inside() { nsenter -t "$pid1" -m -p -- "$@"; }
+# A command inside the namespaces, bounded: none of them should take a minute.
+inside() { timeout -k 5 60 nsenter -t "$pid1" -m -p -- "$@"; }
+# wait_for SECONDS WHAT COMMAND...: until COMMAND succeeds, or fail saying WHAT.
+wait_for() {
+    local limit=$1 what=$2
+    shift 2
+    local deadline=$((SECONDS + limit))
+    until "$@"; do
+        if [ "$SECONDS" -ge "$deadline" ]; then
+            echo "systemd-smoke: $what: not within $limit s"
+            return 1
+        fi
+        sleep 0.2
+    done
+}
+active() { [ "$(inside systemctl show -p ActiveState --value "$1")" = active ]; }
 echo "== systemd $(inside systemctl --version | head -1 | cut -d' ' -f2) running as PID 1 of its own namespaces"
 
+step="1. systemd-run --service-type=notify"
 echo "== 1. systemd-run --service-type=notify --collect gestured serve --replay … --loop"
 # DefaultDependencies=no: this throwaway systemd has no sysinit.target to pull in.
 inside systemd-run --service-type=notify --collect -p DefaultDependencies=no --unit=gestured-try \
@@ -69,9 +141,10 @@ inside systemctl show -p ActiveState -p StatusText gestured-try
 inside timeout 10 "$root/bin/gestured" monitor --socket /run/gestured-try.sock --phases began,ended --count 2
 inside systemctl stop gestured-try
 
+step="2. installing the shipped units"
 echo "== 2. the shipped gestured.socket and gestured.service"
-# The user and groups of gestured.sysusers.conf (written directly: sysusers cannot
-# replace a bind-mounted /etc/passwd).
+# The user and groups of gestured.sysusers.conf, written into the namespace's
+# copy of /etc (systemd-sysusers is masked with the rest).
 inside sh -c 'echo "gesture:x:995:member" >>/etc/group; echo "input:x:994:" >>/etc/group
     echo "gestured:x:993:" >>/etc/group; echo "gestured:x:993:993::/:/usr/sbin/nologin" >>/etc/passwd
     echo "member:x:992:" >>/etc/group; echo "member:x:992:992::/:/usr/sbin/nologin" >>/etc/passwd
@@ -107,39 +180,36 @@ inside systemctl daemon-reload
 inside systemctl start gestured.socket
 inside ls -l /run/gestured/gestured.sock
 # The first connection activates the service.
+step="2. the first connection activates gestured.service"
 inside timeout 1 "$root/bin/gestured" monitor --socket /run/gestured/gestured.sock --quiet || true
 # Under a sanitizer the service can take longer than that second to start.
-for _ in $(seq 300); do
-    [ "$(inside systemctl show -p ActiveState --value gestured.service)" = active ] && break
-    sleep 0.1
-done
+wait_for 60 "gestured.service active after the first connection" active gestured.service
 inside systemctl show -p ActiveState -p StatusText -p User gestured.service
 inside ps -o user=,comm= -C gestured
 # The socket keeps its owner, group and mode, and members of `gesture` keep
 # being served, across first use, a restart and a crash (kill -9).
+step="2. clients on first use"
 hello_as member "first use"
 echo "first use: socket $(socket_owner)"
 hello_as other "first use (not in gesture)"
+step="2. systemctl restart gestured.service"
 inside systemctl restart gestured.service
 hello_as member "after restart"
 echo "after restart: socket $(socket_owner)"
+step="2. kill -9 of the service, restarted by Restart=on-failure"
 main=$(inside systemctl show -p MainPID --value gestured.service)
 inside kill -9 "$main"
-for _ in $(seq 300); do
-    state=$(inside systemctl show -p ActiveState --value gestured.service)
-    [ "$state" = active ] && [ "$(inside systemctl show -p MainPID --value gestured.service)" != "$main" ] && break
-    sleep 0.1
-done
-echo "after kill -9 of pid $main: service $state, restarts $(inside systemctl show -p NRestarts --value gestured.service)"
+restarted() { active gestured.service && [ "$(inside systemctl show -p MainPID --value gestured.service)" != "$main" ]; }
+wait_for 60 "gestured.service active again with a new process after kill -9" restarted
+echo "after kill -9 of pid $main: service active, restarts $(inside systemctl show -p NRestarts --value gestured.service)"
 hello_as member "after kill -9"
 echo "after kill -9: socket $(socket_owner)"
+step="3. systemctl reload, stop"
 echo "== 3. systemctl reload, stop"
 inside systemctl reload gestured.service
 # ExecReload= only sends SIGHUP: wait for the daemon to say it reloaded.
-for _ in $(seq 100); do
-    inside journalctl -u gestured --no-pager -o cat | grep -q 'configuration reloaded' && break
-    sleep 0.2
-done
+reloaded() { inside journalctl -u gestured --no-pager -o cat | grep -q 'configuration reloaded'; }
+wait_for 20 "the daemon's 'configuration reloaded' in the journal after systemctl reload" reloaded
 inside systemctl stop gestured.service gestured.socket
 inside journalctl -u gestured --no-pager -o cat | grep -E 'configuration|stopp|error' | tail -5
 echo "systemd-smoke: ok"
