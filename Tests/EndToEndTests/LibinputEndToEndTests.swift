@@ -207,7 +207,10 @@ struct LibinputEndToEndTests {
             usleep(50_000)
             lines = session.daemonLog.split(separator: "\n").map(String.init).filter { $0.hasPrefix("{") }
         }
-        #expect(try session.command("stop") == "exited 0")
+        // `devices` ends by itself once it has listed them: wait for that (a
+        // SIGTERM sent as the lines appear could meet it before it is done).
+        let waited = Int(10_000 * Timing.scale)
+        #expect(try session.command("wait \(waited)", timeout: 15) == "exited 0", "\(session.daemonLog)")
         let devices = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:] }
         #expect(devices.map { $0["node"] as? String } == ["/dev/input/event6", "/dev/input/event8"], "\(session.daemonLog)")
         #expect(devices.first?["size_source"] as? String == "resolution")

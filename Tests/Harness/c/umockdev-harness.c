@@ -17,6 +17,8 @@
  *   replay DEVNODE[,DEVNODE...] EVEMU [UNTIL_MS] -> done FRAMES
  *       (each frame written to every device named, one after another)
  *   remove SYSPATH                             -> ok (a "remove" uevent, then gone)
+ *   wait TIMEOUT_MS                            -> exited STATUS
+ *       (the started program ending by itself)
  *   stop                                       -> exited STATUS
  *   quit
  * Failures reply "error MESSAGE".
