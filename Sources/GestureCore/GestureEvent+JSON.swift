@@ -286,33 +286,18 @@ struct JSONWriter {
             u /= 10
             places &-= 1
         }
-        // Right to left into 24 bytes: the fraction, the point, the whole part, the sign.
-        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &scratch) { b in
-            var p = 24
-            if places == 0 {
-                p = 22
-                b[22] = UInt8(ascii: ".")
-                b[23] = UInt8(ascii: "0")
-            } else {
-                for _ in 0..<places {
-                    p &-= 1
-                    b[p] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: u % 10)
-                    u /= 10
-                }
-                p &-= 1
-                b[p] = UInt8(ascii: ".")
-            }
-            repeat {
-                p &-= 1
-                b[p] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: u % 10)
-                u /= 10
-            } while u > 0
-            if units < 0 {
-                p &-= 1
-                b[p] = UInt8(ascii: "-")
-            }
-            copy(UnsafeBufferPointer(start: b.baseAddress!.assumingMemoryBound(to: UInt8.self) + p, count: 24 - p))
+        if units < 0 { byte(UInt8(ascii: "-")) }
+        // The whole part, the point, the fraction's digits (leading zeros
+        // kept), each two at a time.
+        let unit = Self.powerOfTen(places)
+        let whole = u / unit
+        digits(whole)
+        byte(UInt8(ascii: "."))
+        if places == 0 {
+            byte(UInt8(ascii: "0"))
+        } else {
+            Self.write(u &- whole &* unit, width: places, at: buffer.baseAddress! + count)
+            count += places
         }
     }
 
