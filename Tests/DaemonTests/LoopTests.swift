@@ -15,7 +15,9 @@ struct LoopTests {
     static func daemon(replaying trace: String, clock: ManualClock, directory: String) throws -> Daemon {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         // An empty configuration file: nothing of /etc/gestured is read.
-        FileManager.default.createFile(atPath: directory + "/gestured.toml", contents: Data())
+        guard FileManager.default.createFile(atPath: directory + "/gestured.toml", contents: Data()) else {
+            throw ChannelError("cannot create \(directory)/gestured.toml")
+        }
         var options = Daemon.Options()
         options.configPath = directory + "/gestured.toml"
         options.socketPath = directory + "/gestured.sock"
