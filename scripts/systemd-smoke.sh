@@ -87,7 +87,9 @@ mount -t tmpfs tmpfs /mnt
 cp -a "$1/mnt/gestured" /mnt/
 cp -a /etc/. /run/etc/
 mount --bind /run/etc /etc
-for d in /var/tmp /var/log /var/lib/systemd /lib/systemd/system-generators; do mount -t tmpfs tmpfs "$d"; done
+for d in /var/tmp /var/log /var/lib/systemd /lib/systemd/system-generators; do
+    if [ -d "$d" ]; then mount -t tmpfs tmpfs "$d"; fi
+done
 rm -rf /etc/systemd/system
 mkdir -p /etc/systemd/system /etc/systemd/journald.conf.d
 printf '[Journal]\nStorage=volatile\nReadKMsg=no\n' >/etc/systemd/journald.conf.d/smoke.conf
@@ -95,6 +97,9 @@ for unit in /lib/systemd/system/*; do
     [ -d "$unit" ] && continue
     case ${unit##*/} in
         *.target | *.slice | systemd-journald.service | systemd-journald.socket | systemd-journald-dev-log.socket) ;;
+        # gestured's own, if a package installed them on this machine: the
+        # copies under test replace them below.
+        gestured*) ;;
         *) ln -s /dev/null "/etc/systemd/system/${unit##*/}" ;;
     esac
 done
@@ -134,7 +139,7 @@ echo "== systemd $(inside systemctl --version | head -1 | cut -d' ' -f2) running
 
 step="1. systemd-run --service-type=notify"
 echo "== 1. systemd-run --service-type=notify --collect gestured serve --replay … --loop"
-# DefaultDependencies=no: this throwaway systemd has no sysinit.target to pull in.
+# DefaultDependencies=no: an ad-hoc unit needs none of the (masked) early boot.
 inside systemd-run --service-type=notify --collect -p DefaultDependencies=no --unit=gestured-try \
     "$root/bin/gestured" serve --socket /run/gestured-try.sock --replay "$root/Recordings/pinch-close-2f.phone.evemu" --loop
 inside systemctl show -p ActiveState -p StatusText gestured-try
