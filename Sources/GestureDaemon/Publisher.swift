@@ -51,13 +51,17 @@ package struct Publisher {
             case .gesture(let k):
                 let event = outbound.gestures[k]
                 guard let d = devices.firstIndex(where: { $0.id == event.device }) else { continue }
+                // One copy of the device for the event: read through the array,
+                // it was copied again for every client, around each
+                // client's mutation (its strings retained and released).
+                let device = devices[d]
                 var length = -1
-                for i in clients.indices where clients[i].accepts(event, from: devices[d]) {
+                for i in clients.indices where clients[i].accepts(event, from: device) {
                     if event.phase == .changed && clients[i].fallingBehind() {
                         clients[i].skippedChanges += 1
                         continue
                     }
-                    if length < 0 { length = encode(event, device: devices[d]) }
+                    if length < 0 { length = encode(event, device: device) }
                     if line.withUnsafeBytes({ clients[i].enqueue(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }) {
                         queued += 1
                     } else if clients[i].fallingBehind() == false,
@@ -75,7 +79,7 @@ package struct Publisher {
     }
 
     /// Encodes `event` of `device` into `line`; returns its length.
-    private mutating func encode(_ event: GestureEvent, device: DeviceInfo) -> Int {
+    private mutating func encode(_ event: GestureEvent, device: borrowing DeviceInfo) -> Int {
         if named?.id != device.id {
             named = (device.id, GestureEvent.quotedJSON(device.name))
             let capacity = GestureEvent.jsonCapacity(deviceName: device.name)
