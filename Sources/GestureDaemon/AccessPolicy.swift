@@ -1,5 +1,5 @@
 package import CLinux
-package import GestureCore
+import GestureCore
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,5 @@
 import CLinux
-package import GestureCore
+import GestureCore
 package import Logging
 import SystemPackage
 

@@ -1,6 +1,6 @@
 import CInput
 import CLinux
-package import GestureCore
+import GestureCore
 package import Logging
 import SystemPackage
 

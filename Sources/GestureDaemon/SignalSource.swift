@@ -2,7 +2,7 @@ import CLinux
 import SystemPackage
 
 #if canImport(Glibc)
-    package import Glibc
+    import Glibc
 #endif
 
 /// The daemon's signals, read from a signalfd in the loop like any other

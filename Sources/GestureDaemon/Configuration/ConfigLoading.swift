@@ -1,4 +1,4 @@
-package import GestureCore
+import GestureCore
 
 /// Where the system configuration lives.
 package enum ConfigPaths {

@@ -1,4 +1,4 @@
-public import GestureCore
+import GestureCore
 import TOML
 
 /// A configuration that cannot be used: every problem found, each with its
