@@ -288,15 +288,13 @@ struct JSONWriter {
         }
         if units < 0 { byte(UInt8(ascii: "-")) }
         // The whole part, the point, the fraction's digits (leading zeros
-        // kept), each two at a time.
-        let unit = Self.powerOfTen(places)
-        let whole = u / unit
-        digits(whole)
+        // kept: `write` puts the last `places` digits of `u`), two at a time.
+        digits(u / Self.powerOfTen(places))
         byte(UInt8(ascii: "."))
         if places == 0 {
             byte(UInt8(ascii: "0"))
         } else {
-            Self.write(u &- whole &* unit, width: places, at: buffer.baseAddress! + count)
+            Self.write(u, width: places, at: buffer.baseAddress! + count)
             count += places
         }
     }
