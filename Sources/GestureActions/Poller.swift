@@ -59,10 +59,7 @@ package struct Poller {
     ) -> (
         now: Timestamp, error: Int32?
     ) {
-        var timeout: Int64 = -1
-        if deadline != .never { timeout = max(0, (deadline - clock.now).microseconds) }
-        if let maxWait { timeout = timeout < 0 ? maxWait : min(timeout, maxWait) }
-        let n = clinux_poll_usec(&set, UInt(count), timeout)
+        let n = clinux_poll_usec(&set, UInt(count), clock.timeout(until: deadline, maxWait: maxWait))
         var failure: Int32?
         if n < 0 {
             failure = errno == EINTR ? nil : errno

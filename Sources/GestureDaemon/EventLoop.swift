@@ -11,6 +11,18 @@ package protocol LoopClock {
     var now: Timestamp { get }
 }
 
+extension LoopClock {
+    /// A wait's timeout in microseconds (-1: none): until `deadline`
+    /// (`.never`: none), and `maxWait` at most when given. The clock is read
+    /// only when there is a deadline.
+    package func timeout(until deadline: Timestamp, maxWait: Int64?) -> Int64 {
+        var timeout: Int64 = -1
+        if deadline != .never { timeout = max(0, (deadline - now).microseconds) }
+        if let maxWait { timeout = timeout < 0 ? maxWait : min(timeout, maxWait) }
+        return timeout
+    }
+}
+
 /// `CLOCK_MONOTONIC`, the clock libinput stamps events with. Swift's
 /// `ContinuousClock` reads `CLOCK_BOOTTIME` on Linux, which drifts from it
 /// across suspend.
@@ -92,9 +104,7 @@ package struct Readiness {
     package mutating func wait(
         until deadline: Timestamp, clock: any LoopClock, maxWait: Int64? = nil
     ) -> (now: Timestamp, error: Int32?) {
-        var timeout: Int64 = -1
-        if deadline != .never { timeout = max(0, (deadline - clock.now).microseconds) }
-        if let maxWait { timeout = timeout < 0 ? maxWait : min(timeout, maxWait) }
+        let timeout = clock.timeout(until: deadline, maxWait: maxWait)
         let n = tokens.withUnsafeMutableBufferPointer { t in
             events.withUnsafeMutableBufferPointer { e in
                 clinux_epoll_wait_usec(fd, t.baseAddress, e.baseAddress, Int32(Self.capacity), timeout)
