@@ -242,8 +242,10 @@ struct JSONWriter {
         count += width
     }
 
-    /// `v`'s last `width` digits into `target[0..<width]`, two at a time.
-    private static func write(_ v: UInt64, width: Int, at target: UnsafeMutablePointer<UInt8>) {
+    /// `v`'s last `width` digits into `target[0..<width]`, two at a time;
+    /// returns what is left of `v`, `v / 10^width`.
+    @discardableResult
+    private static func write(_ v: UInt64, width: Int, at target: UnsafeMutablePointer<UInt8>) -> UInt64 {
         var n = v
         var i = width
         digitPairs.withUTF8Buffer { pairs in
@@ -254,8 +256,12 @@ struct JSONWriter {
                 target[i] = pairs[pair]
                 target[i &+ 1] = pairs[pair &+ 1]
             }
-            if i == 1 { target[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: n % 10) }
+            if i == 1 {
+                target[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: n % 10)
+                n /= 10
+            }
         }
+        return n
     }
 
     /// A finite number rounded to `decimals` places; `null` for NaN and infinities.
@@ -266,37 +272,43 @@ struct JSONWriter {
         }
         var places = min(max(decimals, 0), Self.maxDecimals)
         let scale = Self.powerOfTen(places)
-        let product = value * Double(scale)
+        // The value in units of the last place kept.
+        let scaled = Self.rounded(value * Double(scale))
+        let magnitude = abs(scaled)
         // The digits of the rounded value are what Swift writes while a
         // Double's spacing at it is under a quarter of the last decimal place
         // (below 2^50 in units of it), and the value is 0 or at least 0.0001
-        // (Swift writes smaller ones as "1e-05"). Beyond that, let Swift write it.
-        let scaled = Self.rounded(product)
-        guard abs(scaled) < 1_125_899_906_842_624.0, scaled == 0 || abs(scaled) >= Double(scale) / 10_000 else {
+        // (Swift writes smaller ones as "1e-05": only with 5 places or more
+        // can a rounded value be that small). Beyond that, let Swift write it.
+        guard magnitude < 1_125_899_906_842_624.0,
+            places <= 4 || magnitude == 0 || magnitude >= Double(Self.powerOfTen(places &- 4))
+        else {
             var r = scaled / Double(scale)
             if r == 0 { r = 0 }
             text(r.description)
             return
         }
-        // The value in units of the last place kept.
-        let units = Int64(scaled)
-        var u = units.magnitude
+        var u = UInt64(magnitude)
         // The fraction's trailing zeros go, but one digit stays ("2.0", as Swift writes it).
         while places > 1 && u % 10 == 0 {
             u /= 10
             places &-= 1
         }
-        if units < 0 { byte(UInt8(ascii: "-")) }
-        // The whole part, the point, the fraction's digits (leading zeros
-        // kept: `write` puts the last `places` digits of `u`), two at a time.
-        digits(u / Self.powerOfTen(places))
-        byte(UInt8(ascii: "."))
+        if scaled < 0 { byte(UInt8(ascii: "-")) }
         if places == 0 {
-            byte(UInt8(ascii: "0"))
-        } else {
-            Self.write(u, width: places, at: buffer.baseAddress! + count)
-            count += places
+            digits(u)
+            raw(".0")
+            return
         }
+        // From the right: the fraction's `places` digits (leading zeros
+        // kept), the point, then what is left of `u`, the whole part (a
+        // zero at least). No division of `u` by a variable power of ten.
+        let whole = max(Self.width(u), places &+ 1) &- places
+        let start = buffer.baseAddress! + count
+        let rest = Self.write(u, width: places, at: start + whole + 1)
+        start[whole] = UInt8(ascii: ".")
+        Self.write(rest, width: whole, at: start)
+        count &+= whole &+ 1 &+ places
     }
 
     /// `x` rounded to the nearest integer, halves away from zero, as
