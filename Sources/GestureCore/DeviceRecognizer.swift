@@ -323,7 +323,7 @@ struct DeviceRecognizer: Sendable {
             let f = fingers[s]
             prevSpan += Trig.hypot(f.prevX - pcx, f.prevY - pcy)
             curSpan += Trig.hypot(f.x - ccx, f.y - ccy)
-            turn += GroupMotion.wrapped(Trig.atan2(f.y - ccy, f.x - ccx) - Trig.atan2(f.prevY - pcy, f.prevX - pcx))
+            turn += GroupMotion.turn(from: f.prevX - pcx, f.prevY - pcy, to: f.x - ccx, f.y - ccy)
         }
         group.transform.add(scale: prevSpan > 1e-6 ? curSpan / prevSpan : 1, rotation: turn / n)
     }

@@ -59,7 +59,7 @@ struct GroupMotion: Sendable {
             // Each finger's turn about the centroid, weighted by its distance
             // from it (a finger near the centroid has no angle to speak of).
             let w = min(r0, r1)
-            turn += w * Self.wrapped(Trig.atan2(f[s].y - cy, f[s].x - cx) - Trig.atan2(f[s].refY - ry, f[s].refX - rx))
+            turn += w * Self.turn(from: f[s].refX - rx, f[s].refY - ry, to: f[s].x - cx, f[s].y - cy)
             weight += w
         }
         spanStart = s0 / n
@@ -69,11 +69,12 @@ struct GroupMotion: Sendable {
         largest = max(travel, spanChange, arc)
     }
 
-    /// An angle difference brought into -π...π.
-    static func wrapped(_ d: Double) -> Double {
-        if d > .pi { return d - 2 * .pi }
-        if d < -.pi { return d + 2 * .pi }
-        return d
+    /// The angle from the vector (x0, y0) to (x1, y1), -π...π, clockwise
+    /// on screen positive: one `atan2` of their cross and dot products
+    /// (the difference of each one's own angle took two). Either vector
+    /// zero: no angle, 0.
+    static func turn(from x0: Double, _ y0: Double, to x1: Double, _ y1: Double) -> Double {
+        Trig.atan2(x0 * y1 - y0 * x1, x0 * x1 + y0 * y1)
     }
 
     /// What several fingers that moved are doing.
