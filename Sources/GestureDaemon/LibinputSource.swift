@@ -174,11 +174,15 @@ package final class LibinputSource {
         while let event = libinput_get_event(li) {
             let type = libinput_event_get_type(event)
             switch type {
-            case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION, LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL,
-                LIBINPUT_EVENT_TOUCH_FRAME:
+            case LIBINPUT_EVENT_TOUCH_FRAME:
+                if let i = Self.index(of: libinput_event_get_device(event)), i < frames.count {
+                    if !frames[i].frame.isEmpty { events.frame(frames[i].frame) }
+                    frames[i].frame.removeAll()
+                }
+            case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION, LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL:
                 if let i = Self.index(of: libinput_event_get_device(event)), i < frames.count,
                     let touch = libinput_event_get_touch_event(event),
-                    !Self.touch(type, touch, into: &frames[i], events: &events), !frames[i].ignoredSlot
+                    !Self.touch(type, touch, into: &frames[i]), !frames[i].ignoredSlot
                 {
                     frames[i].ignoredSlot = true
                     slotIgnored(i)
@@ -219,18 +223,14 @@ package final class LibinputSource {
         return Int(bitPattern: p) - 1
     }
 
-    /// One touch event into the device's frame; at TOUCH_FRAME the frame is
-    /// finished. False: a touch in a slot beyond `TouchFrame.capacity`, ignored.
-    private static func touch(
-        _ type: libinput_event_type, _ touch: OpaquePointer, into d: inout FrameInProgress,
-        events: inout TouchSourceEvents
-    ) -> Bool {
-        if type == LIBINPUT_EVENT_TOUCH_FRAME {
-            // The frame's time is its TOUCH_FRAME's (every event of a frame has the same).
+    /// One touch event into the device's frame (its TOUCH_FRAME finishes it).
+    /// False: a touch in a slot beyond `TouchFrame.capacity`, ignored.
+    private static func touch(_ type: libinput_event_type, _ touch: OpaquePointer, into d: inout FrameInProgress) -> Bool {
+        // The frame's time is its first event's: every event of a frame,
+        // its TOUCH_FRAME too, has the frame's time (one accessor call per
+        // frame, and none for the TOUCH_FRAME).
+        if d.frame.isEmpty {
             d.frame.time = Timestamp(microseconds: Int64(bitPattern: libinput_event_touch_get_time_usec(touch)))
-            if !d.frame.isEmpty { events.frame(d.frame) }
-            d.frame.removeAll()
-            return true
         }
         let raw = libinput_event_touch_get_slot(touch)
         let slot = raw < 0 ? 0 : Int(raw)
