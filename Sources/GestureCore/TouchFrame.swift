@@ -13,14 +13,22 @@ public enum ContactPhase: UInt8, Sendable, Hashable {
 /// One contact's change within a frame, in millimetres on the panel after calibration.
 public struct Contact: Sendable, Hashable {
     /// The contact's slot, 0 ..< `TouchFrame.capacity`, stable from `down` to `up`.
-    public var slot: Int
+    public var slot: Int {
+        get { Int(slotNumber) }
+        set { slotNumber = Int32(clamping: newValue) }
+    }
+    /// The slot, kept in 32 bits (evdev's own width), beside the phase: a
+    /// contact is 24 bytes, a frame 408, copied whole on its way to the
+    /// recognizer. A slot beyond 32 bits is clamped to it (and ignored, as
+    /// any slot beyond the capacity is).
+    private var slotNumber: Int32
     public var phase: ContactPhase
     /// Position in mm from the panel's top-left corner, screen orientation.
     public var x: Double
     public var y: Double
 
     public init(slot: Int, phase: ContactPhase, x: Double, y: Double) {
-        self.slot = slot
+        self.slotNumber = Int32(clamping: slot)
         self.phase = phase
         self.x = x
         self.y = y
@@ -37,7 +45,7 @@ public struct TouchFrame: Sendable {
     public var time: Timestamp
     public private(set) var count: Int = 0
     /// The contacts; read many through `storage.span`, taken once (each
-    /// subscript read of a frame passed as an argument copied all 512 bytes).
+    /// subscript read of a frame passed as an argument copied all 16 contacts).
     private(set) var storage: InlineArray<16, Contact> = .init(repeating: Contact(slot: 0, phase: .up, x: 0, y: 0))
 
     public init(device: DeviceID, time: Timestamp) {
