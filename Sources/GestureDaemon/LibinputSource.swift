@@ -175,8 +175,8 @@ package final class LibinputSource {
             let type = libinput_event_get_type(event)
             switch type {
             case LIBINPUT_EVENT_TOUCH_FRAME:
-                if let i = Self.index(of: libinput_event_get_device(event)), i < frames.count {
-                    if !frames[i].frame.isEmpty { events.frame(frames[i].frame) }
+                if let i = Self.index(of: libinput_event_get_device(event)), i < frames.count, !frames[i].frame.isEmpty {
+                    events.frame(frames[i].frame)
                     frames[i].frame.removeAll()
                 }
             case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION, LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL:
