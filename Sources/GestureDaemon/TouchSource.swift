@@ -3,8 +3,9 @@ package import GestureCore
 /// What the sources saw, in order: the one currency between the sources
 /// (libinput, a replayed trace) and the loop. A source appends to it in its
 /// `read`; it calls nobody back and knows nothing of the recognizer or the
-/// clients. Frames are kept apart from the list, which names them by index,
-/// so that no frame is copied on its way to the recognizer.
+/// clients. Frames are kept apart from the list, which names them by index:
+/// emptying the list each turn destroys nothing one by one. (A frame is
+/// still copied whole into `frames` and out of it: docs/performance.md.)
 package struct TouchSourceEvents {
     package enum Event {
         /// A touchscreen appeared: `devices[index]`, with its size in screen orientation.
