@@ -92,7 +92,7 @@ struct DeviceRecognizer: Sendable {
 
     /// Processes one frame (timers due by its time must have been fired first); returns the next deadline.
     @discardableResult
-    mutating func process(_ frame: borrowing TouchFrame, ids: inout UInt64) -> Timestamp {
+    mutating func process(_ frame: inout TouchFrame, ids: inout UInt64) -> Timestamp {
         begin(ids: ids)
         defer { ids = lastID }
         let now = frame.time

@@ -124,14 +124,23 @@ public struct GesturePipeline: Sendable {
     /// older than the last one is taken as happening at the last time, so
     /// output time never goes backwards.
     public mutating func process<S: GestureSink>(_ frame: borrowing TouchFrame, into sink: inout S) {
+        var copy = copy frame
+        process(&copy, into: &sink)
+    }
+
+    /// The same, reading the frame where it lies, which stays as it was.
+    /// (A frame lent as `borrowing` is copied whole to be read: Swift hands
+    /// a struct of its size over as a value, and taking a span of its
+    /// contacts needs it in memory. The daemon passes its frames this way.)
+    public mutating func process<S: GestureSink>(_ frame: inout TouchFrame, into sink: inout S) {
         if frame.time < lastTime {
-            var late = copy frame
+            var late = frame
             late.time = lastTime
-            return process(late, into: &sink)
+            return process(&late, into: &sink)
         }
         advance(to: frame.time, into: &sink)
         guard let i = ids.firstIndex(of: frame.device) else { return }
-        deadlines[i] = devices[i].process(frame, ids: &nextID)
+        deadlines[i] = devices[i].process(&frame, ids: &nextID)
         devices[i].drain(into: &sink)
     }
 

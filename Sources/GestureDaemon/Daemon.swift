@@ -297,7 +297,7 @@ package struct Daemon {
         for e in sourceEvents.events.indices {
             switch sourceEvents.events[e] {
             case .frame(let index):
-                pipeline.process(sourceEvents.frames[index], into: &outbound)
+                pipeline.process(&sourceEvents.frames[index], into: &outbound)
             case .added(let index):
                 let (info, geometry) = sourceEvents.devices[index]
                 devices.removeAll { $0.id == info.id }

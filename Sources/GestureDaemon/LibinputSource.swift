@@ -33,7 +33,7 @@ package final class LibinputSource {
 
     /// Per-device state, by index; libinput's user data for a device is its
     /// index + 1. A removed device keeps its place, without a handle (indexes
-    /// do not move). What a frame needs (`frames`: plain values, built in
+    /// do not move). What a frame needs (`frames`: plain values, changed in
     /// place) is kept apart from what it does not (`infos`: names and paths,
     /// which a struct holding both was copied with to read one field).
     @exclusivity(unchecked) private var handles: [OpaquePointer?] = []
@@ -41,9 +41,17 @@ package final class LibinputSource {
     @exclusivity(unchecked) private var frames: [FrameInProgress] = []
     @exclusivity(unchecked) private var nextID: Int
 
-    /// A device's frame being built from libinput's touch events, until its TOUCH_FRAME.
+    /// What a device's frame is built with, from libinput's touch events
+    /// until its TOUCH_FRAME. The frame itself is built where the loop
+    /// reads it, at `open` in the turn's `TouchSourceEvents.frames`.
     private struct FrameInProgress {
-        var frame: TouchFrame
+        var device: GestureCore.DeviceID
+        /// The frame being built in the turn's list, or -1.
+        var open = -1
+        /// A frame whose TOUCH_FRAME had not come when a read ended, to go on
+        /// with at the next (libinput queues a frame's events together, so it
+        /// does not happen).
+        var carried: TouchFrame?
         /// The panel's size in screen orientation, mm: libinput gives positions as fractions of it.
         var width: Double
         var height: Double
@@ -51,6 +59,18 @@ package final class LibinputSource {
         var last: InlineArray<16, (x: Double, y: Double)> = .init(repeating: (0, 0))
         /// A touch beyond `TouchFrame.capacity` slots was ignored (said once).
         var ignoredSlot = false
+
+        /// The frame to add the touch at `time` to: the open one, or a new one in the list.
+        mutating func frame(at time: Timestamp, in events: inout TouchSourceEvents) -> Int {
+            if open < 0 {
+                open = events.startFrame(device: device, time: time)
+                if let carried {
+                    events.frames[open] = carried
+                    self.carried = nil
+                }
+            }
+            return open
+        }
     }
 
     package enum Backend {
@@ -175,22 +195,27 @@ package final class LibinputSource {
             let type = libinput_event_get_type(event)
             switch type {
             case LIBINPUT_EVENT_TOUCH_FRAME:
-                if let i = Self.index(of: libinput_event_get_device(event)), i < frames.count, !frames[i].frame.isEmpty {
-                    events.frame(frames[i].frame)
-                    frames[i].frame.removeAll()
+                if let i = Self.index(of: libinput_event_get_device(event)), i < frames.count {
+                    if frames[i].open < 0, frames[i].carried != nil {
+                        _ = frames[i].frame(at: .zero, in: &events)
+                    }
+                    if frames[i].open >= 0 {
+                        // Empty when its only touches were ignored: nothing to hand on.
+                        if !events.frames[frames[i].open].isEmpty { events.finishFrame(frames[i].open) }
+                        frames[i].open = -1
+                    }
                 }
             case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION, LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL:
                 if let i = Self.index(of: libinput_event_get_device(event)), i < frames.count,
                     let touch = libinput_event_get_touch_event(event),
-                    !Self.touch(type, touch, into: &frames[i]), !frames[i].ignoredSlot
+                    !Self.touch(type, touch, into: &frames[i], &events), !frames[i].ignoredSlot
                 {
                     frames[i].ignoredSlot = true
                     slotIgnored(i)
                 }
             case LIBINPUT_EVENT_DEVICE_ADDED:
                 if let (info, geometry) = added(libinput_event_get_device(event)!, index: frames.count) {
-                    frames.append(
-                        FrameInProgress(frame: TouchFrame(device: info.id, time: .zero), width: info.width, height: info.height))
+                    frames.append(FrameInProgress(device: info.id, width: info.width, height: info.height))
                     events.added(info, geometry)
                 }
             case LIBINPUT_EVENT_DEVICE_REMOVED:
@@ -199,13 +224,21 @@ package final class LibinputSource {
                     events.removed(infos[i].id)
                     libinput_device_unref(handle)
                     handles[i] = nil
-                    // libinput sends nothing of it after this: a frame it had begun is dropped.
-                    frames[i].frame.removeAll()
+                    // libinput sends nothing of it after this: a frame it had begun is dropped
+                    // (left empty in the list, where nothing names it).
+                    if frames[i].open >= 0 { events.frames[frames[i].open].removeAll() }
+                    frames[i].open = -1
+                    frames[i].carried = nil
                 }
             default:
                 break
             }
             libinput_event_destroy(event)
+        }
+        // The list is emptied before the next read: a frame not finished yet is kept.
+        for i in frames.indices where frames[i].open >= 0 {
+            frames[i].carried = events.frames[frames[i].open]
+            frames[i].open = -1
         }
     }
 
@@ -225,12 +258,15 @@ package final class LibinputSource {
 
     /// One touch event into the device's frame (its TOUCH_FRAME finishes it).
     /// False: a touch in a slot beyond `TouchFrame.capacity`, ignored.
-    private static func touch(_ type: libinput_event_type, _ touch: OpaquePointer, into d: inout FrameInProgress) -> Bool {
+    private static func touch(
+        _ type: libinput_event_type, _ touch: OpaquePointer, into d: inout FrameInProgress, _ events: inout TouchSourceEvents
+    ) -> Bool {
         // The frame's time is its first event's: every event of a frame,
         // its TOUCH_FRAME too, has the frame's time (one accessor call per
         // frame, and none for the TOUCH_FRAME).
-        if d.frame.isEmpty {
-            d.frame.time = Timestamp(microseconds: Int64(bitPattern: libinput_event_touch_get_time_usec(touch)))
+        var f = d.open
+        if f < 0 {
+            f = d.frame(at: Timestamp(microseconds: Int64(bitPattern: libinput_event_touch_get_time_usec(touch))), in: &events)
         }
         let raw = libinput_event_touch_get_slot(touch)
         let slot = raw < 0 ? 0 : Int(raw)
@@ -242,11 +278,11 @@ package final class LibinputSource {
             let x = libinput_event_touch_get_x_transformed(touch, scale) / Double(scale) * d.width
             let y = libinput_event_touch_get_y_transformed(touch, scale) / Double(scale) * d.height
             d.last[slot] = (x, y)
-            d.frame.append(Contact(slot: slot, phase: type == LIBINPUT_EVENT_TOUCH_DOWN ? .down : .move, x: x, y: y))
+            events.frames[f].append(Contact(slot: slot, phase: type == LIBINPUT_EVENT_TOUCH_DOWN ? .down : .move, x: x, y: y))
         case LIBINPUT_EVENT_TOUCH_UP:
-            d.frame.append(Contact(slot: slot, phase: .up, x: d.last[slot].x, y: d.last[slot].y))
+            events.frames[f].append(Contact(slot: slot, phase: .up, x: d.last[slot].x, y: d.last[slot].y))
         default:  // cancel
-            d.frame.append(Contact(slot: slot, phase: .cancel, x: d.last[slot].x, y: d.last[slot].y))
+            events.frames[f].append(Contact(slot: slot, phase: .cancel, x: d.last[slot].x, y: d.last[slot].y))
         }
         return true
     }
