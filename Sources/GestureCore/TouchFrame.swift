@@ -19,8 +19,9 @@ public struct Contact: Sendable, Hashable {
     }
     /// The slot, kept in 32 bits (evdev's own width), beside the phase: a
     /// contact is 24 bytes, a frame 408 (a replayed trace's frames are
-    /// still copied whole on their way to the recognizer). A slot beyond 32 bits is clamped to it (and ignored, as
-    /// any slot beyond the capacity is).
+    /// still copied whole on their way to the recognizer). A slot beyond
+    /// 32 bits is clamped to it (and ignored, as any slot beyond the
+    /// capacity is).
     private var slotNumber: Int32
     public var phase: ContactPhase
     /// Position in mm from the panel's top-left corner, screen orientation.
