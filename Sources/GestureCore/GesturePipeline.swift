@@ -124,8 +124,8 @@ public struct GesturePipeline: Sendable {
     /// older than the last one is taken as happening at the last time, so
     /// output time never goes backwards.
     public mutating func process<S: GestureSink>(_ frame: borrowing TouchFrame, into sink: inout S) {
-        var copy = copy frame
-        process(&copy, into: &sink)
+        var f = copy frame
+        process(&f, into: &sink)
     }
 
     /// The same, reading the frame where it lies, which stays as it was.

@@ -60,7 +60,7 @@ package final class LibinputSource {
         /// A touch beyond `TouchFrame.capacity` slots was ignored (said once).
         var ignoredSlot = false
 
-        /// The frame to add the touch at `time` to: the open one, or a new one in the list.
+        /// The frame to add a touch at `time` to: the open one, or a new one in the list.
         mutating func frame(at time: Timestamp, in events: inout TouchSourceEvents) -> Int {
             if open < 0 {
                 open = events.startFrame(device: device, time: time)
@@ -70,6 +70,33 @@ package final class LibinputSource {
                 }
             }
             return open
+        }
+
+        /// At TOUCH_FRAME: the frame is handed on, unless its only touches
+        /// were ignored (empty).
+        mutating func finish(in events: inout TouchSourceEvents) {
+            if open < 0, let carried {
+                events.frame(carried)
+                self.carried = nil
+            }
+            guard open >= 0 else { return }
+            if !events.frames[open].isEmpty { events.finishFrame(open) }
+            open = -1
+        }
+
+        /// At the end of a read (the list is emptied before the next one):
+        /// a frame not finished yet is kept.
+        mutating func carry(from events: TouchSourceEvents) {
+            guard open >= 0 else { return }
+            carried = events.frames[open]
+            open = -1
+        }
+
+        /// The device is gone: a frame it had begun is dropped (what is in
+        /// the list stays there, named by no event).
+        mutating func drop() {
+            open = -1
+            carried = nil
         }
     }
 
@@ -196,19 +223,12 @@ package final class LibinputSource {
             switch type {
             case LIBINPUT_EVENT_TOUCH_FRAME:
                 if let i = Self.index(of: libinput_event_get_device(event)), i < frames.count {
-                    if frames[i].open < 0, frames[i].carried != nil {
-                        _ = frames[i].frame(at: .zero, in: &events)
-                    }
-                    if frames[i].open >= 0 {
-                        // Empty when its only touches were ignored: nothing to hand on.
-                        if !events.frames[frames[i].open].isEmpty { events.finishFrame(frames[i].open) }
-                        frames[i].open = -1
-                    }
+                    frames[i].finish(in: &events)
                 }
             case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION, LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL:
                 if let i = Self.index(of: libinput_event_get_device(event)), i < frames.count,
                     let touch = libinput_event_get_touch_event(event),
-                    !Self.touch(type, touch, into: &frames[i], &events), !frames[i].ignoredSlot
+                    !Self.touch(type, touch, into: &frames[i], events: &events), !frames[i].ignoredSlot
                 {
                     frames[i].ignoredSlot = true
                     slotIgnored(i)
@@ -224,22 +244,15 @@ package final class LibinputSource {
                     events.removed(infos[i].id)
                     libinput_device_unref(handle)
                     handles[i] = nil
-                    // libinput sends nothing of it after this: a frame it had begun is dropped
-                    // (left empty in the list, where nothing names it).
-                    if frames[i].open >= 0 { events.frames[frames[i].open].removeAll() }
-                    frames[i].open = -1
-                    frames[i].carried = nil
+                    // libinput sends nothing of it after this.
+                    frames[i].drop()
                 }
             default:
                 break
             }
             libinput_event_destroy(event)
         }
-        // The list is emptied before the next read: a frame not finished yet is kept.
-        for i in frames.indices where frames[i].open >= 0 {
-            frames[i].carried = events.frames[frames[i].open]
-            frames[i].open = -1
-        }
+        for i in frames.indices { frames[i].carry(from: events) }
     }
 
     @inline(never)
@@ -259,7 +272,7 @@ package final class LibinputSource {
     /// One touch event into the device's frame (its TOUCH_FRAME finishes it).
     /// False: a touch in a slot beyond `TouchFrame.capacity`, ignored.
     private static func touch(
-        _ type: libinput_event_type, _ touch: OpaquePointer, into d: inout FrameInProgress, _ events: inout TouchSourceEvents
+        _ type: libinput_event_type, _ touch: OpaquePointer, into d: inout FrameInProgress, events: inout TouchSourceEvents
     ) -> Bool {
         // The frame's time is its first event's: every event of a frame,
         // its TOUCH_FRAME too, has the frame's time (one accessor call per

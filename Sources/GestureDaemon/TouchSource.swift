@@ -32,9 +32,10 @@ package struct TouchSourceEvents {
 
     package mutating func removed(_ id: DeviceID) { events.append(.removed(id)) }
 
+    /// A whole frame, copied into `frames` (the replay source's way).
     package mutating func frame(_ frame: borrowing TouchFrame) {
         frames.append(frame)
-        events.append(.frame(index: frames.count - 1))
+        finishFrame(frames.count - 1)
     }
 
     /// An empty frame of `device` at `time` at the end of `frames`, for its
