@@ -70,15 +70,17 @@ package struct Client {
 
     /// Whether `event` goes to this client: its filters, the tap timing it
     /// wants, and for a continuous gesture whether its start was admitted
-    /// (recorded here, so later phases follow that decision).
-    mutating func accepts(_ event: borrowing GestureEvent, from device: borrowing DeviceInfo) -> Bool {
+    /// (recorded here, so later phases follow that decision). The event's
+    /// device is `devices[device]`, read only by a device filter: a copy of
+    /// it for every event retained and released its strings.
+    mutating func accepts(_ event: borrowing GestureEvent, device: Int, of devices: [DeviceInfo]) -> Bool {
         guard state == .subscribed, subscription.gestures.contains(event.gesture) else { return false }
         switch event.timing {
         case .every: break
         case .immediate: if subscription.wantsDoubleTap { return false }
         case .confirmed: if !subscription.wantsDoubleTap { return false }
         }
-        guard subscription.accepts(device: device) else { return false }
+        guard subscription.devices == nil || subscription.accepts(device: devices[device]) else { return false }
         switch event.phase {
         case .recognized:
             guard subscription.admits(event) else { return false }

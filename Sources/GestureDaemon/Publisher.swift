@@ -49,40 +49,53 @@ package struct Publisher {
                 queued += r.queued
                 overflowed = overflowed || r.overflowed
             case .gesture(let k):
-                let event = outbound.gestures[k]
-                guard let d = devices.firstIndex(where: { $0.id == event.device }) else { continue }
-                // One copy of the device for the event: read through the array,
-                // it was copied again for every client, around each
-                // client's mutation (its strings retained and released).
-                let device = devices[d]
-                var length = -1
-                for i in clients.indices where clients[i].accepts(event, from: device) {
-                    if event.phase == .changed && clients[i].fallingBehind() {
-                        clients[i].skippedChanges += 1
-                        continue
-                    }
-                    if length < 0 { length = encode(event, device: device) }
-                    if line.withUnsafeBytes({ clients[i].enqueue(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }) {
-                        queued += 1
-                    } else if clients[i].fallingBehind() == false,
-                        line.withUnsafeBytes({ clients[i].enqueue(UnsafeRawBufferPointer(rebasing: $0[0..<length])) })
-                    {
-                        queued += 1
-                    } else {
-                        overflow(&clients[i], now: now)
-                        overflowed = true
-                    }
-                }
+                let id = outbound.gestures[k].device
+                guard let d = devices.firstIndex(where: { $0.id == id }) else { continue }
+                let r = deliver(outbound.gestures[k], device: d, of: devices, to: &clients, now: now)
+                queued += r.queued
+                overflowed = overflowed || r.overflowed
             }
         }
         return (queued, overflowed)
     }
 
-    /// Encodes `event` of `device` into `line`; returns its length.
-    private mutating func encode(_ event: GestureEvent, device: borrowing DeviceInfo) -> Int {
-        if named?.id != device.id {
-            named = (device.id, GestureEvent.quotedJSON(device.name))
-            let capacity = GestureEvent.jsonCapacity(deviceName: device.name)
+    /// Queues one gesture event of `devices[device]` for every client that
+    /// wants it. The device is named by its index and read only to encode
+    /// (once per event) or by a device filter: a copy of it for every event
+    /// retained and released its three strings.
+    private mutating func deliver(
+        _ event: borrowing GestureEvent, device: Int, of devices: [DeviceInfo], to clients: inout [Client],
+        now: Timestamp
+    ) -> (queued: Int, overflowed: Bool) {
+        var overflowed = false
+        var queued = 0
+        var length = -1
+        for i in clients.indices where clients[i].accepts(event, device: device, of: devices) {
+            if event.phase == .changed && clients[i].fallingBehind() {
+                clients[i].skippedChanges += 1
+                continue
+            }
+            if length < 0 { length = encode(event, device: device, of: devices) }
+            if line.withUnsafeBytes({ clients[i].enqueue(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }) {
+                queued += 1
+            } else if clients[i].fallingBehind() == false,
+                line.withUnsafeBytes({ clients[i].enqueue(UnsafeRawBufferPointer(rebasing: $0[0..<length])) })
+            {
+                queued += 1
+            } else {
+                overflow(&clients[i], now: now)
+                overflowed = true
+            }
+        }
+        return (queued, overflowed)
+    }
+
+    /// Encodes `event` of `devices[device]` into `line`; returns its length.
+    private mutating func encode(_ event: GestureEvent, device: Int, of devices: [DeviceInfo]) -> Int {
+        if named?.id != devices[device].id {
+            let name = devices[device].name
+            named = (devices[device].id, GestureEvent.quotedJSON(name))
+            let capacity = GestureEvent.jsonCapacity(deviceName: name)
             if line.count < capacity { line = [UInt8](repeating: 0, count: max(capacity, 1024)) }
         }
         return line.withUnsafeMutableBufferPointer { buffer in
