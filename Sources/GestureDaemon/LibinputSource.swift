@@ -50,8 +50,10 @@ package final class LibinputSource {
         var open = -1
         /// A frame whose TOUCH_FRAME had not come when a read ended, to go on
         /// with at the next (libinput queues a frame's events together, so it
-        /// does not happen).
+        /// does not happen). `carrying` says whether there is one: testing
+        /// the optional copied all 408 bytes of it at every frame.
         var carried: TouchFrame?
+        var carrying = false
         /// The panel's size in screen orientation, mm: libinput gives positions as fractions of it.
         var width: Double
         var height: Double
@@ -64,10 +66,7 @@ package final class LibinputSource {
         mutating func frame(at time: Timestamp, in events: inout TouchSourceEvents) -> Int {
             if open < 0 {
                 open = events.startFrame(device: device, time: time)
-                if let carried {
-                    events.frames[open] = carried
-                    self.carried = nil
-                }
+                if carrying { events.frames[open] = takeCarried() }
             }
             return open
         }
@@ -75,10 +74,7 @@ package final class LibinputSource {
         /// At TOUCH_FRAME: the frame is handed on, unless its only touches
         /// were ignored (empty).
         mutating func finish(in events: inout TouchSourceEvents) {
-            if open < 0, let carried {
-                events.frame(carried)
-                self.carried = nil
-            }
+            if open < 0 && carrying { events.frame(takeCarried()) }
             guard open >= 0 else { return }
             if !events.frames[open].isEmpty { events.finishFrame(open) }
             open = -1
@@ -89,7 +85,17 @@ package final class LibinputSource {
         mutating func carry(from events: TouchSourceEvents) {
             guard open >= 0 else { return }
             carried = events.frames[open]
+            carrying = true
             open = -1
+        }
+
+        /// The carried frame, no longer kept.
+        private mutating func takeCarried() -> TouchFrame {
+            defer {
+                carried = nil
+                carrying = false
+            }
+            return carried!
         }
 
         /// The device is gone: a frame it had begun is dropped (what is in
@@ -97,6 +103,7 @@ package final class LibinputSource {
         mutating func drop() {
             open = -1
             carried = nil
+            carrying = false
         }
     }
 
