@@ -314,7 +314,7 @@ struct DeviceRecognizer: Sendable {
         ccy /= n
         group.tx += ccx - pcx
         group.ty += ccy - pcy
-        group.swipe.follow(tx: group.tx, ty: group.ty, t: t)
+        group.swipe.follow(tx: group.tx, ty: group.ty, minDistance: t.swipeMinDistance, maxSlope: t.swipeMaxSlope)
         guard n >= 2, state == .pinching || state == .rotating else { return }
         var prevSpan = 0.0
         var curSpan = 0.0

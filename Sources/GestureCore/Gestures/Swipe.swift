@@ -46,11 +46,14 @@ struct Swipe: Sendable {
             }
         }
 
-        /// Takes the group's translation since the first touch after a frame.
-        mutating func follow(tx: Double, ty: Double, t: ResolvedThresholds) {
+        /// Takes the group's translation since the first touch after a frame;
+        /// `minDistance` and `maxSlope` are `swipe.minDistance` and
+        /// tan(`swipe.maxAngle`). (Two numbers, not the thresholds: the
+        /// recognizer's copy of those was copied whole for every call.)
+        mutating func follow(tx: Double, ty: Double, minDistance: Double, maxSlope: Double) {
             let travelled = Trig.hypot(tx, ty)
-            if travelled >= t.swipeMinDistance { fromLanding.check(dx: tx, dy: ty, m: t.swipeMaxSlope) }
-            let half = t.swipeMinDistance / 2
+            if travelled >= minDistance { fromLanding.check(dx: tx, dy: ty, m: maxSlope) }
+            let half = minDistance / 2
             guard anchored else {
                 if travelled >= half {
                     anchored = true
@@ -60,7 +63,7 @@ struct Swipe: Sendable {
             }
             let dx = tx - anchorX
             let dy = ty - anchorY
-            if Trig.hypot(dx, dy) >= half { fromAnchor.check(dx: dx, dy: dy, m: t.swipeMaxSlope) }
+            if Trig.hypot(dx, dy) >= half { fromAnchor.check(dx: dx, dy: dy, m: maxSlope) }
         }
 
         /// The swipe a stroke of net translation (tx, ty) lasting `duration` makes, if any.
