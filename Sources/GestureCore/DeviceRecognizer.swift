@@ -20,6 +20,8 @@ struct DeviceRecognizer: Sendable {
     var immediateTaps = false
     /// Kinds reported; the rest are recognized and dropped.
     var wanted: GestureKindSet
+    /// Kinds whose `changed` events are made (`wantsChanges(of:)`).
+    var wantedChanges: GestureKindSet
 
     /// The touch group's state (`TouchGroup.State`) and what it knows of the group under way.
     var state: TouchGroup.State = .idle
@@ -55,6 +57,7 @@ struct DeviceRecognizer: Sendable {
         self.t = ResolvedThresholds(thresholds)
         self.wantDoubleTap = wantDoubleTap
         self.wanted = wanted
+        self.wantedChanges = wanted
     }
 
     /// The earliest armed timer.
@@ -188,6 +191,11 @@ struct DeviceRecognizer: Sendable {
     mutating func drain<S: GestureSink>(into sink: inout S) {
         for i in output.indices { sink.receive(output[i]) }
     }
+
+    /// Whether a `changed` event of `kind` is wanted: the three places that
+    /// make one ask first, because making it is most of the cost of a frame
+    /// of a gesture under way (a velocity fit, the event, its copies).
+    func wantsChanges(of kind: GestureKind) -> Bool { wantedChanges.contains(kind) }
 
     /// Adds an event to the output, if its kind is wanted.
     mutating func emit(_ e: GestureEvent) {

@@ -197,7 +197,7 @@ public struct GestureEvent: Sendable, Hashable {
     /// Time since the gesture's first touch, ms (continuous gestures' `ended` and `cancelled`).
     public var duration: Double?
     /// Which subscribers a tap is for when some want double taps and some do not
-    /// (see `GesturePipeline.setWanted(_:immediateTaps:)`); not part of the JSON.
+    /// (see `GesturePipeline.setWanted(_:immediateTaps:changes:)`); not part of the JSON.
     package var timing: TapTiming = .every
 
     public init(

@@ -30,11 +30,15 @@ public struct GesturePipeline: Sendable {
     /// Kinds that are reported; the rest are recognized but dropped.
     /// Without `doubleTap`, taps are reported at the lift with no delay.
     public private(set) var wanted: GestureKindSet
-    /// With double taps wanted: also report taps at their lift (see `setWanted(_:immediateTaps:)`).
+    /// With double taps wanted: also report taps at their lift (see `setWanted(_:immediateTaps:changes:)`).
     public private(set) var immediateTaps = false
+    /// Kinds whose `changed` events are reported; for the other kinds they
+    /// are not even made (each takes a velocity fit, an event, its copies).
+    public private(set) var wantedChanges: GestureKindSet
 
     public init(wanted: GestureKindSet = .all, firstID: UInt64 = 1) {
         self.wanted = wanted
+        self.wantedChanges = wanted
         self.nextID = firstID &- 1
     }
 
@@ -54,6 +58,7 @@ public struct GesturePipeline: Sendable {
             device: id, geometry: geometry, thresholds: thresholds,
             wantDoubleTap: wanted.contains(.doubleTap), wanted: wanted)
         recognizer.immediateTaps = immediateTaps
+        recognizer.wantedChanges = wantedChanges
         devices.append(recognizer)
     }
 
@@ -76,11 +81,18 @@ public struct GesturePipeline: Sendable {
     /// well, for subscribers that do not want double taps: the tap at the lift
     /// then has `timing == .immediate` and the held-back one `.confirmed`, and
     /// the daemon sends each only to the subscribers it is for.
-    public mutating func setWanted(_ kinds: GestureKindSet, immediateTaps: Bool = false) {
+    ///
+    /// `changes` (nil: all of `kinds`) are the kinds whose `changed` events
+    /// are wanted: a subscriber that asks only for how gestures end (the
+    /// `phases` filter) has them neither made nor sent. Every other phase
+    /// is made for every kind in `kinds`, whatever `changes` says.
+    public mutating func setWanted(_ kinds: GestureKindSet, immediateTaps: Bool = false, changes: GestureKindSet? = nil) {
         wanted = kinds
         self.immediateTaps = immediateTaps
+        wantedChanges = changes.map { $0.intersection(kinds) } ?? kinds
         for i in devices.indices {
             devices[i].wanted = kinds
+            devices[i].wantedChanges = wantedChanges
             devices[i].immediateTaps = immediateTaps
             devices[i].wantDoubleTap = kinds.contains(.doubleTap)
             deadlines[i] = devices[i].nextDeadline

@@ -4,7 +4,7 @@ public struct TraceReplay: Sendable {
     public var thresholds: GestureThresholds
     public var wanted: GestureKindSet
     public var tracing = false
-    /// With double taps wanted, also report taps at the lift (see `GesturePipeline.setWanted(_:immediateTaps:)`).
+    /// With double taps wanted, also report taps at the lift (see `GesturePipeline.setWanted(_:immediateTaps:changes:)`).
     package var immediateTaps = false
 
     public init(geometry: PanelGeometry, thresholds: GestureThresholds = .defaults, wanted: GestureKindSet = .all) {

@@ -237,7 +237,9 @@ extension DeviceRecognizer {
             emit(group.hold.event(.ended, base(.ended, now: now), tx: group.tx, ty: group.ty))
             state = over
         case .still, .movedOne, .movedMany:
-            emit(group.hold.event(.changed, base(.changed, now: now), tx: group.tx, ty: group.ty))
+            if wantsChanges(of: .touchAndHold) {
+                emit(group.hold.event(.changed, base(.changed, now: now), tx: group.tx, ty: group.ty))
+            }
         case .movedTogether, .movedApart, .movedAround:
             // A hand resting, then moving: the hold ends and the hand's
             // gesture begins, with every finger down.
@@ -259,9 +261,11 @@ extension DeviceRecognizer {
             endDrag(now: now)
             state = over
         case .still, .movedOne, .movedMany, .movedTogether, .movedApart, .movedAround:
-            emit(
-                group.drag.event(
-                    .changed, base(.changed, now: now), tx: group.tx, ty: group.ty, velocity: currentVelocity(now: now)))
+            if wantsChanges(of: .drag) {
+                emit(
+                    group.drag.event(
+                        .changed, base(.changed, now: now), tx: group.tx, ty: group.ty, velocity: currentVelocity(now: now)))
+            }
         case .settled, .holdDeadline:
             bug(event, now: now)
         case .cancel:
@@ -290,7 +294,7 @@ extension DeviceRecognizer {
             emit(transformEvent(.ended, now: now))
             state = over
         case .still, .movedOne, .movedMany, .movedTogether, .movedApart, .movedAround:
-            emit(transformEvent(.changed, now: now))
+            if wantsChanges(of: state == .rotating ? .rotate : .pinch) { emit(transformEvent(.changed, now: now)) }
         case .settled, .holdDeadline:
             bug(event, now: now)
         case .cancel:

@@ -349,8 +349,10 @@ package struct Daemon {
     /// for subscribers starts when enough have come.
     private mutating func followSubscriptions(now: Timestamp) {
         let wanted = server.wanted
-        if wanted.kinds != pipeline.wanted || wanted.immediateTaps != pipeline.immediateTaps {
-            pipeline.setWanted(wanted.kinds, immediateTaps: wanted.immediateTaps)
+        if wanted.kinds != pipeline.wanted || wanted.immediateTaps != pipeline.immediateTaps
+            || wanted.changes != pipeline.wantedChanges
+        {
+            pipeline.setWanted(wanted.kinds, immediateTaps: wanted.immediateTaps, changes: wanted.changes)
         }
         if let r = replay, !r.started, server.subscriberCount >= options.waitSubscribers {
             replay!.start(at: now)

@@ -90,17 +90,20 @@ package struct Server {
 
     package var subscriberCount: Int { clients.count { $0.state == .subscribed } }
 
-    /// What the recognizer should report: the union of the subscriptions, and
+    /// What the recognizer should report: the union of the subscriptions;
     /// whether some subscriber wants taps at their lift while another waits
-    /// for double taps.
-    package var wanted: (kinds: GestureKindSet, immediateTaps: Bool) {
+    /// for double taps; the kinds whose `changed` events some subscriber
+    /// wants (one whose `phases` leave out `changed` wants none).
+    package var wanted: (kinds: GestureKindSet, immediateTaps: Bool, changes: GestureKindSet) {
         var union = GestureKindSet()
+        var changes = GestureKindSet()
         var immediate = false
         for c in clients where c.state == .subscribed {
             union.formUnion(c.subscription.gestures)
+            if c.subscription.phases?.contains(.changed) ?? true { changes.formUnion(c.subscription.gestures) }
             if c.subscription.gestures.contains(.tap) && !c.subscription.wantsDoubleTap { immediate = true }
         }
-        return (union, immediate && union.contains(.doubleTap))
+        return (union, immediate && union.contains(.doubleTap), changes)
     }
 
     private var subscribeTimeout: Timestamp.Duration { .milliseconds(settings.subscribeTimeout * 1000) }

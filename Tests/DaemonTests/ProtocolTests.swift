@@ -68,6 +68,29 @@ struct ProtocolTests {
         #expect(try d.stop() == 0)
     }
 
+    @Test("with no subscriber taking changes, a drag begins and ends exactly as when one does (its changes are not made)")
+    func endsWithoutChanges() throws {
+        // Each run's times start at its subscription: compared without them.
+        // Without changes the drag is silent for its whole second.
+        func played(_ filters: String) throws -> [NSDictionary] {
+            let d = try DaemonProcess(["--replay", Self.slowDrag, "--wait-subscribers", "1"])
+            let c = try SocketClient(path: d.socket)
+            try c.subscribe(filters)
+            let events = try c.gestures(quiet: 2).map {
+                var e = $0
+                e["time_us"] = nil
+                return NSDictionary(dictionary: e)
+            }
+            #expect(try d.stop() == 0)
+            return events
+        }
+        let all = try played(#""gestures":["drag"]"#)
+        #expect(all.count > 20)
+        let ends = try played(#""gestures":["drag"],"phases":["began","ended"]"#)
+        #expect(ends.map { $0["phase"] as? String } == ["began", "ended"])
+        #expect(ends == all.filter { $0["phase"] as? String != "changed" })
+    }
+
     @Test("taps come at the lift for a subscriber without double taps, and after the interval for one with")
     func tapTimingFollowsEachSubscriber() throws {
         let d = try DaemonProcess(["--replay", Self.tap, "--wait-subscribers", "2"])

@@ -56,10 +56,13 @@ struct PlayedStream {
     /// Every state machine transition, with `tracing`.
     var transitions: [Transition] = []
 
-    init(_ steps: [TouchStep], wanted: GestureKindSet = .all, immediateTaps: Bool = false, tracing: Bool = false) {
+    init(
+        _ steps: [TouchStep], wanted: GestureKindSet = .all, immediateTaps: Bool = false, changes: GestureKindSet? = nil,
+        tracing: Bool = false
+    ) {
         let geometry = PanelGeometry(minX: 0, maxX: 3000, minY: 0, maxY: 2000, width: 300, height: 200, source: .configuration)
         var pipeline = GesturePipeline(wanted: wanted)
-        pipeline.setWanted(wanted, immediateTaps: immediateTaps)
+        pipeline.setWanted(wanted, immediateTaps: immediateTaps, changes: changes)
         var present: Set<Int> = [1, 2]
         for d in present.sorted() { pipeline.addDevice(DeviceID(d), geometry: geometry) }
         pipeline.setTracing(tracing)
@@ -201,6 +204,33 @@ struct PropertyTests {
             let a = PlayedStream(steps, immediateTaps: true).events
             #expect(a == PlayedStream(steps, immediateTaps: true).events)
         }
+    }
+
+    @Test("changes left out (no subscriber wants them) are all that is left out: every other event is the same")
+    func changesLeftOut() async {
+        await propertyCheck(count: 200, input: touchSteps) { steps in
+            let all = PlayedStream(steps).events
+            for changes in [GestureKindSet(), GestureKindSet(.drag), GestureKindSet([.pinch, .rotate, .touchAndHold])] {
+                let expected = all.filter { $0.phase != .changed || changes.contains($0.gesture) }
+                #expect(PlayedStream(steps, changes: changes).events == expected, "changes of \(changes.kinds) only")
+            }
+        }
+    }
+
+    @Test("a drag whose changes nobody wants still begins and ends as before")
+    func dragWithoutChanges() {
+        func play(changes: GestureKindSet?) -> [GestureEvent] {
+            var hand = Hand()
+            hand.pipeline.setWanted(.all, changes: changes)
+            hand.stroke(at: 0, x: 20, y: 30, dx: 40, dy: 0, duration: 800)
+            hand.finish()
+            return hand.events
+        }
+        let all = play(changes: nil)
+        #expect(all.count { $0.gesture == .drag && $0.phase == .changed } >= 10)
+        let without = play(changes: [])
+        #expect(without == all.filter { $0.phase != .changed })
+        #expect(without.map(\.phase) == [.began, .ended])
     }
 
     @Test("every transition of a random stream is drawn in docs/state-machines.md")
