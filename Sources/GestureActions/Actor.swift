@@ -150,7 +150,9 @@ package struct Actor {
     /// The subscription, so that the daemon sends only what is bound: the
     /// bound gestures; their fingers, and edges, when every binding names
     /// them; the directions of swipes and flicks when every binding of those
-    /// names them (the daemon filters directions on those only).
+    /// names them (the daemon filters directions on those only); every
+    /// phase but `changed` when no binding acts on a change (`on-changed`,
+    /// `phase = "changed"`), and then the daemon does not make them at all.
     package static func subscribeLine(for bindings: [Binding]) -> String {
         func list(_ items: [String]) -> String { "[" + Set(items).sorted().map { "\"\($0)\"" }.joined(separator: ",") + "]" }
         var line = #"{"type":"subscribe","gestures":"# + list(bindings.map(\.gesture.rawValue))
@@ -164,6 +166,9 @@ package struct Actor {
         let strokes = bindings.filter { $0.gesture == .swipe || $0.gesture == .flick }
         if !strokes.isEmpty, strokes.allSatisfy({ $0.directions != nil }) {
             line += #","directions":"# + list(strokes.flatMap { $0.directions ?? [] }.map(\.rawValue))
+        }
+        if !bindings.contains(where: { $0.onChanged != nil || $0.phase == .changed }) {
+            line += #","phases":["began","recognized","ended","cancelled"]"#
         }
         return line + "}\n"
     }

@@ -96,7 +96,7 @@ struct ActTests {
             """, file: "a.toml")
         #expect(
             Actor.subscribeLine(for: strokes)
-                == #"{"type":"subscribe","gestures":["flick","swipe"],"fingers":[1,2,3],"edges":["bottom","left"],"directions":["left","right","up"]}"#
+                == #"{"type":"subscribe","gestures":["flick","swipe"],"fingers":[1,2,3],"edges":["bottom","left"],"directions":["left","right","up"],"phases":["began","recognized","ended","cancelled"]}"#
                 + "\n")
         let mixed = try BindingsReader.read(
             """
@@ -110,7 +110,21 @@ struct ActTests {
             on-ended = ["b"]
             """, file: "a.toml")
         #expect(
-            Actor.subscribeLine(for: mixed) == #"{"type":"subscribe","gestures":["pinch","swipe"],"directions":["up"]}"# + "\n")
+            Actor.subscribeLine(for: mixed)
+                == #"{"type":"subscribe","gestures":["pinch","swipe"],"directions":["up"],"phases":["began","recognized","ended","cancelled"]}"#
+                + "\n")
+        // A binding that acts on changes gets them.
+        let following = try BindingsReader.read(
+            """
+            [[bind]]
+            gesture = "swipe"
+            run = ["a"]
+
+            [[bind]]
+            gesture = "pinch"
+            on-changed = ["b"]
+            """, file: "a.toml")
+        #expect(Actor.subscribeLine(for: following) == #"{"type":"subscribe","gestures":["pinch","swipe"]}"# + "\n")
     }
 
     @Test("matching: each criterion holds, edge and region from where the gesture started; the environment has every field")
