@@ -58,6 +58,8 @@ package struct Daemon {
     private var pipeline = GesturePipeline(wanted: [])
     private var publisher: Publisher
     private var server: Server
+    /// Whether the server had nothing to do in the last turn's end (for the loop's tests).
+    var serverIsQuiet: Bool { server.isQuiet }
     /// The touchscreens served now, in the order they came.
     private var devices: [DeviceInfo] = []
 
@@ -268,7 +270,8 @@ package struct Daemon {
         if let failure { logger.error("wait: \(Errno(rawValue: failure))") }
 
         // 2. Signals.
-        if loop.readable(Self.signalsToken) { handleSignals(now: now) }
+        let signalled = loop.readable(Self.signalsToken)
+        if signalled { handleSignals(now: now) }
 
         // 3. The sources: what they saw, into the recognizer; its timers.
         sourceEvents.removeAll()
@@ -278,12 +281,12 @@ package struct Daemon {
         pipeline.advance(to: now, into: &outbound)
 
         // 4. The publisher: gestures to the subscriptions' outboxes.
+        let published = !outbound.isEmpty
         news.merge(publish(now: now))
 
-        // 5. The server: new clients, requests, writes; what each client is watched for next.
-        news.merge(server.serve(loop: loop, devices: devices, now: now))
-        news.merge(server.flush(now: now))
-        server.watch(loop)
+        // 5. The server: new clients, requests, writes; what each client is
+        // watched for next (nothing, when nothing happened to the clients).
+        news.merge(server.turn(loop: loop, devices: devices, now: now, calm: !signalled && !published))
         if news.subscriptionsChanged { followSubscriptions(now: now) }
         if news.countsChanged { statusStale = true }
         if statusStale && now >= lastStatusTime + Self.statusInterval { updateStatus(now: now) }

@@ -94,6 +94,12 @@ package struct Readiness {
 
     package func readable(_ token: Token) -> Bool { events(token) & Self.input != 0 }
 
+    /// Whether the last wait found a descriptor ready whose token is `token` or above.
+    package func anyReady(from token: Token) -> Bool {
+        for i in 0..<count where tokens[i] >= token { return true }
+        return false
+    }
+
     /// The peer hung up or the descriptor failed.
     package func hungUp(_ token: Token) -> Bool { events(token) & Self.hangUp != 0 }
 

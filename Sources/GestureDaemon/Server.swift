@@ -57,6 +57,13 @@ package struct Server {
     private var dueAtWatch = Timestamp.never
     /// A client was closed this turn: `sweep` has one to remove.
     private var closedSome = false
+    /// Set by `watch`: every client is subscribed, with nothing to write
+    /// and nothing read and unanswered. Until one of their sockets or the
+    /// listener is ready, or something is queued for them, the server then
+    /// has nothing to do in a turn (`turn`), and no deadline.
+    private var quiet = false
+    /// Whether the last `watch` found every client quiet (for the loop's tests).
+    var isQuiet: Bool { quiet }
 
     package init(access: AccessPolicy, settings: DaemonSettings, logger: Logger) {
         self.access = access
@@ -110,15 +117,35 @@ package struct Server {
 
     // MARK: The turn
 
+    /// The server's part of a turn: requests and new connections
+    /// (`serve`), the writes (`flush`), what to watch next (`watch`).
+    /// `calm` says nothing was queued for the clients since the last turn's
+    /// `watch` (no gesture published, no signal handled): then, with every
+    /// client quiet and none of their sockets ready, there is nothing to do,
+    /// and a frame's turn costs the server nothing, however many
+    /// subscribers there are.
+    package mutating func turn(loop: Readiness, devices: [DeviceInfo], now: Timestamp, calm: Bool) -> News {
+        if calm && quiet && !loop.anyReady(from: Self.listenerToken) { return News() }
+        var news = serve(loop: loop, devices: devices, now: now)
+        news.merge(flush(now: now))
+        watch(loop)
+        return news
+    }
+
     /// What each client is watched for in the next wait, where it changed
     /// this turn: input while it may send more, output while its outbox
     /// waits; the listener, unless paused.
-    package mutating func watch(_ loop: Readiness) {
+    private mutating func watch(_ loop: Readiness) {
         if let listener, listenerPaused == listenerWatched {
             listenerWatched = !listenerPaused
             _ = loop.change(listener.fd, listenerWatched ? Readiness.input : 0, token: Self.listenerToken)
         }
-        for i in clients.indices where clients[i].fd >= 0 {
+        var quiet = true
+        for i in clients.indices {
+            guard clients[i].fd >= 0 else {
+                quiet = false
+                continue
+            }
             var events: UInt32 = 0
             if !clients[i].readClosed && clients[i].state != .closing && clients[i].wantsInput
                 && clients[i].pending < Self.answerBound
@@ -130,13 +157,19 @@ package struct Server {
                 clients[i].watched = events
                 _ = loop.change(clients[i].fd, events, token: Self.clientTokens + UInt64(clients[i].serial))
             }
+            if clients[i].state != .subscribed || clients[i].pending > 0 || clients[i].buffered > 0 { quiet = false }
         }
+        self.quiet = quiet
     }
 
     /// The earliest time the server must act by itself: a closing client's
     /// grace ends, a connection's time to subscribe runs out; `.zero` (at
     /// once) when a request read earlier waits for its answer.
     package mutating func deadline() -> Timestamp {
+        if quiet {
+            dueAtWatch = .never
+            return .never
+        }
         var due = Timestamp.never
         var answerWaits = false
         for i in clients.indices {
@@ -156,7 +189,7 @@ package struct Server {
     }
 
     /// Handles what the wait found: hung-up clients, requests, new connections.
-    package mutating func serve(loop: Readiness, devices: [DeviceInfo], now: Timestamp) -> News {
+    private mutating func serve(loop: Readiness, devices: [DeviceInfo], now: Timestamp) -> News {
         var news = News()
         for i in clients.indices where clients[i].fd >= 0 {
             let token = Self.clientTokens + UInt64(clients[i].serial)
@@ -174,7 +207,7 @@ package struct Server {
 
     /// Writes what waits in the outboxes; closes the clients whose time to
     /// subscribe ran out, and the closing ones once written (or out of time).
-    package mutating func flush(now: Timestamp) -> News {
+    private mutating func flush(now: Timestamp) -> News {
         var news = News()
         // A time to subscribe set this turn is in the future: only one known at the turn's start can have run out.
         for i in clients.indices where now >= dueAtWatch && clients[i].state == .connected && now >= clients[i].subscribeDeadline
@@ -205,6 +238,7 @@ package struct Server {
 
     /// Queues the messages of the daemon itself (`config_reloaded`) for every subscriber.
     package mutating func tellSubscribers(_ line: String, now: Timestamp) -> News {
+        quiet = false
         var news = News()
         for i in clients.indices where clients[i].state == .subscribed { news.merge(send(line, to: i, now: now)) }
         return news
@@ -445,6 +479,7 @@ package struct Server {
 
     /// New allow-lists and limits; clients no longer allowed are told and closed.
     package mutating func reload(access: AccessPolicy, settings: DaemonSettings, now: Timestamp) -> News {
+        quiet = false
         self.access = access
         self.settings = settings
         var news = News()

@@ -80,6 +80,58 @@ struct LoopTests {
         #expect(lateness.allSatisfy { $0 >= 0 && $0 < step.microseconds }, "lateness µs: \(lateness)")
     }
 
+    @Test(
+        "turns that change nothing for quiet clients skip the server, yet a request, a new client and an event are each handled in their turn"
+    )
+    func quietTurns() throws {
+        let directory = NSTemporaryDirectory() + "gestured-loop-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clock = ManualClock()
+        var daemon = try Self.daemon(replaying: "swipe-left-1f.tablet.evemu", clock: clock, directory: directory)
+        defer { daemon.stop() }
+        func step(_ n: Int = 1) {
+            for _ in 0..<n {
+                clock.now = clock.now + .milliseconds(1)
+                daemon.turn(maxWait: 0)
+            }
+        }
+        let client = try SocketClient(path: directory + "/gestured.sock")
+        step()
+        #expect(try client.next(timeout: 1)?["type"] as? String == "hello")
+        #expect(!daemon.serverIsQuiet)  // connected, not subscribed: it has 10 s to
+        // Only how gestures end: the stroke's frames publish nothing.
+        try client.send(#"{"type":"subscribe","phases":["recognized","ended"]}"#)
+        step()
+        #expect(try client.next(timeout: 1)?["type"] as? String == "subscribed")
+        step(5)
+        #expect(daemon.serverIsQuiet)
+
+        try client.send(#"{"type":"ping"}"#)
+        step()
+        #expect(try client.next(timeout: 1)?["type"] as? String == "pong")
+        step()
+        #expect(daemon.serverIsQuiet)
+
+        let second = try SocketClient(path: directory + "/gestured.sock")
+        step()
+        #expect(try second.next(timeout: 1)?["type"] as? String == "hello")
+        #expect(!daemon.serverIsQuiet)
+        try second.send(#"{"type":"subscribe","gestures":["swipe"]}"#)
+        step()
+        #expect(try second.next(timeout: 1)?["type"] as? String == "subscribed")
+        step()
+        #expect(daemon.serverIsQuiet)
+
+        // The rest of the trace: the swipe comes out when recognized.
+        step(3000)
+        // The stroke is a drag until its lift makes it a swipe.
+        for (c, expected) in [(client, ["drag ended", "swipe recognized"]), (second, ["swipe recognized"])] {
+            let events = try Self.received(c).filter { $0["type"] as? String == "gesture" }
+            #expect(events.map { "\($0["gesture"] ?? "") \($0["phase"] ?? "")" } == expected, "\(events)")
+        }
+        #expect(daemon.serverIsQuiet)
+    }
+
     @Test("a client that never subscribes is told so in the turn its 10 s run out, and nothing comes before")
     func subscribeDeadline() throws {
         let directory = NSTemporaryDirectory() + "gestured-loop-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
