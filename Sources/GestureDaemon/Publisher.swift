@@ -76,11 +76,9 @@ package struct Publisher {
                 continue
             }
             if length < 0 { length = encode(event, device: device, of: devices) }
-            if line.withUnsafeBytes({ clients[i].enqueue(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }) {
-                queued += 1
-            } else if clients[i].fallingBehind() == false,
-                line.withUnsafeBytes({ clients[i].enqueue(UnsafeRawBufferPointer(rebasing: $0[0..<length])) })
-            {
+            // A full outbox: `fallingBehind` writes what the socket takes,
+            // after which the line may fit.
+            if enqueueLine(length, to: &clients[i]) || (!clients[i].fallingBehind() && enqueueLine(length, to: &clients[i])) {
                 queued += 1
             } else {
                 overflow(&clients[i], now: now)
@@ -88,6 +86,11 @@ package struct Publisher {
             }
         }
         return (queued, overflowed)
+    }
+
+    /// Queues the first `length` bytes of `line` in `client`'s outbox, if they fit.
+    private func enqueueLine(_ length: Int, to client: inout Client) -> Bool {
+        line.withUnsafeBytes { client.enqueue(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
     }
 
     /// Encodes `event` of `devices[device]` into `line`; returns its length.
