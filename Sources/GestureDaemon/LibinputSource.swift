@@ -48,11 +48,11 @@ package final class LibinputSource {
         var device: GestureCore.DeviceID
         /// The frame being built in the turn's list, or -1.
         var open = -1
-        /// A frame whose TOUCH_FRAME had not come when a read ended, to go on
-        /// with at the next (libinput queues a frame's events together, so it
-        /// does not happen). `carrying` says whether there is one: testing
-        /// the optional copied all 408 bytes of it at every frame.
-        var carried: TouchFrame?
+        /// While `carrying`: a frame whose TOUCH_FRAME had not come when a
+        /// read ended, to go on with at the next (libinput queues a frame's
+        /// events together, so it does not happen). A flag beside a plain
+        /// value: testing an optional copied all 408 bytes of it at every frame.
+        var carried: TouchFrame
         var carrying = false
         /// The panel's size in screen orientation, mm: libinput gives positions as fractions of it.
         var width: Double
@@ -66,7 +66,10 @@ package final class LibinputSource {
         mutating func frame(at time: Timestamp, in events: inout TouchSourceEvents) -> Int {
             if open < 0 {
                 open = events.startFrame(device: device, time: time)
-                if carrying { events.frames[open] = takeCarried() }
+                if carrying {
+                    events.frames[open] = carried
+                    carrying = false
+                }
             }
             return open
         }
@@ -74,7 +77,10 @@ package final class LibinputSource {
         /// At TOUCH_FRAME: the frame is handed on, unless its only touches
         /// were ignored (empty).
         mutating func finish(in events: inout TouchSourceEvents) {
-            if open < 0 && carrying { events.frame(takeCarried()) }
+            if open < 0 && carrying {
+                events.frame(carried)
+                carrying = false
+            }
             guard open >= 0 else { return }
             if !events.frames[open].isEmpty { events.finishFrame(open) }
             open = -1
@@ -89,20 +95,10 @@ package final class LibinputSource {
             open = -1
         }
 
-        /// The carried frame, no longer kept.
-        private mutating func takeCarried() -> TouchFrame {
-            defer {
-                carried = nil
-                carrying = false
-            }
-            return carried!
-        }
-
         /// The device is gone: a frame it had begun is dropped (what is in
         /// the list stays there, named by no event).
         mutating func drop() {
             open = -1
-            carried = nil
             carrying = false
         }
     }
@@ -242,7 +238,10 @@ package final class LibinputSource {
                 }
             case LIBINPUT_EVENT_DEVICE_ADDED:
                 if let (info, geometry) = added(libinput_event_get_device(event)!, index: frames.count) {
-                    frames.append(FrameInProgress(device: info.id, width: info.width, height: info.height))
+                    frames.append(
+                        FrameInProgress(
+                            device: info.id, carried: TouchFrame(device: info.id, time: .zero), width: info.width,
+                            height: info.height))
                     events.added(info, geometry)
                 }
             case LIBINPUT_EVENT_DEVICE_REMOVED:
