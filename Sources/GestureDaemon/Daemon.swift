@@ -270,8 +270,7 @@ package struct Daemon {
         if let failure { logger.error("wait: \(Errno(rawValue: failure))") }
 
         // 2. Signals.
-        let signalled = loop.readable(Self.signalsToken)
-        if signalled { handleSignals(now: now) }
+        if loop.readable(Self.signalsToken) { handleSignals(now: now) }
 
         // 3. The sources: what they saw, into the recognizer; its timers.
         sourceEvents.removeAll()
@@ -286,7 +285,7 @@ package struct Daemon {
 
         // 5. The server: new clients, requests, writes; what each client is
         // watched for next (nothing, when nothing happened to the clients).
-        news.merge(server.turn(loop: loop, devices: devices, now: now, calm: !signalled && !published))
+        news.merge(server.turn(loop: loop, devices: devices, now: now, published: published))
         if news.subscriptionsChanged { followSubscriptions(now: now) }
         if news.countsChanged { statusStale = true }
         if statusStale && now >= lastStatusTime + Self.statusInterval { updateStatus(now: now) }

@@ -119,13 +119,14 @@ package struct Server {
 
     /// The server's part of a turn: requests and new connections
     /// (`serve`), the writes (`flush`), what to watch next (`watch`).
-    /// `calm` says nothing was queued for the clients since the last turn's
-    /// `watch` (no gesture published, no signal handled): then, with every
-    /// client quiet and none of their sockets ready, there is nothing to do,
-    /// and a frame's turn costs the server nothing, however many
-    /// subscribers there are.
-    package mutating func turn(loop: Readiness, devices: [DeviceInfo], now: Timestamp, calm: Bool) -> News {
-        if calm && quiet && !loop.anyReady(from: Self.listenerToken) { return News() }
+    /// `published` says the publisher, which queues into the clients'
+    /// outboxes itself, had something this turn. Without it, with every
+    /// client quiet and none of their sockets or the listener ready, there
+    /// is nothing to do, and a frame's turn costs the server nothing,
+    /// however many subscribers there are. (What the server queues itself,
+    /// a reload's messages, ends the quiet where it is queued.)
+    package mutating func turn(loop: Readiness, devices: [DeviceInfo], now: Timestamp, published: Bool) -> News {
+        if !published && quiet && !loop.anyReady(from: Self.listenerToken) { return News() }
         var news = serve(loop: loop, devices: devices, now: now)
         news.merge(flush(now: now))
         watch(loop)
