@@ -10,18 +10,30 @@
 # idle loop, a replayed trace served to a subscriber, a reload and the stop,
 # in the order the linker would place them by itself (so the file changes
 # only where the code does). A name the binary no longer has is skipped by
-# the linker: the file only goes stale, it never breaks a build. Run it again
-# after large changes to the daemon. Needs valgrind (sudo apt-get install
-# valgrind) and the umockdev harness (make setup; it builds it).
+# the linker: the file only goes stale, it never breaks a build. A name the
+# binary defines more than once (a local helper each object has a copy of,
+# such as objectdestroyTm) is left out when one of its copies sits in a
+# library's one big code section: lld would move every section holding the
+# name, and with it the regular-expression libraries' code (860 KB), which
+# the daemon never runs. Run it again after large changes to the daemon.
+# Needs valgrind (sudo apt-get install valgrind) and the umockdev harness
+# (make setup; it builds it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=Sources/gestured/link-order.txt
-make -s release RELEASE_ORDER= >/dev/null
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+rm -f .build/release/gestured  # a link of its own, for the map
+make -s release RELEASE_ORDER="-Xlinker -Map=$scratch/map" >/dev/null
 scripts/build-harness.sh >/dev/null
 swift build --product daemon-cost >/dev/null
 bin=.build/release/gestured
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
+# Names defined more than once, one copy of them in a whole object's .text
+# (the link map: a line per input section, then a line per symbol in it).
+awk '
+    NF == 5 && $5 ~ /:\(/ { bulk = ($5 ~ /:\(\.text\)$/); next }
+    NF == 5 && $5 !~ /^\./ { copies[$5]++; if (bulk) inBulk[$5] = 1 }
+    END { for (s in copies) if (copies[s] > 1 && inBulk[s]) print s }' "$scratch/map" >"$scratch/ambiguous"
 # valgrind 3.19 cannot read the DWARF 5 Swift writes: a copy without it, symbols kept.
 objcopy --strip-debug "$bin" "$scratch/gestured"
 : >"$scratch/empty.toml"
@@ -71,6 +83,6 @@ grep -hoE '^c?fn=\([0-9]+\) .+' "$scratch"/callgrind.* "$kept"/callgrind.out.* |
 {
     awk 'NR == FNR {defined[$0] = 1; next} defined[$0]' "$scratch/defined" "$scratch/hot"
     awk 'NR == FNR {ran[$0] = 1; next} ran[$0]' "$scratch/names" "$scratch/defined"
-} | awk '!seen[$0]++' >"$out"
+} | awk 'NR == FNR {ambiguous[$0] = 1; next} !ambiguous[$0] && !seen[$0]++' "$scratch/ambiguous" - >"$out"
 rm -rf "$kept"
-echo "link-order: $(grep -c . "$scratch/hot") functions per frame, $(grep -c . "$out") in all; $(grep -c . "$scratch/events") lines seen by the replay's subscriber; wrote $out (the next 'make release' links with it)"
+echo "link-order: $(grep -c . "$scratch/hot") functions per frame, $(grep -c . "$out") in all ($(grep -c . "$scratch/ambiguous") names left out for their copies in whole objects); $(grep -c . "$scratch/events") lines seen by the replay's subscriber; wrote $out (the next 'make release' links with it)"

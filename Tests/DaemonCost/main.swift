@@ -148,6 +148,8 @@ struct Sample {
     var switches = 0
     var peakKiB = 0
     var idleKiB = 0
+    /// Resident again idle, after the trace: what a daemon that has served holds.
+    var afterKiB = 0
     var recognized = 0
     var instructions: Int64?
     var syscalls: Int?
@@ -292,6 +294,7 @@ func runTogether(
         sample.switches = switches(r.pid) - b.switches
         sample.faults = faults(r.pid) - b.faults
         sample.peakKiB = statusKiB(r.pid, "VmHWM")
+        sample.afterKiB = statusKiB(r.pid, "VmRSS")
         if callgrind {
             _ = try Child.run(["callgrind_control", "--dump", String(r.pid)], timeout: 120)
             let dumps = try FileManager.default.contentsOfDirectory(atPath: dir).filter {
@@ -370,14 +373,16 @@ for r in 0..<options.runs {
         samples[p, default: []].append(s)
         let perFrame = Double(s.cpu) / 1000 / Double(max(1, s.frames))
         print(
-            "run \(r + 1) \(p): \(s.frames) frames, \(f1(perFrame)) µs/frame, \(String(format: "%.2f", Double(s.switches) / Double(max(1, s.frames)))) wake-ups/frame, \(s.faults) page faults, peak \(f1(Double(s.peakKiB) / 1024)) MiB, idle \(f1(Double(s.idleKiB) / 1024)) MiB, recognized \(s.recognized)"
+            "run \(r + 1) \(p): \(s.frames) frames, \(f1(perFrame)) µs/frame, \(String(format: "%.2f", Double(s.switches) / Double(max(1, s.frames)))) wake-ups/frame, \(s.faults) page faults, peak \(f1(Double(s.peakKiB) / 1024)) MiB, idle \(f1(Double(s.idleKiB) / 1024)) MiB before the trace and \(f1(Double(s.afterKiB) / 1024)) after, recognized \(s.recognized)"
         )
     }
 }
 
 if options.runs > 0 {
     print("")
-    print("| program | CPU per frame | above the drain, median (range) | peak resident | idle resident | recognized |")
+    print(
+        "| program | CPU per frame | above the drain, median (range) | peak resident | idle resident before the trace, after it | recognized |"
+    )
     print("|---|---|---|---|---|---|")
     let floor = samples["drain"] ?? []
     for p in options.programs {
@@ -390,8 +395,9 @@ if options.runs > 0 {
         }
         let peak = median(ss.map { Double($0.peakKiB) / 1024 })
         let idle = median(ss.map { Double($0.idleKiB) / 1024 })
+        let after = median(ss.map { Double($0.afterKiB) / 1024 })
         print(
-            "| \(p) | \(f1(median(perFrame))) µs (\(f1(perFrame.min() ?? .nan)) to \(f1(perFrame.max() ?? .nan))) | \(above) | \(f1(peak)) MiB | \(f1(idle)) MiB | \(ss.first?.recognized ?? 0) |"
+            "| \(p) | \(f1(median(perFrame))) µs (\(f1(perFrame.min() ?? .nan)) to \(f1(perFrame.max() ?? .nan))) | \(above) | \(f1(peak)) MiB | \(f1(idle)) MiB, \(f1(after)) MiB | \(ss.first?.recognized ?? 0) |"
         )
     }
 }
