@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <dirent.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/mman.h>
 #include <limits.h>
 #include <linux/capability.h>
 #include <stdlib.h>
@@ -171,4 +174,85 @@ int clinux_close_inherited(int keep_below) {
         if (close(fds[i]) == 0) closed++;
     }
     return closed;
+}
+
+/* /proc/self/pagemap: one 64-bit entry per page; bit 63 present, bit 61
+ * the page is the file's (or shared anonymous memory). */
+#define PAGEMAP_PRESENT (1ULL << 63)
+#define PAGEMAP_FILE (1ULL << 61)
+
+long clinux_release_file_pages(void *start, size_t length) {
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t first = ((uintptr_t)start + page - 1) & ~(page - 1);
+    uintptr_t end = ((uintptr_t)start + length) & ~(page - 1);
+    if (end <= first) return 0;
+    int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    long released = 0;
+    uint64_t entries[512];
+    uintptr_t run = first; /* start of the run of file pages not yet given back */
+    long resident = 0;     /* resident pages in that run */
+    for (uintptr_t at = first; at < end;) {
+        size_t n = (end - at) / page;
+        if (n > 512) n = 512;
+        ssize_t got = pread(fd, entries, n * sizeof entries[0], (off_t)(at / page * sizeof entries[0]));
+        if (got <= 0 || got % (ssize_t)sizeof entries[0] != 0) {
+            int e = got < 0 ? errno : EIO;
+            close(fd);
+            errno = e;
+            return -1;
+        }
+        n = (size_t)got / sizeof entries[0];
+        for (size_t i = 0; i < n; i++, at += page) {
+            uint64_t entry = entries[i];
+            if ((entry & PAGEMAP_PRESENT) && !(entry & PAGEMAP_FILE)) {
+                /* Written by the process: give back the run before it, keep it. */
+                if (at > run && madvise((void *)run, at - run, MADV_DONTNEED) == 0) released += resident;
+                run = at + page;
+                resident = 0;
+            } else if (entry & PAGEMAP_PRESENT) {
+                resident++;
+            }
+        }
+    }
+    if (end > run && madvise((void *)run, end - run, MADV_DONTNEED) == 0) released += resident;
+    close(fd);
+    return released * (long)page;
+}
+
+struct release_state {
+    long released;
+    int error;
+};
+
+static int release_executable(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    struct release_state *state = data;
+    /* The first object is the executable itself. */
+    const ElfW(Phdr) *relro = NULL;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO) relro = &info->dlpi_phdr[i];
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *h = &info->dlpi_phdr[i];
+        if (h->p_type != PT_LOAD || (h->p_flags & PF_W) || h->p_filesz == 0) continue;
+        uintptr_t lo = h->p_vaddr, hi = h->p_vaddr + h->p_filesz;
+        if (relro && lo < relro->p_vaddr + relro->p_memsz && relro->p_vaddr < hi) continue;
+        long n = clinux_release_file_pages((void *)(info->dlpi_addr + lo), hi - lo);
+        if (n < 0) {
+            state->error = errno;
+            return 1;
+        }
+        state->released += n;
+    }
+    return 1;
+}
+
+long clinux_release_executable_pages(void) {
+    struct release_state state = {0, 0};
+    dl_iterate_phdr(release_executable, &state);
+    if (state.error) {
+        errno = state.error;
+        return -1;
+    }
+    return state.released;
 }

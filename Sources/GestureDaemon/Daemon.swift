@@ -146,9 +146,23 @@ package struct Daemon {
                 "no touchscreen yet: one plugged in is used at once. `gestured devices -v` shows what libinput saw and refused; reading /dev/input needs root, the group 'input', or the udev rule `make install` puts in place"
             )
         }
+        releaseStartupPages()
         while running { turn() }
         stop()
         return 0
+    }
+
+    /// Unmaps the code and read-only data start-up ran (the argument parser,
+    /// the configuration reader, libinput's device setup): most of an idle
+    /// daemon's resident memory. The pages stay in the page cache; what
+    /// serving runs is mapped again as it runs (docs/performance.md, "Memory").
+    private func releaseStartupPages() {
+        let released = clinux_release_executable_pages()
+        if released < 0 {
+            logger.info("start-up's pages kept: \(Errno.last)")
+        } else {
+            logger.debug("start-up's pages given back: \(released / 1024) KiB")
+        }
     }
 
     /// Descriptors the daemon needs besides its clients: standard streams,

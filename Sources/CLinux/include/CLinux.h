@@ -90,4 +90,18 @@ int clinux_drop_capabilities(void);
 /// (read from /proc/self/fd); how many were closed, or -1 with errno.
 int clinux_close_inherited(int keep_below);
 
+/// Unmaps the pages of [start, start + length), a private mapping of a
+/// file, that are still the file's: madvise(MADV_DONTNEED) over each run
+/// of them. A page the process has written (a debugger's breakpoint, a
+/// uprobe) is an anonymous copy and is kept, as are the pages around it;
+/// unmapped pages come back from the page cache when next read. Bytes
+/// that were resident and are given back, or -1 with errno (nothing is
+/// given back when /proc/self/pagemap cannot be read).
+long clinux_release_file_pages(void *start, size_t length);
+
+/// clinux_release_file_pages over the executable's own segments that are
+/// neither writable nor relocated (its code and read-only data). Bytes
+/// given back, or -1 with errno.
+long clinux_release_executable_pages(void);
+
 #endif
