@@ -204,7 +204,14 @@ echo "after restart: socket $(socket_owner)"
 step="2. kill -9 of the service, restarted by Restart=on-failure"
 main=$(inside systemctl show -p MainPID --value gestured.service)
 inside kill -9 "$main"
-restarted() { active gestured.service && [ "$(inside systemctl show -p MainPID --value gestured.service)" != "$main" ]; }
+# One read of the three: read one at a time, "active" could come from before
+# systemd noticed the kill and "MainPID=0" from after it.
+restarted() {
+    local state
+    state=$(inside systemctl show -p ActiveState -p MainPID -p NRestarts gestured.service)
+    grep -qx 'ActiveState=active' <<<"$state" && grep -qx 'NRestarts=1' <<<"$state" &&
+        ! grep -qx -e 'MainPID=0' -e "MainPID=$main" <<<"$state"
+}
 wait_for 60 "gestured.service active again with a new process after kill -9" restarted
 echo "after kill -9 of pid $main: service active, restarts $(inside systemctl show -p NRestarts --value gestured.service)"
 hello_as member "after kill -9"
