@@ -228,7 +228,7 @@ struct release_state {
 static int release_executable(struct dl_phdr_info *info, size_t size, void *data) {
     (void)size;
     struct release_state *state = data;
-    /* The first object is the executable itself. */
+    /* The first object is the executable itself; returning 1 stops at it. */
     const ElfW(Phdr) *relro = NULL;
     for (int i = 0; i < info->dlpi_phnum; i++)
         if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO) relro = &info->dlpi_phdr[i];

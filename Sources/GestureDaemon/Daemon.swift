@@ -153,13 +153,15 @@ package struct Daemon {
     }
 
     /// Unmaps the code and read-only data start-up ran (the argument parser,
-    /// the configuration reader, libinput's device setup): most of an idle
-    /// daemon's resident memory. The pages stay in the page cache; what
-    /// serving runs is mapped again as it runs (docs/performance.md, "Memory").
+    /// the configuration reader, libinput's device setup): about a third of
+    /// an idle daemon's resident memory. The pages stay in the page cache;
+    /// what serving runs is mapped again as it runs (docs/performance.md,
+    /// "Memory").
     private func releaseStartupPages() {
         let released = clinux_release_executable_pages()
         if released < 0 {
-            logger.info("start-up's pages kept: \(Errno.last)")
+            let e = Errno.last
+            logger.info("start-up's pages kept: \(e)")
         } else {
             logger.debug("start-up's pages given back: \(released / 1024) KiB")
         }

@@ -93,8 +93,8 @@ int clinux_close_inherited(int keep_below);
 /// Unmaps the pages of [start, start + length), a private mapping of a
 /// file, that are still the file's: madvise(MADV_DONTNEED) over each run
 /// of them. A page the process has written (a debugger's breakpoint, a
-/// uprobe) is an anonymous copy and is kept, as are the pages around it;
-/// unmapped pages come back from the page cache when next read. Bytes
+/// uprobe) is its own anonymous copy and is kept; unmapped pages come
+/// back from the page cache when next read. Bytes
 /// that were resident and are given back, or -1 with errno (nothing is
 /// given back when /proc/self/pagemap cannot be read).
 long clinux_release_file_pages(void *start, size_t length);
