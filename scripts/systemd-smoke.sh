@@ -212,7 +212,7 @@ restarted() {
     grep -qx 'ActiveState=active' <<<"$state" && grep -qx 'NRestarts=1' <<<"$state" &&
         ! grep -qx -e 'MainPID=0' -e "MainPID=$main" <<<"$state"
 }
-wait_for 60 "gestured.service active again with a new process after kill -9" restarted
+wait_for 60 "gestured.service restarted (NRestarts=1) and active with a new process after kill -9" restarted
 echo "after kill -9 of pid $main: service active, restarts $(inside systemctl show -p NRestarts --value gestured.service)"
 hello_as member "after kill -9"
 echo "after kill -9: socket $(socket_owner)"

@@ -228,15 +228,14 @@ struct release_state {
 static int release_executable(struct dl_phdr_info *info, size_t size, void *data) {
     (void)size;
     struct release_state *state = data;
-    /* The first object is the executable itself; returning 1 stops at it. */
-    const ElfW(Phdr) *relro = NULL;
-    for (int i = 0; i < info->dlpi_phnum; i++)
-        if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO) relro = &info->dlpi_phdr[i];
+    /* The first object is the executable itself; returning 1 stops at it.
+     * Relocated data, RELRO included, lies in writable segments, which are
+     * left alone; a page the loader relocated elsewhere (text relocations)
+     * is the process's own copy, which clinux_release_file_pages keeps. */
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *h = &info->dlpi_phdr[i];
         if (h->p_type != PT_LOAD || (h->p_flags & PF_W) || h->p_filesz == 0) continue;
         uintptr_t lo = h->p_vaddr, hi = h->p_vaddr + h->p_filesz;
-        if (relro && lo < relro->p_vaddr + relro->p_memsz && relro->p_vaddr < hi) continue;
         long n = clinux_release_file_pages((void *)(info->dlpi_addr + lo), hi - lo);
         if (n < 0) {
             state->error = errno;

@@ -100,8 +100,8 @@ int clinux_close_inherited(int keep_below);
 long clinux_release_file_pages(void *start, size_t length);
 
 /// clinux_release_file_pages over the executable's own segments that are
-/// neither writable nor relocated (its code and read-only data). Bytes
-/// given back, or -1 with errno.
+/// not writable (its code and read-only data; relocated data is in the
+/// writable ones). Bytes given back, or -1 with errno.
 long clinux_release_executable_pages(void);
 
 #endif
