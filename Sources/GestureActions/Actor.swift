@@ -82,7 +82,7 @@ package struct Actor {
         signal(SIGPIPE, SIG_IGN)
         inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         watchFolders()
-        let clock = MonotonicClock()
+        let clock = LoopClock.monotonic
         var poller = Poller()
         while running {
             poller.reset()

@@ -55,7 +55,7 @@ package struct Poller {
     /// time, read once. A signal's interruption is a turn with nothing ready;
     /// another failure is returned with the time.
     package mutating func wait(
-        until deadline: Timestamp, clock: any LoopClock, maxWait: Int64? = nil
+        until deadline: Timestamp, clock: LoopClock, maxWait: Int64? = nil
     ) -> (
         now: Timestamp, error: Int32?
     ) {

@@ -45,12 +45,12 @@ package struct Daemon {
     package private(set) var configuration: Configuration
     private let options: Options
     private var logger: Logger
-    private let clock: any LoopClock
+    private let clock: LoopClock
     private var access: AccessPolicy
     private let notifier = SystemdNotifier()
 
     // The loop and its sources.
-    private var loop: Readiness
+    private let loop: Readiness
     private var signals: SignalSource?
     private var libinput: LibinputSource?
     private var replay: ReplaySource?
@@ -82,7 +82,7 @@ package struct Daemon {
     /// STATUS= goes at most this often: a storm of connections is one update a second, not thousands.
     static let statusInterval = Timestamp.Duration.milliseconds(1000)
 
-    package init(options: Options, logger: Logger, clock: any LoopClock = MonotonicClock()) throws(SetupError) {
+    package init(options: Options, logger: Logger, clock: LoopClock = .monotonic) throws(SetupError) {
         self.options = options
         self.logger = logger
         self.clock = clock

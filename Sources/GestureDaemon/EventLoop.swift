@@ -6,12 +6,30 @@ package import SystemPackage
     import Glibc
 #endif
 
-/// The clock the loop reads once per turn.
-package protocol LoopClock {
-    var now: Timestamp { get }
-}
+/// The clock the loop reads once per turn: `CLOCK_MONOTONIC`, the clock
+/// libinput stamps events with (Swift's `ContinuousClock` reads
+/// `CLOCK_BOOTTIME` on Linux, which drifts from it across suspend), or in
+/// tests a clock they set by hand. A plain value, not a protocol: the loop
+/// reads it twice a turn, and an existential made each read an indirect
+/// call through a boxed value.
+package struct LoopClock {
+    private let manual: ManualClock?
 
-extension LoopClock {
+    /// `CLOCK_MONOTONIC`.
+    package static var monotonic: LoopClock { LoopClock(manual: nil) }
+    /// The time `clock` is set to.
+    package static func manual(_ clock: ManualClock) -> LoopClock { LoopClock(manual: clock) }
+
+    private init(manual: ManualClock?) { self.manual = manual }
+
+    package var now: Timestamp {
+        if let manual { return manual.now }
+        return Self.monotonicNow
+    }
+
+    /// `CLOCK_MONOTONIC`, read once.
+    package static var monotonicNow: Timestamp { Timestamp(microseconds: Int64(clinux_monotonic_usec())) }
+
     /// A wait's timeout in microseconds (-1: none): until `deadline`
     /// (`.never`: none), and `maxWait` at most when given. The clock is read
     /// only when there is a deadline.
@@ -23,17 +41,8 @@ extension LoopClock {
     }
 }
 
-/// `CLOCK_MONOTONIC`, the clock libinput stamps events with. Swift's
-/// `ContinuousClock` reads `CLOCK_BOOTTIME` on Linux, which drifts from it
-/// across suspend.
-package struct MonotonicClock: LoopClock {
-    package init() {}
-    package var now: Timestamp { Self.now }
-    package static var now: Timestamp { Timestamp(microseconds: Int64(clinux_monotonic_usec())) }
-}
-
 /// A clock the tests set by hand: the loop sees exactly the time they choose.
-package final class ManualClock: LoopClock {
+package final class ManualClock {
     package var now: Timestamp
     package init(_ start: Timestamp = Timestamp(microseconds: 1_000_000)) { now = start }
 }
@@ -47,7 +56,7 @@ package final class ManualClock: LoopClock {
 ///
 /// Level-triggered, as `poll` is: a descriptor left unread is ready again
 /// at the next wait.
-package struct Readiness {
+package final class Readiness {
     package typealias Token = UInt64
 
     /// What a descriptor is watched for, and what a wait says happened to it.
@@ -59,15 +68,33 @@ package struct Readiness {
     /// The most descriptors one wait reports; the others are ready at the next.
     static let capacity = 64
 
-    private let fd: Int32
-    private var tokens = [UInt64](repeating: 0, count: Readiness.capacity)
-    private var events = [UInt32](repeating: 0, count: Readiness.capacity)
-    /// How many of `tokens` and `events` the last wait filled.
-    private var count = 0
+    private var fd: Int32
+    /// What the last wait filled, `count` of each: fixed blocks, not arrays
+    /// (an array's uniqueness check and bounds on every wait and every
+    /// look-up, for storage nothing else ever shares).
+    private let tokens = UnsafeMutablePointer<UInt64>.allocate(capacity: Readiness.capacity)
+    private let events = UnsafeMutablePointer<UInt32>.allocate(capacity: Readiness.capacity)
+    /// Only the loop's thread reads and writes these, and no caller holds them across a call.
+    @exclusivity(unchecked) private var count = 0
+    /// Of the last wait, tokens below 64 found readable, one bit each (the
+    /// sources' and the listener's, asked for on every turn), and the
+    /// largest token found ready.
+    @exclusivity(unchecked) private var readableBelow64: UInt64 = 0
+    @exclusivity(unchecked) private var largestReady: Token = 0
 
     package init() throws(SetupError) {
         fd = clinux_epoll_create()
-        guard fd >= 0 else { throw SetupError("cannot create an epoll set: \(Errno.last)") }
+        guard fd >= 0 else {
+            tokens.deallocate()
+            events.deallocate()
+            throw SetupError("cannot create an epoll set: \(Errno.last)")
+        }
+    }
+
+    deinit {
+        close()
+        tokens.deallocate()
+        events.deallocate()
     }
 
     /// Watches `descriptor` for `events` (EPOLLIN, EPOLLOUT; hang-ups and
@@ -92,13 +119,12 @@ package struct Readiness {
         return 0
     }
 
-    package func readable(_ token: Token) -> Bool { events(token) & Self.input != 0 }
+    package func readable(_ token: Token) -> Bool {
+        token < 64 ? readableBelow64 & (1 << token) != 0 : events(token) & Self.input != 0
+    }
 
     /// Whether the last wait found a descriptor ready whose token is `token` or above.
-    package func anyReady(from token: Token) -> Bool {
-        for i in 0..<count where tokens[i] >= token { return true }
-        return false
-    }
+    package func anyReady(from token: Token) -> Bool { count > 0 && largestReady >= token }
 
     /// The peer hung up or the descriptor failed.
     package func hungUp(_ token: Token) -> Bool { events(token) & Self.hangUp != 0 }
@@ -107,15 +133,11 @@ package struct Readiness {
     /// deadline; `maxWait` microseconds at most, when given) and returns the
     /// time, read once. A signal's interruption is a turn with nothing ready;
     /// another failure is returned with the time.
-    package mutating func wait(
-        until deadline: Timestamp, clock: any LoopClock, maxWait: Int64? = nil
+    package func wait(
+        until deadline: Timestamp, clock: LoopClock, maxWait: Int64? = nil
     ) -> (now: Timestamp, error: Int32?) {
-        let timeout = clock.timeout(until: deadline, maxWait: maxWait)
-        let n = tokens.withUnsafeMutableBufferPointer { t in
-            events.withUnsafeMutableBufferPointer { e in
-                clinux_epoll_wait_usec(fd, t.baseAddress, e.baseAddress, Int32(Self.capacity), timeout)
-            }
-        }
+        let n = clinux_epoll_wait_usec(
+            fd, tokens, events, Int32(Self.capacity), clock.timeout(until: deadline, maxWait: maxWait))
         var failure: Int32?
         if n < 0 {
             failure = errno == EINTR ? nil : errno
@@ -123,8 +145,21 @@ package struct Readiness {
         } else {
             count = Int(n)
         }
+        var readable: UInt64 = 0
+        var largest: Token = 0
+        for i in 0..<count {
+            let token = tokens[i]
+            if token < 64 && events[i] & Self.input != 0 { readable |= 1 << token }
+            largest = max(largest, token)
+        }
+        readableBelow64 = readable
+        largestReady = largest
         return (clock.now, failure)
     }
 
-    package func close() { _ = Glibc.close(fd) }
+    /// Closes the epoll set (once; the object's end closes it too).
+    package func close() {
+        if fd >= 0 { _ = Glibc.close(fd) }
+        fd = -1
+    }
 }

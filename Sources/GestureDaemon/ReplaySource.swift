@@ -7,8 +7,10 @@ package import Logging
 /// daemon's clock, so clients cannot tell it from a real panel.
 ///
 /// Like every source, `read(until:into:)` returns what happened: the device
-/// at the first call, then the frames due.
-package struct ReplaySource {
+/// at the first call, then the frames due. A class: the loop asks an
+/// optional one for its next time on every turn, and as a struct that
+/// optional was copied (its references retained and released) to ask.
+package final class ReplaySource {
     package let trace: Trace
     package let info: DeviceInfo
     package let geometry: PanelGeometry
@@ -44,7 +46,7 @@ package struct ReplaySource {
     package var started: Bool { origin != nil }
 
     /// Starts the first round so that the trace's first event happens at `time`.
-    package mutating func start(at time: Timestamp) {
+    package func start(at time: Timestamp) {
         origin = time
         index = 0
     }
@@ -63,7 +65,7 @@ package struct ReplaySource {
 
     /// Appends the device (the first time) and every frame due by `now`. A
     /// trace that cannot be read on is logged and its device removed.
-    package mutating func read(until now: Timestamp, into events: inout TouchSourceEvents) {
+    package func read(until now: Timestamp, into events: inout TouchSourceEvents) {
         guard !failed else { return }
         if !announced {
             announced = true

@@ -496,7 +496,7 @@ package struct Server {
 
     /// Tells every client the daemon stops, lets their last lines drain
     /// (half a second at most), closes everything.
-    package mutating func stop(clock: any LoopClock) {
+    package mutating func stop(clock: LoopClock) {
         let now = clock.now
         for i in clients.indices {
             clients[i].enqueueFinal(

@@ -26,7 +26,7 @@ struct LoopTests {
         options.handleSignals = false
         var logger = Logger(label: "loop-test") { _ in SwiftLogNoOpLogHandler() }
         logger.logLevel = .critical
-        var daemon = try Daemon(options: options, logger: logger, clock: clock)
+        var daemon = try Daemon(options: options, logger: logger, clock: .manual(clock))
         try daemon.start()
         return daemon
     }
