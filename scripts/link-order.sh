@@ -6,10 +6,13 @@
 # instead of spread over the 10 MB of code (docs/performance.md, "Memory").
 # First the functions run for every frame (a trace played into an emulated
 # touchscreen through the real libinput, with a subscriber), most called
-# first; then everything else the daemon runs: start-up on the seat, the
-# idle loop, a replayed trace served to a subscriber, a reload and the stop,
-# in the order the linker would place them by itself (so the file changes
-# only where the code does). A name the binary no longer has is skipped by
+# first; then those run once the daemon is ready (clients connecting and
+# subscribing, a replayed trace served, a reload, the stop); then the rest
+# of what it runs, start-up's (the seat's and the replay's). Start-up's
+# pages are given back once the daemon is ready: what serving maps again
+# then sits on pages of its own, not beside start-up's code. Within the
+# last two parts, the order the linker would place them in by itself (so
+# the file changes only where the code does). A name the binary no longer has is skipped by
 # the linker: the file only goes stale, it never breaks a build. A name the
 # binary defines more than once (a local helper each object has a copy of,
 # such as objectdestroyTm) is left out when one of its copies sits in a
@@ -22,7 +25,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=Sources/gestured/link-order.txt
 scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
+trap '[ -n "${KEEP_SCRATCH:-}" ] || rm -rf "$scratch"' EXIT
 rm -f .build/release/gestured  # a link of its own, for the map
 make -s release RELEASE_ORDER="-Xlinker -Map=$scratch/map" >/dev/null
 scripts/build-harness.sh >/dev/null
@@ -58,8 +61,11 @@ sock="$scratch/gestured.sock"
 grind replay "$scratch/gestured" serve --socket "$sock" --config "$scratch/empty.toml" \
     --replay Recordings/tour.tablet.evemu --wait-subscribers 1 2>"$scratch/serve.log" &
 daemon=$!
-for _ in $(seq 600); do [ -S "$sock" ] && break; sleep 0.1; done
-[ -S "$sock" ] || { cat "$scratch/serve.log" >&2; echo "link-order: the daemon did not start" >&2; exit 1; }
+for _ in $(seq 600); do grep -q "ready:" "$scratch/serve.log" && break; sleep 0.1; done
+grep -q "ready:" "$scratch/serve.log" || { cat "$scratch/serve.log" >&2; echo "link-order: the daemon did not start" >&2; exit 1; }
+# Start-up's functions into callgrind.replay.1; the last dump, at the stop,
+# holds what ran once the daemon was ready.
+callgrind_control --dump "$daemon" >/dev/null 2>&1
 events=$("$bin" replay --format jsonl Recordings/tour.tablet.evemu | grep -c .)
 timeout 600 "$bin" monitor --socket "$sock" --json --count "$events" >"$scratch/events" || true
 kill -HUP "$daemon"
@@ -79,10 +85,13 @@ awk '
         for (id in calls) if (calls[id] >= min) print calls[id], name[id]
     }' "$trace" |
     sort -rn | awk '{print $2}' >"$scratch/hot"
-grep -hoE '^c?fn=\([0-9]+\) .+' "$scratch"/callgrind.* "$kept"/callgrind.out.* | sed -E 's/^c?fn=\([0-9]+\) //' | sort -u >"$scratch/names"
+names() { grep -hoE '^c?fn=\([0-9]+\) .+' "$@" | sed -E 's/^c?fn=\([0-9]+\) //' | sort -u; }
+names "$scratch/callgrind.replay" >"$scratch/serving"
+names "$scratch"/callgrind.* "$kept"/callgrind.out.* >"$scratch/names"
 {
     awk 'NR == FNR {defined[$0] = 1; next} defined[$0]' "$scratch/defined" "$scratch/hot"
+    awk 'NR == FNR {ran[$0] = 1; next} ran[$0]' "$scratch/serving" "$scratch/defined"
     awk 'NR == FNR {ran[$0] = 1; next} ran[$0]' "$scratch/names" "$scratch/defined"
 } | awk 'NR == FNR {ambiguous[$0] = 1; next} !ambiguous[$0] && !seen[$0]++' "$scratch/ambiguous" - >"$out"
 rm -rf "$kept"
-echo "link-order: $(grep -c . "$scratch/hot") functions per frame, $(grep -c . "$out") in all ($(grep -c . "$scratch/ambiguous") names left out for their copies in whole objects); $(grep -c . "$scratch/events") lines seen by the replay's subscriber; wrote $out (the next 'make release' links with it)"
+echo "link-order: $(grep -c . "$scratch/hot") functions per frame, $(grep -c . "$scratch/serving") run once ready, $(grep -c . "$out") in all ($(grep -c . "$scratch/ambiguous") names left out for their copies in whole objects); $(grep -c . "$scratch/events") lines seen by the replay's subscriber; wrote $out (the next 'make release' links with it)"
