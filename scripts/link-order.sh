@@ -20,7 +20,8 @@
 # name, and with it the regular-expression libraries' code (860 KB), which
 # the daemon never runs. Run it again after large changes to the daemon.
 # Needs valgrind (sudo apt-get install valgrind) and the umockdev harness
-# (make setup; it builds it).
+# (make setup; it builds it). KEEP_SCRATCH=1 keeps its scratch folder (the
+# callgrind files and the lists) to look at.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=Sources/gestured/link-order.txt
