@@ -12,13 +12,14 @@
 # pages are given back once the daemon is ready: what serving maps again
 # then sits on pages of its own, not beside start-up's code. Within the
 # last two parts, the order the linker would place them in by itself (so
-# the file changes only where the code does). A name the binary no longer has is skipped by
-# the linker: the file only goes stale, it never breaks a build. A name the
-# binary defines more than once (a local helper each object has a copy of,
-# such as objectdestroyTm) is left out when one of its copies sits in a
-# library's one big code section: lld would move every section holding the
-# name, and with it the regular-expression libraries' code (860 KB), which
-# the daemon never runs. Run it again after large changes to the daemon.
+# the file changes only where the code does). A name the binary no longer
+# has is skipped by the linker: the file only goes stale, it never breaks a
+# build. A name the binary defines more than once (a local helper each
+# object has a copy of, such as objectdestroyTm) is left out when one of its
+# copies sits in a library's one big code section: lld would move every
+# section holding the name, and with it the regular-expression libraries'
+# code (860 KB), which the daemon never runs. Run it again after large
+# changes to the daemon.
 # Needs valgrind (sudo apt-get install valgrind) and the umockdev harness
 # (make setup; it builds it). KEEP_SCRATCH=1 keeps its scratch folder (the
 # callgrind files and the lists) to look at.

@@ -24,11 +24,8 @@ package struct LoopClock {
 
     package var now: Timestamp {
         if let manual { return manual.now }
-        return Self.monotonicNow
+        return Timestamp(microseconds: Int64(clinux_monotonic_usec()))
     }
-
-    /// `CLOCK_MONOTONIC`, read once.
-    package static var monotonicNow: Timestamp { Timestamp(microseconds: Int64(clinux_monotonic_usec())) }
 
     /// A wait's timeout in microseconds (-1: none): until `deadline`
     /// (`.never`: none), and `maxWait` at most when given. The clock is read
@@ -68,13 +65,14 @@ package final class Readiness {
     /// The most descriptors one wait reports; the others are ready at the next.
     static let capacity = 64
 
-    private var fd: Int32
     /// What the last wait filled, `count` of each: fixed blocks, not arrays
     /// (an array's uniqueness check and bounds on every wait and every
     /// look-up, for storage nothing else ever shares).
     private let tokens = UnsafeMutablePointer<UInt64>.allocate(capacity: Readiness.capacity)
     private let events = UnsafeMutablePointer<UInt32>.allocate(capacity: Readiness.capacity)
-    /// Only the loop's thread reads and writes these, and no caller holds them across a call.
+    /// Only the loop's thread reads and writes these, and no caller holds
+    /// them across a call: no run-time exclusivity check at each wait.
+    @exclusivity(unchecked) private var fd: Int32
     @exclusivity(unchecked) private var count = 0
     /// Of the last wait, tokens below 64 found readable, one bit each (the
     /// sources' and the listener's, asked for on every turn), and the
