@@ -186,10 +186,10 @@ struct DeviceRecognizer: Sendable {
         return lastID
     }
 
-    /// Hands the events of the last call to `sink`, in order (in place: read
+    /// Hands the events of the last call on, in order (in place: read
     /// through the pipeline's array, `output` would copy the recognizer).
-    mutating func drain<S: GestureSink>(into sink: inout S) {
-        for i in output.indices { sink.receive(output[i]) }
+    mutating func drain(into events: inout GestureEvents) {
+        for i in output.indices { events.append(output[i]) }
     }
 
     /// Whether a `changed` event of `kind` is wanted: the three places that

@@ -228,12 +228,17 @@ package enum TapTiming: Sendable, Hashable {
     case confirmed
 }
 
-/// Where the pipeline delivers events. `[GestureEvent]` is one; the daemon's
-/// fan-out and replay's printer are others.
+/// Where the pipeline delivers events. `[GestureEvent]` is one, replay's
+/// printer another. (The pipeline appends to `GestureEvents`, which the
+/// daemon passes, directly; any other sink gets them one by one.)
 public protocol GestureSink {
     mutating func receive(_ event: GestureEvent)
 }
 
 extension Array: GestureSink where Element == GestureEvent {
+    public mutating func receive(_ event: GestureEvent) { append(event) }
+}
+
+extension ReusedList: GestureSink where Element == GestureEvent {
     public mutating func receive(_ event: GestureEvent) { append(event) }
 }

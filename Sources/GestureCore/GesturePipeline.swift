@@ -12,6 +12,10 @@ public struct GestureKindSet: OptionSet, Sendable, Hashable {
     public var kinds: [GestureKind] { GestureKind.allCases.filter { contains($0) } }
 }
 
+/// Gesture events in the order they were made: what the pipeline appends
+/// to. Its storage is kept when it is emptied.
+public typealias GestureEvents = ReusedList<GestureEvent>
+
 /// Turns touch frames from any number of devices into gesture events.
 ///
 /// The daemon and `gestured replay` feed it through the same calls, so a replay
@@ -25,6 +29,8 @@ public struct GesturePipeline: Sendable {
     /// whole recognizer (about 25 KB), and these are read for every frame.
     private var ids: [DeviceID] = []
     private var deadlines: [Timestamp] = []
+    /// The earliest of `deadlines` (`.never`: none), asked on every turn of the daemon's loop.
+    public private(set) var nextDeadline: Timestamp = .never
     private var nextID: UInt64 = 0
     private var lastTime: Timestamp = .zero
     /// Kinds that are reported; the rest are recognized but dropped.
@@ -35,6 +41,9 @@ public struct GesturePipeline: Sendable {
     /// Kinds whose `changed` events are reported; for the other kinds they
     /// are not even made (each takes a velocity fit, an event, its copies).
     public private(set) var wantedChanges: GestureKindSet
+    /// Where the calls with any other sink collect their events before
+    /// handing them on (kept to reuse its storage).
+    private var scratch = GestureEvents()
 
     public init(wanted: GestureKindSet = .all, firstID: UInt64 = 1) {
         self.wanted = wanted
@@ -47,7 +56,7 @@ public struct GesturePipeline: Sendable {
 
     /// Registers a device; its frames may follow. Its events name it by `id`.
     public mutating func addDevice(_ id: DeviceID, geometry: PanelGeometry, thresholds: GestureThresholds = .defaults) {
-        if let i = ids.firstIndex(of: id) {
+        if let i = index(of: id) {
             devices.remove(at: i)
             ids.remove(at: i)
             deadlines.remove(at: i)
@@ -60,18 +69,20 @@ public struct GesturePipeline: Sendable {
         recognizer.immediateTaps = immediateTaps
         recognizer.wantedChanges = wantedChanges
         devices.append(recognizer)
+        noteDeadlines()
     }
 
     /// Removes a device: its continuous gestures end `cancelled`, nothing more is reported for it.
-    public mutating func removeDevice<S: GestureSink>(_ id: DeviceID, at time: Timestamp, into sink: inout S) {
-        guard let i = ids.firstIndex(of: id) else { return }
+    public mutating func removeDevice(_ id: DeviceID, at time: Timestamp, into events: inout GestureEvents) {
+        guard let i = index(of: id) else { return }
         let now = max(time, lastTime)
-        advance(to: now, into: &sink)
+        advance(to: now, into: &events)
         devices[i].removeAll(now: now, ids: &nextID)
-        devices[i].drain(into: &sink)
+        devices[i].drain(into: &events)
         devices.remove(at: i)
         ids.remove(at: i)
         deadlines.remove(at: i)
+        noteDeadlines()
     }
 
     /// Changes which kinds are reported (the union of what subscribers want).
@@ -97,24 +108,33 @@ public struct GesturePipeline: Sendable {
             devices[i].wantDoubleTap = kinds.contains(.doubleTap)
             deadlines[i] = devices[i].nextDeadline
         }
+        noteDeadlines()
     }
 
     /// Changes a device's thresholds; a gesture under way keeps its decisions so far.
     public mutating func setThresholds(_ thresholds: GestureThresholds, for id: DeviceID) {
-        guard let i = ids.firstIndex(of: id) else { return }
+        guard let i = index(of: id) else { return }
         devices[i].t = ResolvedThresholds(thresholds)
         deadlines[i] = devices[i].nextDeadline
+        noteDeadlines()
     }
 
-    /// The earliest pending timer of any device, or `.never`.
-    public var nextDeadline: Timestamp {
-        deadlines.min() ?? .never
+    /// The place of a device in `devices`, `ids` and `deadlines`.
+    private func index(of id: DeviceID) -> Int? {
+        for i in ids.indices where ids[i] == id { return i }
+        return nil
+    }
+
+    private mutating func noteDeadlines() {
+        var earliest = Timestamp.never
+        for d in deadlines where d < earliest { earliest = d }
+        nextDeadline = earliest
     }
 
     /// Fires every timer due at or before `time`, across devices in deadline order.
-    public mutating func advance<S: GestureSink>(to time: Timestamp, into sink: inout S) {
+    public mutating func advance(to time: Timestamp, into events: inout GestureEvents) {
         // The common case, a frame or a turn with no timer due: nothing to look for.
-        if deadlines.count == 1 && deadlines[0] > time {
+        if nextDeadline > time {
             if time > lastTime && time != .never { lastTime = time }
             return
         }
@@ -127,38 +147,85 @@ public struct GesturePipeline: Sendable {
             }
             guard best >= 0, due <= time else { break }
             deadlines[best] = devices[best].advance(to: due, ids: &nextID)
-            devices[best].drain(into: &sink)
+            devices[best].drain(into: &events)
         }
+        noteDeadlines()
         if time > lastTime && time != .never { lastTime = time }
     }
 
-    /// Processes one frame. Frames from an unknown device are ignored; a frame
-    /// older than the last one is taken as happening at the last time, so
-    /// output time never goes backwards.
-    public mutating func process<S: GestureSink>(_ frame: borrowing TouchFrame, into sink: inout S) {
-        var f = copy frame
-        process(&f, into: &sink)
-    }
-
-    /// The same, reading the frame where it lies, which stays as it was.
-    /// (A frame lent as `borrowing` is copied whole to be read: Swift hands
-    /// a struct of its size over as a value, and taking a span of its
-    /// contacts needs it in memory. The daemon passes its frames this way.)
-    public mutating func process<S: GestureSink>(_ frame: inout TouchFrame, into sink: inout S) {
+    /// Processes one frame, reading it where it lies (it stays as it was).
+    /// Frames from an unknown device are ignored; a frame older than the
+    /// last one is taken as happening at the last time, so output time never
+    /// goes backwards. (The daemon passes its frames this way: a frame lent
+    /// as `borrowing` is copied whole to be read, as Swift hands a struct of
+    /// its size over as a value and a span of its contacts needs it in memory.)
+    public mutating func process(_ frame: inout TouchFrame, into events: inout GestureEvents) {
         if frame.time < lastTime {
             var late = frame
             late.time = lastTime
-            return process(&late, into: &sink)
+            return process(&late, into: &events)
         }
-        advance(to: frame.time, into: &sink)
-        guard let i = ids.firstIndex(of: frame.device) else { return }
-        deadlines[i] = devices[i].process(&frame, ids: &nextID)
-        devices[i].drain(into: &sink)
+        advance(to: frame.time, into: &events)
+        guard let i = index(of: frame.device) else { return }
+        let deadline = devices[i].process(&frame, ids: &nextID)
+        devices[i].drain(into: &events)
+        if deadline != deadlines[i] {
+            deadlines[i] = deadline
+            noteDeadlines()
+        }
     }
 
     /// Fires every pending timer, as if time went on (the end of a trace).
+    public mutating func finish(into events: inout GestureEvents) {
+        while nextDeadline != .never { advance(to: nextDeadline, into: &events) }
+    }
+
+    // The same calls for any other sink: the events are collected in
+    // `scratch`, then handed on in order.
+
+    public mutating func removeDevice<S: GestureSink>(_ id: DeviceID, at time: Timestamp, into sink: inout S) {
+        var out = takeScratch()
+        removeDevice(id, at: time, into: &out)
+        handOn(out, to: &sink)
+    }
+
+    public mutating func advance<S: GestureSink>(to time: Timestamp, into sink: inout S) {
+        var out = takeScratch()
+        advance(to: time, into: &out)
+        handOn(out, to: &sink)
+    }
+
+    public mutating func process<S: GestureSink>(_ frame: borrowing TouchFrame, into sink: inout S) {
+        var f = copy frame
+        var out = takeScratch()
+        process(&f, into: &out)
+        handOn(out, to: &sink)
+    }
+
+    public mutating func process<S: GestureSink>(_ frame: inout TouchFrame, into sink: inout S) {
+        var out = takeScratch()
+        process(&frame, into: &out)
+        handOn(out, to: &sink)
+    }
+
     public mutating func finish<S: GestureSink>(into sink: inout S) {
-        while nextDeadline != .never { advance(to: nextDeadline, into: &sink) }
+        var out = takeScratch()
+        finish(into: &out)
+        handOn(out, to: &sink)
+    }
+
+    /// `scratch`, emptied, taken out of the pipeline (so that it is not
+    /// shared while the pipeline appends to it).
+    private mutating func takeScratch() -> GestureEvents {
+        var out = GestureEvents()
+        swap(&out, &scratch)
+        out.removeAll()
+        return out
+    }
+
+    private mutating func handOn<S: GestureSink>(_ out: consuming GestureEvents, to sink: inout S) {
+        for i in out.indices { sink.receive(out[i]) }
+        scratch = out
     }
 
     /// Turns on recording of every state machine transition (tests, `replay --transitions`).

@@ -70,6 +70,22 @@ public struct TouchFrame: Sendable {
 
     public mutating func removeAll() { count = 0 }
 
+    /// Copies the frame at `source` over the one at `target`: its device,
+    /// its time and the contacts it has, not the whole storage (a frame
+    /// holds one or two contacts, its storage sixteen). Both must be
+    /// initialized frames.
+    public static func copy(_ source: UnsafePointer<TouchFrame>, to target: UnsafeMutablePointer<TouchFrame>) {
+        let n = source.pointee.count
+        target.pointee.device = source.pointee.device
+        target.pointee.time = source.pointee.time
+        target.pointee.count = n
+        // Contacts are plain values, contiguous in the storage.
+        UnsafeMutableRawPointer(target).advanced(by: storageOffset).copyMemory(
+            from: UnsafeRawPointer(source).advanced(by: storageOffset), byteCount: n * MemoryLayout<Contact>.stride)
+    }
+
+    private static let storageOffset = MemoryLayout<TouchFrame>.offset(of: \TouchFrame.storage)!
+
     public subscript(i: Int) -> Contact {
         get { storage[i] }
         set { storage[i] = newValue }

@@ -64,7 +64,7 @@ package struct Daemon {
     private var devices: [DeviceInfo] = []
 
     // What one turn carries from one part to the next (kept to reuse their storage).
-    private var sourceEvents = TouchSourceEvents()
+    private let sourceEvents = TouchSourceEvents()
     private var outbound = Outbound()
     /// Devices removed this turn: they leave `devices` once their last events are published.
     private var departed: [GestureCore.DeviceID] = []
@@ -258,8 +258,8 @@ package struct Daemon {
         // The devices present now: libinput has queued them as added, the replay adds its own.
         let now = clock.now
         sourceEvents.removeAll()
-        replay?.read(until: now, into: &sourceEvents)
-        libinput?.read(into: &sourceEvents)
+        replay?.read(until: now, into: sourceEvents)
+        libinput?.read(into: sourceEvents)
         recognize(now: now)
         publish(now: now)
     }
@@ -290,10 +290,10 @@ package struct Daemon {
 
         // 3. The sources: what they saw, into the recognizer; its timers.
         sourceEvents.removeAll()
-        if loop.readable(Self.libinputToken) { libinput?.read(into: &sourceEvents) }
-        replay?.read(until: now, into: &sourceEvents)
+        if loop.readable(Self.libinputToken) { libinput?.read(into: sourceEvents) }
+        replay?.read(until: now, into: sourceEvents)
         var news = recognize(now: now)
-        pipeline.advance(to: now, into: &outbound)
+        pipeline.advance(to: now, into: &outbound.gestures)
 
         // 4. The publisher: gestures to the subscriptions' outboxes.
         let published = !outbound.isEmpty
@@ -315,7 +315,7 @@ package struct Daemon {
         for e in sourceEvents.events.indices {
             switch sourceEvents.events[e] {
             case .frame(let index):
-                pipeline.process(&sourceEvents.frames[index], into: &outbound)
+                pipeline.process(&sourceEvents.frame(at: index).pointee, into: &outbound.gestures)
             case .added(let index):
                 let (info, geometry) = sourceEvents.devices[index]
                 devices.removeAll { $0.id == info.id }
@@ -328,7 +328,7 @@ package struct Daemon {
             case .removed(let id):
                 guard let info = devices.first(where: { $0.id == id }) else { continue }
                 // Its continuous gestures end cancelled, before it goes.
-                pipeline.removeDevice(id, at: now, into: &outbound)
+                pipeline.removeDevice(id, at: now, into: &outbound.gestures)
                 outbound.device(ServerMessage.deviceRemoved(info, time: now), info)
                 departed.append(id)
                 news.countsChanged = true

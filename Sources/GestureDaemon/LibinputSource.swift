@@ -18,12 +18,10 @@ import SystemPackage
 /// only (udev `ID_INPUT_TOUCHSCREEN=1`) and refuses every other node, so no
 /// keyboard event can ever reach the daemon.
 package final class LibinputSource {
-    // The state `read(into:)` uses, on every call (about once per frame), is
-    // without Swift's run-time exclusivity checks: the checks, and moving
-    // the frames to a local array around the loop to have fewer of them,
-    // cost about 230 instructions per frame. Only this class's own
-    // methods touch it, on the loop's one thread, and none of them calls out
-    // while it holds it.
+    // The state `read(into:)` uses on every call (about once per frame) is
+    // read without Swift's run-time exclusivity checks: only this class's
+    // own methods touch it, on the loop's one thread, and none of them
+    // calls out while it holds it.
     @exclusivity(unchecked) private var li: OpaquePointer?
     private var udev: OpaquePointer?
     package let logger: Logger
@@ -33,27 +31,21 @@ package final class LibinputSource {
 
     /// Per-device state, by index; libinput's user data for a device is its
     /// index + 1. A removed device keeps its place, without a handle (indexes
-    /// do not move). What a frame needs (`frames`: plain values, changed in
-    /// place) is kept apart from what it does not (`infos`: names and paths,
-    /// which a struct holding both was copied with to read one field).
+    /// do not move). What a frame needs (`building`) is kept apart from what
+    /// it does not (`infos`: names and paths).
     @exclusivity(unchecked) private var handles: [OpaquePointer?] = []
     @exclusivity(unchecked) private var infos: [DeviceInfo] = []
-    @exclusivity(unchecked) private var frames: [FrameInProgress] = []
+    /// Each device's frame being built, in memory this source owns and
+    /// reaches by pointer: an array's uniqueness check and bounds on each of
+    /// a frame's touch events cost more than the rest of handling it.
+    @exclusivity(unchecked) private var building = PointerList<FrameInProgress>()
     @exclusivity(unchecked) private var nextID: Int
 
-    /// What a device's frame is built with, from libinput's touch events
-    /// until its TOUCH_FRAME. The frame itself is built where the loop
-    /// reads it, at `open` in the turn's `TouchSourceEvents.frames`.
+    /// A device's frame, from libinput's first touch event of it until its
+    /// TOUCH_FRAME, which hands it on whatever read brings it (libinput
+    /// queues a frame's events together, so it is one read).
     private struct FrameInProgress {
-        var device: GestureCore.DeviceID
-        /// The frame being built in the turn's list, or -1.
-        var open = -1
-        /// While `carrying`: a frame whose TOUCH_FRAME had not come when a
-        /// read ended, to go on with at the next (libinput queues a frame's
-        /// events together, so it does not happen). A flag beside a plain
-        /// value: testing an optional copied all 408 bytes of it at every frame.
-        var carried: TouchFrame
-        var carrying = false
+        var frame: TouchFrame
         /// The panel's size in screen orientation, mm: libinput gives positions as fractions of it.
         var width: Double
         var height: Double
@@ -61,46 +53,6 @@ package final class LibinputSource {
         var last: InlineArray<16, (x: Double, y: Double)> = .init(repeating: (0, 0))
         /// A touch beyond `TouchFrame.capacity` slots was ignored (said once).
         var ignoredSlot = false
-
-        /// The frame to add a touch at `time` to: the open one, or a new one in the list.
-        mutating func frame(at time: Timestamp, in events: inout TouchSourceEvents) -> Int {
-            if open < 0 {
-                open = events.startFrame(device: device, time: time)
-                if carrying {
-                    events.frames[open] = carried
-                    carrying = false
-                }
-            }
-            return open
-        }
-
-        /// At TOUCH_FRAME: the frame is handed on, unless its only touches
-        /// were ignored (empty).
-        mutating func finish(in events: inout TouchSourceEvents) {
-            if open < 0 && carrying {
-                events.frame(carried)
-                carrying = false
-            }
-            guard open >= 0 else { return }
-            if !events.frames[open].isEmpty { events.finishFrame(open) }
-            open = -1
-        }
-
-        /// At the end of a read (the list is emptied before the next one):
-        /// a frame not finished yet is kept.
-        mutating func carry(from events: TouchSourceEvents) {
-            guard open >= 0 else { return }
-            carried = events.frames[open]
-            carrying = true
-            open = -1
-        }
-
-        /// The device is gone: a frame it had begun is dropped (what is in
-        /// the list stays there, named by no event).
-        mutating func drop() {
-            open = -1
-            carrying = false
-        }
     }
 
     package enum Backend {
@@ -168,8 +120,8 @@ package final class LibinputSource {
         let source = try LibinputSource(backend, configuration: configuration, logger: logger)
         defer { source.shutdown() }
         // The devices present are queued as added as soon as libinput opens them.
-        var events = TouchSourceEvents()
-        source.read(into: &events)
+        let events = TouchSourceEvents()
+        source.read(into: events)
         return events.devices.map(\.info)
     }
 
@@ -182,7 +134,7 @@ package final class LibinputSource {
             for case let handle? in handles { libinput_device_unref(handle) }
             handles.removeAll()
             infos.removeAll()
-            frames.removeAll()
+            building.removeAll()
             libinput_unref(li)
         }
         li = nil
@@ -218,30 +170,30 @@ package final class LibinputSource {
 
     /// Reads what libinput has queued and appends what happened: devices
     /// added and removed, and each finished frame.
-    package func read(into events: inout TouchSourceEvents) {
+    package func read(into events: TouchSourceEvents) {
         guard let li else { return }
         if libinput_dispatch(li) != 0 { dispatchFailed(Errno.last) }
         while let event = libinput_get_event(li) {
             let type = libinput_event_get_type(event)
             switch type {
-            case LIBINPUT_EVENT_TOUCH_FRAME:
-                if let i = Self.index(of: libinput_event_get_device(event)), i < frames.count {
-                    frames[i].finish(in: &events)
-                }
             case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION, LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL:
-                if let i = Self.index(of: libinput_event_get_device(event)), i < frames.count,
-                    let touch = libinput_event_get_touch_event(event),
-                    !Self.touch(type, touch, into: &frames[i], events: &events), !frames[i].ignoredSlot
+                if let d = device(of: event), let touch = libinput_event_get_touch_event(event),
+                    !Self.touch(type, touch, into: d), !d.pointee.ignoredSlot
                 {
-                    frames[i].ignoredSlot = true
-                    slotIgnored(i)
+                    d.pointee.ignoredSlot = true
+                    slotIgnored(d.pointee.frame.device)
+                }
+            case LIBINPUT_EVENT_TOUCH_FRAME:
+                // A frame whose only touches were ignored (beyond the slots) is empty: nothing happened.
+                if let d = device(of: event), !d.pointee.frame.isEmpty {
+                    withUnsafePointer(to: &d.pointee.frame) { events.frame(copying: $0) }
+                    d.pointee.frame.removeAll()
                 }
             case LIBINPUT_EVENT_DEVICE_ADDED:
-                if let (info, geometry) = added(libinput_event_get_device(event)!, index: frames.count) {
-                    frames.append(
+                if let (info, geometry) = added(libinput_event_get_device(event)!, index: building.count) {
+                    building.append(
                         FrameInProgress(
-                            device: info.id, carried: TouchFrame(device: info.id, time: .zero), width: info.width,
-                            height: info.height))
+                            frame: TouchFrame(device: info.id, time: .zero), width: info.width, height: info.height))
                     events.added(info, geometry)
                 }
             case LIBINPUT_EVENT_DEVICE_REMOVED:
@@ -250,42 +202,47 @@ package final class LibinputSource {
                     events.removed(infos[i].id)
                     libinput_device_unref(handle)
                     handles[i] = nil
-                    // libinput sends nothing of it after this.
-                    frames[i].drop()
+                    // libinput sends nothing of it after this: a frame it had begun is dropped.
+                    building.pointer(to: i).pointee.frame.removeAll()
                 }
             default:
                 break
             }
             libinput_event_destroy(event)
         }
-        for i in frames.indices { frames[i].carry(from: events) }
     }
 
     @inline(never)
     private func dispatchFailed(_ e: Errno) { logger.warning("libinput_dispatch failed: \(e)") }
 
     @inline(never)
-    private func slotIgnored(_ i: Int) {
-        logger.warning("\(infos[i].name): touches beyond the first \(TouchFrame.capacity) slots are ignored")
+    private func slotIgnored(_ id: GestureCore.DeviceID) {
+        let name = infos.first { $0.id == id }?.name ?? "\(id)"
+        logger.warning("\(name): touches beyond the first \(TouchFrame.capacity) slots are ignored")
     }
 
-    /// A device's index in `handles`, `infos` and `frames`, from libinput's user data.
+    /// A device's index in `handles`, `infos` and `building`, from libinput's user data.
     private static func index(of handle: OpaquePointer?) -> Int? {
         guard let handle, let p = libinput_device_get_user_data(handle) else { return nil }
         return Int(bitPattern: p) - 1
     }
 
-    /// One touch event into the device's frame (its TOUCH_FRAME finishes it).
+    /// The frame in progress of the device of a touch event (nil: not one of ours).
+    private func device(of event: OpaquePointer) -> UnsafeMutablePointer<FrameInProgress>? {
+        guard let i = Self.index(of: libinput_event_get_device(event)), i >= 0, i < building.count else { return nil }
+        return building.pointer(to: i)
+    }
+
+    /// One touch event into the device's frame (its TOUCH_FRAME hands it on).
     /// False: a touch in a slot beyond `TouchFrame.capacity`, ignored.
     private static func touch(
-        _ type: libinput_event_type, _ touch: OpaquePointer, into d: inout FrameInProgress, events: inout TouchSourceEvents
+        _ type: libinput_event_type, _ touch: OpaquePointer, into d: UnsafeMutablePointer<FrameInProgress>
     ) -> Bool {
         // The frame's time is its first event's: every event of a frame,
         // its TOUCH_FRAME too, has the frame's time (one accessor call per
         // frame, and none for the TOUCH_FRAME).
-        var f = d.open
-        if f < 0 {
-            f = d.frame(at: Timestamp(microseconds: Int64(bitPattern: libinput_event_touch_get_time_usec(touch))), in: &events)
+        if d.pointee.frame.isEmpty {
+            d.pointee.frame.time = Timestamp(microseconds: Int64(bitPattern: libinput_event_touch_get_time_usec(touch)))
         }
         let raw = libinput_event_touch_get_slot(touch)
         let slot = raw < 0 ? 0 : Int(raw)
@@ -294,14 +251,16 @@ package final class LibinputSource {
         case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
             // Transformed coordinates are after libinput's calibration matrix (rotation), 0..1 of the screen.
             let scale: UInt32 = 1_000_000
-            let x = libinput_event_touch_get_x_transformed(touch, scale) / Double(scale) * d.width
-            let y = libinput_event_touch_get_y_transformed(touch, scale) / Double(scale) * d.height
-            d.last[slot] = (x, y)
-            events.frames[f].append(Contact(slot: slot, phase: type == LIBINPUT_EVENT_TOUCH_DOWN ? .down : .move, x: x, y: y))
+            let x = libinput_event_touch_get_x_transformed(touch, scale) / Double(scale) * d.pointee.width
+            let y = libinput_event_touch_get_y_transformed(touch, scale) / Double(scale) * d.pointee.height
+            d.pointee.last[slot] = (x, y)
+            d.pointee.frame.append(Contact(slot: slot, phase: type == LIBINPUT_EVENT_TOUCH_DOWN ? .down : .move, x: x, y: y))
         case LIBINPUT_EVENT_TOUCH_UP:
-            events.frames[f].append(Contact(slot: slot, phase: .up, x: d.last[slot].x, y: d.last[slot].y))
+            let p = d.pointee.last[slot]
+            d.pointee.frame.append(Contact(slot: slot, phase: .up, x: p.x, y: p.y))
         default:  // cancel
-            events.frames[f].append(Contact(slot: slot, phase: .cancel, x: d.last[slot].x, y: d.last[slot].y))
+            let p = d.pointee.last[slot]
+            d.pointee.frame.append(Contact(slot: slot, phase: .cancel, x: p.x, y: p.y))
         }
         return true
     }

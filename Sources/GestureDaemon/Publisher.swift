@@ -34,28 +34,29 @@ package struct Publisher {
 
     package init(logger: Logger) { self.logger = logger }
 
-    /// Queues each item for every client that wants it: how many lines were
-    /// queued, and whether a subscriber overflowed (and so left the subscribers).
-    /// `devices` holds every device the items name.
+    /// Queues each gesture and device message, in order, for every client
+    /// that wants it: how many lines were queued, and whether a subscriber
+    /// overflowed (and so left the subscribers). `devices` holds every
+    /// device the gestures name.
     package mutating func publish(
         _ outbound: Outbound, devices: [DeviceInfo], to clients: inout [Client], now: Timestamp
     ) -> (queued: Int, overflowed: Bool) {
         var overflowed = false
         var queued = 0
-        for n in outbound.items.indices {
-            switch outbound.items[n] {
-            case .device(let k):
-                let r = broadcast(outbound.deviceLines[k], device: outbound.deviceInfos[k], to: &clients, now: now)
-                queued += r.queued
-                overflowed = overflowed || r.overflowed
-            case .gesture(let k):
-                let id = outbound.gestures[k].device
-                guard let d = devices.firstIndex(where: { $0.id == id }) else { continue }
-                let r = deliver(outbound.gestures[k], device: d, of: devices, to: &clients, now: now)
-                queued += r.queued
-                overflowed = overflowed || r.overflowed
-            }
+        var m = 0
+        for k in outbound.gestures.indices {
+            let told = broadcast(outbound.deviceMessages, before: k, from: &m, to: &clients, now: now)
+            queued += told.queued
+            overflowed = overflowed || told.overflowed
+            let id = outbound.gestures[k].device
+            guard let d = devices.firstIndex(where: { $0.id == id }) else { continue }
+            let r = deliver(outbound.gestures[k], device: d, of: devices, to: &clients, now: now)
+            queued += r.queued
+            overflowed = overflowed || r.overflowed
         }
+        let told = broadcast(outbound.deviceMessages, before: .max, from: &m, to: &clients, now: now)
+        queued += told.queued
+        overflowed = overflowed || told.overflowed
         return (queued, overflowed)
     }
 
@@ -106,6 +107,23 @@ package struct Publisher {
         }
     }
 
+    /// Queues the device messages from `messages[next]` on that go before
+    /// the gesture at `index`; `next` moves past them.
+    private func broadcast(
+        _ messages: [Outbound.DeviceMessage], before index: Int, from next: inout Int, to clients: inout [Client],
+        now: Timestamp
+    ) -> (queued: Int, overflowed: Bool) {
+        var overflowed = false
+        var queued = 0
+        while next < messages.count && messages[next].before <= index {
+            let r = broadcast(messages[next].line, device: messages[next].info, to: &clients, now: now)
+            queued += r.queued
+            overflowed = overflowed || r.overflowed
+            next += 1
+        }
+        return (queued, overflowed)
+    }
+
     /// Queues a line (`device_added`, `device_removed`) for the subscribers
     /// that follow `device`.
     private func broadcast(
@@ -138,47 +156,37 @@ package struct Publisher {
 }
 
 /// What the publisher sends in one turn, in order: the recognizer's gesture
-/// events and, between them, the devices that came and went. The list holds
-/// indexes; the events (plain values) and the device messages are kept
-/// beside it, so that emptying it each turn destroys nothing one by one.
+/// events (which it appends to `gestures` itself) and, between them, the
+/// devices that came and went, each placed before the gesture made after it.
+/// Both are kept, with their storage, from one turn to the next.
 package struct Outbound: GestureSink {
-    package enum Item {
-        /// `gestures[index]`.
-        case gesture(Int)
-        /// `device_added` or `device_removed` (`deviceLines[index]`), for the
-        /// subscribers that follow `deviceInfos[index]`.
-        case device(Int)
+    package struct DeviceMessage {
+        /// It goes before `gestures[before]` (after the last gesture, when
+        /// there is none at that place).
+        var before: Int
+        /// `device_added` or `device_removed`, for the subscribers that follow `info`.
+        var line: String
+        var info: DeviceInfo
     }
 
-    package private(set) var items = ReusedList<Item>()
-    package private(set) var gestures = ReusedList<GestureEvent>()
-    package private(set) var deviceLines: [String] = []
-    package private(set) var deviceInfos: [DeviceInfo] = []
+    package var gestures = GestureEvents()
+    package private(set) var deviceMessages: [DeviceMessage] = []
 
     package init() {}
 
-    package var isEmpty: Bool { items.isEmpty }
+    package var isEmpty: Bool { gestures.isEmpty && deviceMessages.isEmpty }
 
-    package mutating func receive(_ event: GestureEvent) {
-        gestures.append(event)
-        items.append(.gesture(gestures.count - 1))
-    }
+    package mutating func receive(_ event: GestureEvent) { gestures.append(event) }
 
-    /// A device came or went: `line` for the subscribers that follow it.
+    /// A device came or went, after the gestures so far: `line` for the subscribers that follow it.
     package mutating func device(_ line: String, _ info: DeviceInfo) {
-        deviceLines.append(line)
-        deviceInfos.append(info)
-        items.append(.device(deviceLines.count - 1))
+        deviceMessages.append(DeviceMessage(before: gestures.count, line: line, info: info))
     }
 
     /// Empties the list for the next turn, keeping its storage.
     package mutating func removeAll() {
-        items.removeAll()
         gestures.removeAll()
-        if !deviceLines.isEmpty {
-            deviceLines.removeAll()
-            deviceInfos.removeAll()
-        }
+        if !deviceMessages.isEmpty { deviceMessages.removeAll() }
     }
 }
 

@@ -65,7 +65,7 @@ package final class ReplaySource {
 
     /// Appends the device (the first time) and every frame due by `now`. A
     /// trace that cannot be read on is logged and its device removed.
-    package func read(until now: Timestamp, into events: inout TouchSourceEvents) {
+    package func read(until now: Timestamp, into events: TouchSourceEvents) {
         guard !failed else { return }
         if !announced {
             announced = true

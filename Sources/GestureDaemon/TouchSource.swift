@@ -1,61 +1,72 @@
 package import GestureCore
 
-/// What the sources saw, in order: the one currency between the sources
-/// (libinput, a replayed trace) and the loop. A source appends to it in its
-/// `read`; it calls nobody back and knows nothing of the recognizer or the
-/// clients. Frames are kept apart from the list, which names them by index:
-/// emptying the list each turn destroys nothing one by one. The libinput
-/// source builds each frame where it lies in `frames` (`startFrame`), and
-/// the loop hands it to the recognizer from there: a frame is not copied on
-/// its way (docs/performance.md).
-package struct TouchSourceEvents {
+/// What the sources saw in one turn, in order: the one currency between the
+/// sources (libinput, a replayed trace) and the loop. A source appends to it
+/// in its `read`; it calls nobody back and knows nothing of the recognizer
+/// or the clients.
+///
+/// One per loop, emptied at the start of each turn and filled again in
+/// place: the list holds indexes and ids only, and the frames are kept
+/// beside it in storage that is reused, never destroyed one by one. A
+/// source hands a finished frame over once, copying the contacts it has
+/// (`frame(copying:)`); the loop lends it to the recognizer where it lies
+/// (`frame(at:)`) (docs/performance.md). A class, so that the sources and
+/// the loop change the one buffer; only the loop's thread touches it.
+package final class TouchSourceEvents {
     package enum Event {
         /// A touchscreen appeared: `devices[index]`, with its size in screen orientation.
         case added(index: Int)
         case removed(DeviceID)
-        /// All of one device's touch changes at one instant: `frames[index]`.
+        /// All of one device's touch changes at one instant: `frame(at: index)`.
         case frame(index: Int)
     }
 
-    /// The list holds only indexes and ids, the frames are plain values:
-    /// both are overwritten in place next turn.
-    package private(set) var events = ReusedList<Event>()
-    package var frames = ReusedList<TouchFrame>()
-    package private(set) var devices: [(info: DeviceInfo, geometry: PanelGeometry)] = []
+    @exclusivity(unchecked) package private(set) var events = ReusedList<Event>()
+    @exclusivity(unchecked) package private(set) var devices: [(info: DeviceInfo, geometry: PanelGeometry)] = []
+    /// The turn's frames: the first `frameCount` are this turn's; the rest
+    /// are kept to be written over.
+    @exclusivity(unchecked) private var frames = PointerList<TouchFrame>()
+    @exclusivity(unchecked) private var frameCount = 0
 
     package init() {}
 
-    package mutating func added(_ info: DeviceInfo, _ geometry: PanelGeometry) {
+    package func added(_ info: DeviceInfo, _ geometry: PanelGeometry) {
         devices.append((info, geometry))
         events.append(.added(index: devices.count - 1))
     }
 
-    package mutating func removed(_ id: DeviceID) { events.append(.removed(id)) }
+    package func removed(_ id: DeviceID) { events.append(.removed(id)) }
 
-    /// A whole frame, copied into `frames` (the replay source's way).
-    package mutating func frame(_ frame: borrowing TouchFrame) {
-        frames.append(frame)
-        finishFrame(frames.count - 1)
+    /// A finished frame (it happened now, in order), copied from where its
+    /// source built it.
+    package func frame(copying frame: UnsafePointer<TouchFrame>) {
+        TouchFrame.copy(frame, to: nextFrame())
+        events.append(.frame(index: frameCount - 1))
     }
 
-    /// An empty frame of `device` at `time` at the end of `frames`, for its
-    /// source to fill in place (`frames[index]`); `finishFrame` hands it on.
-    package mutating func startFrame(device: DeviceID, time: Timestamp) -> Int {
-        frames.appendInPlace(
-            reusing: {
-                $0.device = device
-                $0.time = time
-                $0.removeAll()
-            }, orMaking: { TouchFrame(device: device, time: time) })
+    /// A finished frame, copied.
+    package func frame(_ frame: TouchFrame) {
+        nextFrame().pointee = frame
+        events.append(.frame(index: frameCount - 1))
     }
 
-    /// The frame at `frames[index]` is complete: it happened now, in order.
-    package mutating func finishFrame(_ index: Int) { events.append(.frame(index: index)) }
+    /// The frame an event names, lent where it lies until the next turn.
+    package func frame(at index: Int) -> UnsafeMutablePointer<TouchFrame> {
+        precondition(index < frameCount, "no such frame this turn")
+        return frames.pointer(to: index)
+    }
+
+    /// The place of one more frame this turn.
+    private func nextFrame() -> UnsafeMutablePointer<TouchFrame> {
+        if frameCount == frames.count { frames.append(TouchFrame(device: DeviceID(0), time: .zero)) }
+        frameCount += 1
+        return frames.pointer(to: frameCount - 1)
+    }
 
     /// Empties the list for the next turn, keeping its storage.
-    package mutating func removeAll() {
+    package func removeAll() {
         events.removeAll()
-        frames.removeAll()
+        frameCount = 0
         if !devices.isEmpty { devices.removeAll() }
     }
 }
