@@ -103,9 +103,16 @@ struct DeviceRecognizer: Sendable {
         // finger and lands another in the same slot ends one touch before the
         // next begins, and decisions at a lift see the final positions.
         let contacts = frame.storage.span
+        // One pass moves the fingers and notes which other phases the frame
+        // has: most frames only move, and need no other pass.
         var anyMoved = false
-        for i in 0..<frame.count where contacts[i].phase == .move {
+        var others: UInt8 = 0
+        for i in 0..<frame.count {
             let c = contacts[i]
+            guard c.phase == .move else {
+                others |= c.phase.bit
+                continue
+            }
             guard c.slot >= 0, c.slot < TouchFrame.capacity, down.contains(c.slot) else { continue }
             moveFinger(c.slot, x: c.x, y: c.y, now: now)
             if fingers[c.slot].isMember { anyMoved = true }
@@ -113,7 +120,8 @@ struct DeviceRecognizer: Sendable {
         if anyMoved {
             accumulateMotion()
             if state.weighsMotion || log.tracing {
-                let m = motion(now: now)
+                // Measured only as far as the thresholds it is compared with need.
+                let m = motion(now: now, below: t.smallestDecisionDistance)
                 updateMoved(m, now: now)
                 handle(classify(m), now: now)
             } else {
@@ -122,36 +130,42 @@ struct DeviceRecognizer: Sendable {
                 handle(.still, now: now)
             }
         }
-        var cancelled = false
-        for i in 0..<frame.count where contacts[i].phase == .cancel {
-            let c = contacts[i]
-            guard c.slot >= 0, c.slot < TouchFrame.capacity, down.contains(c.slot) else { continue }
-            if fingers[c.slot].isMember && !cancelled {
-                cancelled = true
-                handle(.cancel, now: now)
+        if others & ContactPhase.cancel.bit != 0 {
+            var cancelled = false
+            for i in 0..<frame.count where contacts[i].phase == .cancel {
+                let c = contacts[i]
+                guard c.slot >= 0, c.slot < TouchFrame.capacity, down.contains(c.slot) else { continue }
+                if fingers[c.slot].isMember && !cancelled {
+                    cancelled = true
+                    handle(.cancel, now: now)
+                }
+                release(slot: c.slot, now: now)
             }
-            release(slot: c.slot, now: now)
         }
-        for i in 0..<frame.count where contacts[i].phase == .up {
-            let c = contacts[i]
-            guard c.slot >= 0, c.slot < TouchFrame.capacity, down.contains(c.slot) else { continue }
-            let v = paths[c.slot].velocity(at: now, window: t.velocityWindow)
-            fingers[c.slot].releaseVX = v.vx
-            fingers[c.slot].releaseVY = v.vy
-            let member = fingers[c.slot].isMember
-            release(slot: c.slot, now: now)
-            if member { handle(memberDown == 0 ? .lastUp : .fingerUp, now: now) }
+        if others & ContactPhase.up.bit != 0 {
+            for i in 0..<frame.count where contacts[i].phase == .up {
+                let c = contacts[i]
+                guard c.slot >= 0, c.slot < TouchFrame.capacity, down.contains(c.slot) else { continue }
+                let v = paths[c.slot].velocity(at: now, window: t.velocityWindow)
+                fingers[c.slot].releaseVX = v.vx
+                fingers[c.slot].releaseVY = v.vy
+                let member = fingers[c.slot].isMember
+                release(slot: c.slot, now: now)
+                if member { handle(memberDown == 0 ? .lastUp : .fingerUp, now: now) }
+            }
         }
         if state == .finished && downCount == 0 { allLifted(now: now) }
-        for i in 0..<frame.count where contacts[i].phase == .down {
-            let c = contacts[i]
-            guard c.slot >= 0, c.slot < TouchFrame.capacity else { continue }
-            if down.contains(c.slot) {
-                // A landing on a slot that is down: its lift was lost. Take it as motion.
-                moveFinger(c.slot, x: c.x, y: c.y, now: now)
-                continue
+        if others & ContactPhase.down.bit != 0 {
+            for i in 0..<frame.count where contacts[i].phase == .down {
+                let c = contacts[i]
+                guard c.slot >= 0, c.slot < TouchFrame.capacity else { continue }
+                if down.contains(c.slot) {
+                    // A landing on a slot that is down: its lift was lost. Take it as motion.
+                    moveFinger(c.slot, x: c.x, y: c.y, now: now)
+                    continue
+                }
+                land(slot: c.slot, x: c.x, y: c.y, now: now)
             }
-            land(slot: c.slot, x: c.x, y: c.y, now: now)
         }
         for s in down {
             fingers[s].prevX = fingers[s].x
@@ -346,6 +360,12 @@ struct DeviceRecognizer: Sendable {
 
     /// The motion of the fingers taking part now, from their references.
     func motion(now: Timestamp) -> GroupMotion { GroupMotion(fingers, takingPart(at: now)) }
+
+    /// The same, measured only as far as comparisons with distances of at
+    /// least `limit` need (`GroupMotion.init(_:_:below:)`).
+    func motion(now: Timestamp, below limit: Double) -> GroupMotion {
+        GroupMotion(fingers, takingPart(at: now), below: limit)
+    }
 
     /// Centroid of the fingers taking part now.
     func centroid(now: Timestamp) -> (x: Double, y: Double) {

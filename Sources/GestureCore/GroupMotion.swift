@@ -15,6 +15,8 @@ struct GroupMotion: Sendable {
     var arc = 0.0
     /// One finger: its displacement. Several: the largest of travel, span change and arc.
     var largest = 0.0
+    /// False: `angle` and `arc` are bounds, not measures (see `init(_:_:below:)`).
+    var isExact = true
 
     var spanChange: Double { abs(spanNow - spanStart) }
     /// Span now over span at the references (1 when there is no span to speak of).
@@ -23,7 +25,17 @@ struct GroupMotion: Sendable {
     init() {}
 
     /// The motion of the fingers in `slots` from their reference points.
-    init(_ f: UnsafeMutablePointer<FingerTrack>, _ slots: SlotSet) {
+    ///
+    /// With `below`, the turn (an `atan2` per finger) is measured only when
+    /// it could matter: when the travel, the span change and a bound on the
+    /// arc are all below `below`, `angle` and `arc` are that bound, and
+    /// `largest` is below `below` as the exact one would be (`isExact` is
+    /// false). Every comparison of `largest` with a distance of at least
+    /// `below` then comes out as it would with the exact values; the frame
+    /// by frame classification asks with its smallest distance
+    /// (`DeviceRecognizer.process`), where most frames of a resting or
+    /// rolling hand are.
+    init(_ f: UnsafeMutablePointer<FingerTrack>, _ slots: SlotSet, below limit: Double = 0) {
         var n = 0.0
         var rx = 0.0
         var ry = 0.0
@@ -49,23 +61,48 @@ struct GroupMotion: Sendable {
         travel = Trig.hypot(cx - rx, cy - ry)
         var s0 = 0.0
         var s1 = 0.0
-        var turn = 0.0
+        var bound = 0.0
         var weight = 0.0
         for s in slots {
-            let r0 = Trig.hypot(f[s].refX - rx, f[s].refY - ry)
-            let r1 = Trig.hypot(f[s].x - cx, f[s].y - cy)
+            let (x0, y0) = (f[s].refX - rx, f[s].refY - ry)
+            let (x1, y1) = (f[s].x - cx, f[s].y - cy)
+            let r0 = Trig.hypot(x0, y0)
+            let r1 = Trig.hypot(x1, y1)
             s0 += r0
             s1 += r1
-            // Each finger's turn about the centroid, weighted by its distance
-            // from it (a finger near the centroid has no angle to speak of).
+            // Each finger's turn about the centroid is weighted by its
+            // distance from it (a finger near the centroid has no angle to
+            // speak of). |atan2(cross, dot)| is at most |cross| / dot when
+            // dot > 0 (atan x <= x), and at most pi otherwise.
             let w = min(r0, r1)
-            turn += w * Self.turn(from: f[s].refX - rx, f[s].refY - ry, to: f[s].x - cx, f[s].y - cy)
+            let cross = x0 * y1 - y0 * x1
+            let dot = x0 * x1 + y0 * y1
+            bound += w * (dot > 0 ? min(abs(cross) / dot, Double.pi) : Double.pi)
             weight += w
         }
         spanStart = s0 / n
         spanNow = s1 / n
+        let meanSpan = (spanStart + spanNow) / 2
+        if limit > 0 {
+            // A margin for the rounding of the bound's own arithmetic.
+            let arcBound = (weight > 1e-6 ? bound / weight : 0) * meanSpan * (1 + 1e-9)
+            if max(travel, spanChange, arcBound) < limit {
+                angle = arcBound / max(meanSpan, 1e-300)
+                arc = arcBound
+                largest = max(travel, spanChange, arcBound)
+                isExact = false
+                return
+            }
+        }
+        var turn = 0.0
+        for s in slots {
+            let (x0, y0) = (f[s].refX - rx, f[s].refY - ry)
+            let (x1, y1) = (f[s].x - cx, f[s].y - cy)
+            let w = min(Trig.hypot(x0, y0), Trig.hypot(x1, y1))
+            turn += w * Self.turn(from: x0, y0, to: x1, y1)
+        }
         angle = weight > 1e-6 ? turn / weight : 0
-        arc = abs(angle) * (spanStart + spanNow) / 2
+        arc = abs(angle) * meanSpan
         largest = max(travel, spanChange, arc)
     }
 
@@ -122,6 +159,7 @@ struct Transform: Sendable {
     init() {}
 
     init(_ m: GroupMotion) {
+        precondition(m.isExact, "a transform from a motion measured without its turn")
         scale = m.scale
         rotation = m.angle
     }

@@ -143,6 +143,10 @@ struct ResolvedThresholds: Sendable {
     var swipeMaxSlope: Double
     var pinchMinSpanChange: Double
     var edgeBand: Double
+    /// The smallest distance a frame's motion is compared with as it comes
+    /// (slop, the roll allowance, the decision distance): below it, the
+    /// turn of several fingers need not be measured (`GroupMotion`).
+    var smallestDecisionDistance: Double
 
     init(_ t: GestureThresholds) {
         slop = t.slop
@@ -163,6 +167,7 @@ struct ResolvedThresholds: Sendable {
         swipeMaxSlope = Self.tangent(degrees: t.swipeMaxAngle)
         pinchMinSpanChange = t.pinchMinSpanChange
         edgeBand = t.edgeBand
+        smallestDecisionDistance = min(t.slop, t.tapMaxRoll, t.pinchMinSpanChange)
     }
 
     /// tan() of an angle below 90 degrees, as sin/cos from libm (`Trig`).

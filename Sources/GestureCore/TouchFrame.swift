@@ -8,6 +8,9 @@ public enum ContactPhase: UInt8, Sendable, Hashable {
     case up
     /// The contact was cancelled (a palm, a device gone): no discrete gesture may come of it.
     case cancel
+
+    /// The phase as one bit, to note which phases a frame has.
+    var bit: UInt8 { 1 << rawValue }
 }
 
 /// One contact's change within a frame, in millimetres on the panel after calibration.
