@@ -32,7 +32,8 @@ public struct GesturePipeline: Sendable {
     /// The earliest of `deadlines` (`.never`: none), asked on every turn of the daemon's loop.
     public private(set) var nextDeadline: Timestamp = .never
     private var nextID: UInt64 = 0
-    private var lastTime: Timestamp = .zero
+    /// The latest time seen, frames' and `advance`'s.
+    @usableFromInline internal var lastTime: Timestamp = .zero
     /// Kinds that are reported; the rest are recognized but dropped.
     /// Without `doubleTap`, taps are reported at the lift with no delay.
     public private(set) var wanted: GestureKindSet
@@ -132,12 +133,14 @@ public struct GesturePipeline: Sendable {
     }
 
     /// Fires every timer due at or before `time`, across devices in deadline order.
-    public mutating func advance(to time: Timestamp, into events: inout GestureEvents) {
-        // The common case, a frame or a turn with no timer due: nothing to look for.
-        if nextDeadline > time {
-            if time > lastTime && time != .never { lastTime = time }
-            return
-        }
+    /// (Inlinable: on most turns of the daemon's loop no timer is due, and
+    /// that is all the call finds out.)
+    @inlinable public mutating func advance(to time: Timestamp, into events: inout GestureEvents) {
+        if nextDeadline <= time { fireTimers(to: time, into: &events) }
+        if time > lastTime && time != .never { lastTime = time }
+    }
+
+    @usableFromInline mutating func fireTimers(to time: Timestamp, into events: inout GestureEvents) {
         while true {
             var best = -1
             var due = Timestamp.never
@@ -150,7 +153,6 @@ public struct GesturePipeline: Sendable {
             devices[best].drain(into: &events)
         }
         noteDeadlines()
-        if time > lastTime && time != .never { lastTime = time }
     }
 
     /// Processes one frame, reading it where it lies (it stays as it was).

@@ -297,7 +297,7 @@ package struct Daemon {
 
         // 4. The publisher: gestures to the subscriptions' outboxes.
         let published = !outbound.isEmpty
-        news.merge(publish(now: now))
+        if published { news.merge(publish(now: now)) }
 
         // 5. The server: new clients, requests, writes; what each client is
         // watched for next (nothing, when nothing happened to the clients).
@@ -312,8 +312,8 @@ package struct Daemon {
     @discardableResult
     private mutating func recognize(now: Timestamp) -> Server.News {
         var news = Server.News()
-        for e in sourceEvents.events.indices {
-            switch sourceEvents.events[e] {
+        for e in 0..<sourceEvents.count {
+            switch sourceEvents.event(at: e) {
             case .frame(let index):
                 pipeline.process(&sourceEvents.frame(at: index).pointee, into: &outbound.gestures)
             case .added(let index):
@@ -337,10 +337,10 @@ package struct Daemon {
         return news
     }
 
-    /// Hands what the turn produced to the publisher.
+    /// Hands what the turn produced to the publisher (the turn calls it
+    /// only when there is something).
     @discardableResult
     private mutating func publish(now: Timestamp) -> Server.News {
-        guard !outbound.isEmpty else { return Server.News() }
         let overflowed = publisher.publish(outbound, devices: devices, to: &server.clients, now: now).overflowed
         outbound.removeAll()
         if !departed.isEmpty {

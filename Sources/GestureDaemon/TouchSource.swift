@@ -21,10 +21,12 @@ package final class TouchSourceEvents {
         case frame(index: Int)
     }
 
-    @exclusivity(unchecked) package private(set) var events = ReusedList<Event>()
+    /// How many events this turn has: `event(at:)` 0 ..< `count`.
+    @exclusivity(unchecked) package private(set) var count = 0
     @exclusivity(unchecked) package private(set) var devices: [(info: DeviceInfo, geometry: PanelGeometry)] = []
-    /// The turn's frames: the first `frameCount` are this turn's; the rest
-    /// are kept to be written over.
+    /// The turn's events and frames: the first `count` and `frameCount`
+    /// are this turn's; the rest are kept to be written over.
+    @exclusivity(unchecked) private var events = PointerList<Event>()
     @exclusivity(unchecked) private var frames = PointerList<TouchFrame>()
     @exclusivity(unchecked) private var frameCount = 0
 
@@ -32,22 +34,37 @@ package final class TouchSourceEvents {
 
     package func added(_ info: DeviceInfo, _ geometry: PanelGeometry) {
         devices.append((info, geometry))
-        events.append(.added(index: devices.count - 1))
+        append(.added(index: devices.count - 1))
     }
 
-    package func removed(_ id: DeviceID) { events.append(.removed(id)) }
+    package func removed(_ id: DeviceID) { append(.removed(id)) }
 
     /// A finished frame (it happened now, in order), copied from where its
     /// source built it.
     package func frame(copying frame: UnsafePointer<TouchFrame>) {
         TouchFrame.copy(frame, to: nextFrame())
-        events.append(.frame(index: frameCount - 1))
+        append(.frame(index: frameCount - 1))
     }
 
     /// A finished frame, copied.
     package func frame(_ frame: TouchFrame) {
         nextFrame().pointee = frame
-        events.append(.frame(index: frameCount - 1))
+        append(.frame(index: frameCount - 1))
+    }
+
+    /// The turn's `i`th event.
+    package func event(at i: Int) -> Event {
+        precondition(i < count, "no such event this turn")
+        return events.pointer(to: i).pointee
+    }
+
+    private func append(_ event: Event) {
+        if count == events.count {
+            events.append(event)
+        } else {
+            events.pointer(to: count).pointee = event
+        }
+        count += 1
     }
 
     /// The frame an event names, lent where it lies until the next turn.
@@ -65,7 +82,7 @@ package final class TouchSourceEvents {
 
     /// Empties the list for the next turn, keeping its storage.
     package func removeAll() {
-        events.removeAll()
+        count = 0
         frameCount = 0
         if !devices.isEmpty { devices.removeAll() }
     }
