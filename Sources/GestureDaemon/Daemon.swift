@@ -283,7 +283,7 @@ package struct Daemon {
         let statusDue = statusStale ? lastStatusTime + Self.statusInterval : .never
         let deadline = min(pipeline.nextDeadline, replay?.nextTime ?? .never, server.deadline(), statusDue)
         let (now, failure) = loop.wait(until: deadline, clock: clock, maxWait: maxWait)
-        if let failure { logger.error("wait: \(Errno(rawValue: failure))") }
+        if let failure { waitFailed(failure) }
 
         // 2. Signals.
         if loop.readable(Self.signalsToken) { handleSignals(now: now) }
@@ -313,29 +313,42 @@ package struct Daemon {
     private mutating func recognize(now: Timestamp) -> Server.News {
         var news = Server.News()
         for e in 0..<sourceEvents.count {
-            switch sourceEvents.event(at: e) {
-            case .frame(let index):
+            if case .frame(let index) = sourceEvents.event(at: e) {
                 pipeline.process(&sourceEvents.frame(at: index).pointee, into: &outbound.gestures)
-            case .added(let index):
-                let (info, geometry) = sourceEvents.devices[index]
-                devices.removeAll { $0.id == info.id }
-                devices.append(info)
-                pipeline.addDevice(
-                    info.id, geometry: geometry,
-                    thresholds: configuration.thresholds(forName: info.name, vendorProduct: info.vendorProduct))
-                outbound.device(ServerMessage.deviceAdded(info, time: now), info)
-                news.countsChanged = true
-            case .removed(let id):
-                guard let info = devices.first(where: { $0.id == id }) else { continue }
-                // Its continuous gestures end cancelled, before it goes.
-                pipeline.removeDevice(id, at: now, into: &outbound.gestures)
-                outbound.device(ServerMessage.deviceRemoved(info, time: now), info)
-                departed.append(id)
-                news.countsChanged = true
+            } else {
+                news.merge(deviceChanged(sourceEvents.event(at: e), now: now))
             }
         }
         return news
     }
+
+    /// A device came or went. Apart from the frames' path (`recognize`),
+    /// which then needs none of its locals.
+    @inline(never)
+    private mutating func deviceChanged(_ event: TouchSourceEvents.Event, now: Timestamp) -> Server.News {
+        switch event {
+        case .frame:
+            return Server.News()
+        case .added(let index):
+            let (info, geometry) = sourceEvents.devices[index]
+            devices.removeAll { $0.id == info.id }
+            devices.append(info)
+            pipeline.addDevice(
+                info.id, geometry: geometry,
+                thresholds: configuration.thresholds(forName: info.name, vendorProduct: info.vendorProduct))
+            outbound.device(ServerMessage.deviceAdded(info, time: now), info)
+        case .removed(let id):
+            guard let info = devices.first(where: { $0.id == id }) else { return Server.News() }
+            // Its continuous gestures end cancelled, before it goes.
+            pipeline.removeDevice(id, at: now, into: &outbound.gestures)
+            outbound.device(ServerMessage.deviceRemoved(info, time: now), info)
+            departed.append(id)
+        }
+        return Server.News(countsChanged: true)
+    }
+
+    @inline(never)
+    private func waitFailed(_ error: Int32) { logger.error("wait: \(Errno(rawValue: error))") }
 
     /// Hands what the turn produced to the publisher (the turn calls it
     /// only when there is something).

@@ -39,6 +39,9 @@ package final class LibinputSource {
     /// reaches by pointer: an array's uniqueness check and bounds on each of
     /// a frame's touch events cost more than the rest of handling it.
     @exclusivity(unchecked) private var building = PointerList<FrameInProgress>()
+    /// The device of the last touch event and its index (libinput's user data).
+    @exclusivity(unchecked) private var lastHandle: OpaquePointer?
+    @exclusivity(unchecked) private var lastIndex = 0
     @exclusivity(unchecked) private var nextID: Int
 
     /// A device's frame, from libinput's first touch event of it until its
@@ -202,6 +205,7 @@ package final class LibinputSource {
                     events.removed(infos[i].id)
                     libinput_device_unref(handle)
                     handles[i] = nil
+                    if lastHandle == handle { lastHandle = nil }
                     // libinput sends nothing of it after this: a frame it had begun is dropped.
                     building.pointer(to: i).pointee.frame.removeAll()
                 }
@@ -229,8 +233,14 @@ package final class LibinputSource {
 
     /// The frame in progress of the device of a touch event (nil: not one of ours).
     private func device(of event: OpaquePointer) -> UnsafeMutablePointer<FrameInProgress>? {
-        guard let i = Self.index(of: libinput_event_get_device(event)), i >= 0, i < building.count else { return nil }
-        return building.pointer(to: i)
+        let handle = libinput_event_get_device(event)
+        // A device's events come in runs: its index is asked of libinput once per run.
+        if handle != lastHandle || lastIndex >= building.count {
+            guard let i = Self.index(of: handle), i >= 0, i < building.count else { return nil }
+            lastHandle = handle
+            lastIndex = i
+        }
+        return building.pointer(to: lastIndex)
     }
 
     /// One touch event into the device's frame (its TOUCH_FRAME hands it on).
