@@ -47,17 +47,22 @@ build:
 # its own and the functions the daemon runs placed together
 # (Sources/gestured/link-order.txt, written by scripts/link-order.sh):
 # resident memory, docs/performance.md ("Memory").
+# Optimized at link time as well (LLVM's full LTO over every Swift module and
+# the C shims, --experimental-lto-mode=full): a frame crosses GestureCore,
+# GestureDaemon and CLinux, whose calls only the link can inline
+# (docs/performance.md).
 # SwiftPM does not see the order file change: a newer one forces the link.
 STATIC_CXX = $(CURDIR)/.build/static-cxx
 RELEASE_LINK = -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
 	-Xswiftc -L$(STATIC_CXX) -Xswiftc -Xfrontend -Xswiftc -function-sections
+RELEASE_LTO = --experimental-lto-mode=full
 RELEASE_ORDER = -Xlinker --symbol-ordering-file=$(CURDIR)/Sources/gestured/link-order.txt -Xlinker --no-warn-symbol-ordering
 release:
 	@if [ Sources/gestured/link-order.txt -nt .build/release/gestured ]; then rm -f .build/release/gestured; fi
 	@# A folder holding only libstdc++.a, searched first: the runtime's -lstdc++ finds the archive.
 	@a=$$(gcc -print-file-name=libstdc++.a); [ -f "$$a" ] || { echo "make release: libstdc++.a not found (apt-get install libstdc++-12-dev, or make setup)" >&2; exit 1; }; \
 		mkdir -p $(STATIC_CXX) && ln -sf "$$a" $(STATIC_CXX)/libstdc++.a
-	$(SWIFT) build -c release --product gestured --static-swift-stdlib $(RELEASE_LINK) $(RELEASE_ORDER)
+	$(SWIFT) build -c release --product gestured --static-swift-stdlib $(RELEASE_LTO) $(RELEASE_LINK) $(RELEASE_ORDER)
 
 # Style check, the end-to-end harness, every test (Swift Testing), the
 # real-kernel tests in a virtual machine (test-kernel), an
