@@ -1,6 +1,7 @@
-@testable import GestureCore
 import PropertyBased
 import Testing
+
+@testable import GestureCore
 
 /// Fingers of a group: where each was measured from and where it is now.
 struct FingerSpread: Sendable, CustomStringConvertible {
