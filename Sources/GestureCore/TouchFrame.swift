@@ -76,18 +76,21 @@ public struct TouchFrame: Sendable {
     /// Copies the frame at `source` over the one at `target`: its device,
     /// its time and the contacts it has, not the whole storage (a frame
     /// holds one or two contacts, its storage sixteen). Both must be
-    /// initialized frames.
-    public static func copy(_ source: UnsafePointer<TouchFrame>, to target: UnsafeMutablePointer<TouchFrame>) {
+    /// initialized frames; `source` is not changed (it is mutable only so
+    /// that its storage is reached where it lies, not copied first).
+    public static func copy(_ source: UnsafeMutablePointer<TouchFrame>, to target: UnsafeMutablePointer<TouchFrame>) {
         let n = source.pointee.count
         target.pointee.device = source.pointee.device
         target.pointee.time = source.pointee.time
         target.pointee.count = n
-        // Contacts are plain values, contiguous in the storage.
-        UnsafeMutableRawPointer(target).advanced(by: storageOffset).copyMemory(
-            from: UnsafeRawPointer(source).advanced(by: storageOffset), byteCount: n * MemoryLayout<Contact>.stride)
+        // An InlineArray's elements lie one after another from its start.
+        withUnsafeMutablePointer(to: &source.pointee.storage) { from in
+            withUnsafeMutablePointer(to: &target.pointee.storage) { to in
+                UnsafeMutableRawPointer(to).assumingMemoryBound(to: Contact.self).update(
+                    from: UnsafeRawPointer(from).assumingMemoryBound(to: Contact.self), count: n)
+            }
+        }
     }
-
-    private static let storageOffset = MemoryLayout<TouchFrame>.offset(of: \TouchFrame.storage)!
 
     public subscript(i: Int) -> Contact {
         get { storage[i] }

@@ -41,7 +41,7 @@ package final class TouchSourceEvents {
 
     /// A finished frame (it happened now, in order), copied from where its
     /// source built it.
-    package func frame(copying frame: UnsafePointer<TouchFrame>) {
+    package func frame(copying frame: UnsafeMutablePointer<TouchFrame>) {
         TouchFrame.copy(frame, to: nextFrame())
         append(.frame(index: frameCount - 1))
     }
