@@ -185,18 +185,21 @@ public struct GesturePipeline: Sendable {
     // The same calls for any other sink: the events are collected in
     // `scratch`, then handed on in order.
 
+    /// `removeDevice(_:at:into:)` for any sink.
     public mutating func removeDevice<S: GestureSink>(_ id: DeviceID, at time: Timestamp, into sink: inout S) {
         var out = takeScratch()
         removeDevice(id, at: time, into: &out)
         handOn(out, to: &sink)
     }
 
+    /// `advance(to:into:)` for any sink.
     public mutating func advance<S: GestureSink>(to time: Timestamp, into sink: inout S) {
         var out = takeScratch()
         advance(to: time, into: &out)
         handOn(out, to: &sink)
     }
 
+    /// `process(_:into:)` for any sink, with a frame lent (it is copied once).
     public mutating func process<S: GestureSink>(_ frame: borrowing TouchFrame, into sink: inout S) {
         var f = copy frame
         var out = takeScratch()
@@ -204,12 +207,14 @@ public struct GesturePipeline: Sendable {
         handOn(out, to: &sink)
     }
 
+    /// `process(_:into:)` for any sink.
     public mutating func process<S: GestureSink>(_ frame: inout TouchFrame, into sink: inout S) {
         var out = takeScratch()
         process(&frame, into: &out)
         handOn(out, to: &sink)
     }
 
+    /// `finish(into:)` for any sink.
     public mutating func finish<S: GestureSink>(into sink: inout S) {
         var out = takeScratch()
         finish(into: &out)

@@ -26,20 +26,6 @@ public struct ReusedList<Element>: Sendable where Element: Sendable {
         used += 1
     }
 
-    /// Adds an element built in place and returns its index: the element
-    /// the storage still holds there is handed to `reuse` to be overwritten
-    /// (nothing is copied whole), or, the first time the list is this long,
-    /// `make` builds one.
-    @inlinable public mutating func appendInPlace(reusing reuse: (inout Element) -> Void, orMaking make: () -> Element) -> Int {
-        if used < storage.count {
-            reuse(&storage[used])
-        } else {
-            storage.append(make())
-        }
-        used += 1
-        return used - 1
-    }
-
     /// The element at `i`, lent or changed in place (a read does not copy it out).
     @inlinable public subscript(i: Int) -> Element {
         _read {

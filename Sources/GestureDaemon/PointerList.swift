@@ -2,7 +2,8 @@
 /// or changing one costs an index check, where an array in a class also
 /// checks, at each change, that its storage is not shared (it never is).
 /// Not copyable, so that it has one owner, which frees the memory. For the
-/// loop's per-frame state: the libinput source's devices, the turn's frames.
+/// loop's per-frame state: the libinput source's devices, the turn's events
+/// and frames.
 ///
 /// A pointer from `pointer(to:)` is good until the next `append` or
 /// `removeAll`, which may move or end the elements: take it, use it, drop it.

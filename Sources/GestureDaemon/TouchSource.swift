@@ -40,7 +40,7 @@ package final class TouchSourceEvents {
     package func removed(_ id: DeviceID) { append(.removed(id)) }
 
     /// A finished frame (it happened now, in order), copied from where its
-    /// source built it.
+    /// source built it (which is not changed).
     package func frame(copying frame: UnsafeMutablePointer<TouchFrame>) {
         TouchFrame.copy(frame, to: nextFrame())
         append(.frame(index: frameCount - 1))
