@@ -361,11 +361,9 @@ struct DeviceRecognizer: Sendable {
     }
 
     /// The motion of the fingers taking part now, from their references.
-    func motion(now: Timestamp) -> GroupMotion { GroupMotion(fingers, takingPart(at: now)) }
-
-    /// The same, measured only as far as comparisons with distances of at
-    /// least `limit` need (`GroupMotion.init(_:_:below:)`).
-    func motion(now: Timestamp, below limit: Double) -> GroupMotion {
+    /// With `below`, measured only as far as comparisons with distances of
+    /// at least that need (`GroupMotion.init(_:_:below:)`).
+    func motion(now: Timestamp, below limit: Double = 0) -> GroupMotion {
         GroupMotion(fingers, takingPart(at: now), below: limit)
     }
 

@@ -59,33 +59,39 @@ struct GroupMotion: Sendable {
         cx /= n
         cy /= n
         travel = Trig.hypot(cx - rx, cy - ry)
-        var s0 = 0.0
-        var s1 = 0.0
-        var bound = 0.0
-        var weight = 0.0
-        for s in slots {
-            let (x0, y0) = (f[s].refX - rx, f[s].refY - ry)
-            let (x1, y1) = (f[s].x - cx, f[s].y - cy)
-            let r0 = Trig.hypot(x0, y0)
-            let r1 = Trig.hypot(x1, y1)
-            s0 += r0
-            s1 += r1
-            // Each finger's turn about the centroid is weighted by its
-            // distance from it (a finger near the centroid has no angle to
-            // speak of). |atan2(cross, dot)| is at most |cross| / dot when
-            // dot > 0 (atan x <= x), and at most pi otherwise.
-            let w = min(r0, r1)
-            let cross = x0 * y1 - y0 * x1
-            let dot = x0 * x1 + y0 * y1
-            bound += w * (dot > 0 ? min(abs(cross) / dot, Double.pi) : Double.pi)
-            weight += w
+        // Each finger from the centroid, at its reference and now: the
+        // spans, and the turn about the centroid weighted by the finger's
+        // distance from it (a finger near the centroid has no angle to
+        // speak of); measured (`turns`) or bounded: |atan2(cross, dot)| is
+        // at most |cross| / dot when dot > 0 (atan x <= x), and pi otherwise.
+        func fingers(turns: Bool) -> (s0: Double, s1: Double, weight: Double, bound: Double, turn: Double) {
+            var sum = (s0: 0.0, s1: 0.0, weight: 0.0, bound: 0.0, turn: 0.0)
+            for s in slots {
+                let (x0, y0) = (f[s].refX - rx, f[s].refY - ry)
+                let (x1, y1) = (f[s].x - cx, f[s].y - cy)
+                let r0 = Trig.hypot(x0, y0)
+                let r1 = Trig.hypot(x1, y1)
+                let w = min(r0, r1)
+                let cross = x0 * y1 - y0 * x1
+                let dot = x0 * x1 + y0 * y1
+                sum.s0 += r0
+                sum.s1 += r1
+                sum.weight += w
+                if turns {
+                    sum.turn += w * Trig.atan2(cross, dot)  // `turn(from:to:)`'s angle
+                } else {
+                    sum.bound += w * (dot > 0 ? min(abs(cross) / dot, Double.pi) : Double.pi)
+                }
+            }
+            return sum
         }
-        spanStart = s0 / n
-        spanNow = s1 / n
+        var sum = fingers(turns: limit <= 0)
+        spanStart = sum.s0 / n
+        spanNow = sum.s1 / n
         let meanSpan = (spanStart + spanNow) / 2
         if limit > 0 {
             // A margin for the rounding of the bound's own arithmetic.
-            let arcBound = (weight > 1e-6 ? bound / weight : 0) * meanSpan * (1 + 1e-9)
+            let arcBound = (sum.weight > 1e-6 ? sum.bound / sum.weight : 0) * meanSpan * (1 + 1e-9)
             if max(travel, spanChange, arcBound) < limit {
                 angle = arcBound / max(meanSpan, 1e-300)
                 arc = arcBound
@@ -93,15 +99,9 @@ struct GroupMotion: Sendable {
                 isExact = false
                 return
             }
+            sum = fingers(turns: true)
         }
-        var turn = 0.0
-        for s in slots {
-            let (x0, y0) = (f[s].refX - rx, f[s].refY - ry)
-            let (x1, y1) = (f[s].x - cx, f[s].y - cy)
-            let w = min(Trig.hypot(x0, y0), Trig.hypot(x1, y1))
-            turn += w * Self.turn(from: x0, y0, to: x1, y1)
-        }
-        angle = weight > 1e-6 ? turn / weight : 0
+        angle = sum.weight > 1e-6 ? sum.turn / sum.weight : 0
         arc = abs(angle) * meanSpan
         largest = max(travel, spanChange, arc)
     }

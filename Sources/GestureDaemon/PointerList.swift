@@ -36,6 +36,14 @@ struct PointerList<Element>: ~Copyable {
         count += 1
     }
 
+    /// The element at `i` (at most `count`) to be written over, for a
+    /// holder that keeps its elements to reuse them: the one there, or,
+    /// where the list ends, a new one `make` builds.
+    mutating func reused(at i: Int, orMaking make: () -> Element) -> UnsafeMutablePointer<Element> {
+        if i == count { append(make()) }
+        return pointer(to: i)
+    }
+
     /// The element at `i`, which must be below `count`.
     func pointer(to i: Int) -> UnsafeMutablePointer<Element> {
         precondition(i >= 0 && i < count, "index beyond the list")

@@ -45,7 +45,7 @@ package struct Publisher {
         var queued = 0
         var m = 0
         for k in outbound.gestures.indices {
-            let told = broadcast(outbound.deviceMessages, before: k, from: &m, to: &clients, now: now)
+            let told = broadcastDeviceMessages(outbound.deviceMessages, before: k, from: &m, to: &clients, now: now)
             queued += told.queued
             overflowed = overflowed || told.overflowed
             let id = outbound.gestures[k].device
@@ -54,7 +54,7 @@ package struct Publisher {
             queued += r.queued
             overflowed = overflowed || r.overflowed
         }
-        let told = broadcast(outbound.deviceMessages, before: .max, from: &m, to: &clients, now: now)
+        let told = broadcastDeviceMessages(outbound.deviceMessages, before: .max, from: &m, to: &clients, now: now)
         queued += told.queued
         overflowed = overflowed || told.overflowed
         return (queued, overflowed)
@@ -109,7 +109,7 @@ package struct Publisher {
 
     /// Queues the device messages from `messages[next]` on that go before
     /// the gesture at `index`; `next` moves past them.
-    private func broadcast(
+    private func broadcastDeviceMessages(
         _ messages: [Outbound.DeviceMessage], before index: Int, from next: inout Int, to clients: inout [Client],
         now: Timestamp
     ) -> (queued: Int, overflowed: Bool) {

@@ -59,11 +59,7 @@ package final class TouchSourceEvents {
     }
 
     private func append(_ event: Event) {
-        if count == events.count {
-            events.append(event)
-        } else {
-            events.pointer(to: count).pointee = event
-        }
+        events.reused(at: count, orMaking: { event }).pointee = event
         count += 1
     }
 
@@ -73,11 +69,10 @@ package final class TouchSourceEvents {
         return frames.pointer(to: index)
     }
 
-    /// The place of one more frame this turn.
+    /// The place of one more frame this turn (the frame there is written over).
     private func nextFrame() -> UnsafeMutablePointer<TouchFrame> {
-        if frameCount == frames.count { frames.append(TouchFrame(device: DeviceID(0), time: .zero)) }
         frameCount += 1
-        return frames.pointer(to: frameCount - 1)
+        return frames.reused(at: frameCount - 1, orMaking: { TouchFrame(device: DeviceID(0), time: .zero) })
     }
 
     /// Empties the list for the next turn, keeping its storage.
