@@ -48,8 +48,8 @@ package struct Listener {
     ///
     /// Nothing is done through a path someone else could change between two
     /// calls: the socket is bound in a directory of the daemon's own, made
-    /// for the purpose inside the target directory (mode 0700), where its mode
-    /// comes from the umask and its group from `chown`; then it is renamed
+    /// for the purpose inside the target directory (mode 0700), where its
+    /// group comes from `chown` and its mode from `chmod`; then it is renamed
     /// into place, which replaces whatever name is there and follows no link.
     /// A target directory others may write to without the sticky bit is
     /// refused: anyone could swap the socket for something else there.
@@ -112,9 +112,11 @@ package struct Listener {
             unlink(staging)
             return SetupError(what, reason)
         }
-        let old = umask(mode_t(~mode & 0o777))
+        // Bound with the process's umask, in a directory only this user can
+        // enter: nobody reaches the socket before `chmod` gives it its mode.
+        // (The umask is the process's, every thread's: changing it around
+        // `bind` changed the mode of files other threads made meanwhile.)
         let bound = stagingAddr.withSockaddr { Glibc.bind(fd, $0, $1) }
-        umask(old)
         guard bound == 0 else { throw fail("cannot bind \(path)") }
         if let group, chown(staging, uid_t.max, group) != 0 { throw fail("cannot give \(path) to group \(group)") }
         guard chmod(staging, mode_t(mode)) == 0 else { throw fail("cannot set the mode of \(path)") }
