@@ -165,7 +165,9 @@ def main():
     time.sleep(1)
     idle = status(d.proc.pid)
     conns = subscribers(d.sock, 100)
-    time.sleep(1)
+    # The subscribers' arrival is over: STATUS= a second later, then the
+    # pages their connections mapped given back 2 s after the last.
+    time.sleep(3)
     before = status(d.proc.pid)
     time.sleep(a.idle_seconds)
     after = status(d.proc.pid)

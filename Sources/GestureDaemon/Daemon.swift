@@ -82,6 +82,20 @@ package struct Daemon {
     /// STATUS= goes at most this often: a storm of connections is one update a second, not thousands.
     static let statusInterval = Timestamp.Duration.milliseconds(1000)
 
+    /// Gives back the binary's pages that are the file's (start-up's, then
+    /// those one-off work mapped again) and returns how many bytes, or
+    /// minus an errno; nil: the daemon keeps them (the in-process tests,
+    /// which `run` no daemon, set their own). See `givePagesBack`.
+    var pageRelease: (() -> Int)?
+    /// When the pages one-off work mapped back are given back: `pagesDelay`
+    /// after the last such work, `.never` when none happened since.
+    private var pagesDue = Timestamp.never
+    /// Long enough that a client's connection, hello, subscription and
+    /// status update (a second later at most) are all behind.
+    static let pagesDelay = Timestamp.Duration.milliseconds(2000)
+    /// The earliest of the chores' times: STATUS= when stale, the pages.
+    private var choresDue = Timestamp.never
+
     package init(options: Options, logger: Logger, clock: LoopClock = .monotonic) throws(SetupError) {
         self.options = options
         self.logger = logger
@@ -146,24 +160,33 @@ package struct Daemon {
                 "no touchscreen yet: one plugged in is used at once. `gestured devices -v` shows what libinput saw and refused; reading /dev/input needs root, the group 'input', or the udev rule `make install` puts in place"
             )
         }
-        releaseStartupPages()
+        if pageRelease == nil {
+            pageRelease = {
+                let n = clinux_release_executable_pages()
+                return n < 0 ? -Int(Errno.last.rawValue) : n
+            }
+        }
+        givePagesBack(after: "start-up")
         while running { turn() }
         stop()
         return 0
     }
 
-    /// Unmaps the code and read-only data start-up ran (the argument parser,
-    /// the configuration reader, libinput's device setup): about a third of
-    /// an idle daemon's resident memory. The pages stay in the page cache;
-    /// what serving runs is mapped again as it runs (docs/performance.md,
-    /// "Memory").
-    private func releaseStartupPages() {
-        let released = clinux_release_executable_pages()
+    /// Unmaps the binary's code and read-only data that are not the
+    /// process's own copy: after start-up, what it ran (the argument parser,
+    /// the configuration reader, libinput's device setup), about a third of
+    /// an idle daemon's resident memory; later, what one-off work mapped
+    /// again (a client's connection and requests, a device, a reload). The
+    /// pages stay in the page cache; what runs next is mapped again as it
+    /// runs (docs/performance.md, "Memory").
+    private mutating func givePagesBack(after what: String) {
+        pagesDue = .never
+        guard let pageRelease else { return }
+        let released = pageRelease()
         if released < 0 {
-            let e = Errno.last
-            logger.info("start-up's pages kept: \(e)")
+            logger.info("pages kept after \(what): \(Errno(rawValue: Int32(-released)))")
         } else {
-            logger.debug("start-up's pages given back: \(released / 1024) KiB")
+            logger.debug("pages given back after \(what): \(released / 1024) KiB")
         }
     }
 
@@ -280,8 +303,7 @@ package struct Daemon {
         guard server.listener != nil else { return }
 
         // 1. Wait: every descriptor, until the earliest deadline; the clock, once.
-        let statusDue = statusStale ? lastStatusTime + Self.statusInterval : .never
-        let deadline = min(pipeline.nextDeadline, replay?.nextTime ?? .never, server.deadline(), statusDue)
+        let deadline = min(pipeline.nextDeadline, replay?.nextTime ?? .never, server.deadline(), choresDue)
         let (now, failure) = loop.wait(until: deadline, clock: clock, maxWait: maxWait)
         if let failure { waitFailed(failure) }
 
@@ -302,9 +324,39 @@ package struct Daemon {
         // 5. The server: new clients, requests, writes; what each client is
         // watched for next (nothing, when nothing happened to the clients).
         news.merge(server.turn(loop: loop, devices: devices, now: now, published: published))
+        if !news.isEmpty { follow(news, now: now) }
+
+        // 6. The chores: STATUS= for systemd, pages given back.
+        if now >= choresDue { doChores(now: now) }
+    }
+
+    /// What changed beyond the frames: the recognizer reports what the
+    /// subscribers want; the status is stale; one-off work ran.
+    @inline(never)
+    private mutating func follow(_ news: Server.News, now: Timestamp) {
         if news.subscriptionsChanged { followSubscriptions(now: now) }
         if news.countsChanged { statusStale = true }
+        oneOffWorkRan(now: now)
+    }
+
+    /// Code the frames never run was mapped back (a client's connection
+    /// and requests, a device, a signal, a reload): it is given back once
+    /// such work has been quiet for `pagesDelay`. One wake-up per burst of
+    /// it, none while idle.
+    private mutating func oneOffWorkRan(now: Timestamp) {
+        if pageRelease != nil { pagesDue = now + Self.pagesDelay }
+        scheduleChores()
+    }
+
+    private mutating func scheduleChores() {
+        choresDue = min(statusStale ? lastStatusTime + Self.statusInterval : .never, pagesDue)
+    }
+
+    @inline(never)
+    private mutating func doChores(now: Timestamp) {
         if statusStale && now >= lastStatusTime + Self.statusInterval { updateStatus(now: now) }
+        if now >= pagesDue { givePagesBack(after: "one-off work") }
+        scheduleChores()
     }
 
     /// Feeds what the sources saw to the recognizer; devices that came and
@@ -364,6 +416,7 @@ package struct Daemon {
     }
 
     private mutating func handleSignals(now: Timestamp) {
+        oneOffWorkRan(now: now)
         requests.removeAll(keepingCapacity: true)
         signals?.read(into: &requests)
         for r in requests {

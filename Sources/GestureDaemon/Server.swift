@@ -83,16 +83,45 @@ package struct Server {
     }
 
     /// What the daemon must act on after the server's part of a turn.
+    /// What a turn's work changed beyond the frames: one bit each, so that
+    /// merging is an `or` and a turn with no news is told by one test.
     package struct News {
-        /// The union of the subscriptions changed: the recognizer reports other kinds now.
-        package var subscriptionsChanged = false
-        /// Clients came or went, or subscribed: the status line changes.
-        package var countsChanged = false
+        private var bits: UInt8 = 0
 
-        mutating func merge(_ other: News) {
-            subscriptionsChanged = subscriptionsChanged || other.subscriptionsChanged
-            countsChanged = countsChanged || other.countsChanged
+        init() {}
+
+        init(subscriptionsChanged: Bool = false, countsChanged: Bool = false) {
+            self.subscriptionsChanged = subscriptionsChanged
+            self.countsChanged = countsChanged
         }
+
+        private static let subscriptions: UInt8 = 1
+        private static let counts: UInt8 = 2
+        private static let answer: UInt8 = 4
+
+        private func has(_ bit: UInt8) -> Bool { bits & bit != 0 }
+        private mutating func set(_ bit: UInt8, _ on: Bool) { bits = on ? bits | bit : bits & ~bit }
+
+        /// The union of the subscriptions changed: the recognizer reports other kinds now.
+        package var subscriptionsChanged: Bool {
+            get { has(Self.subscriptions) }
+            set { set(Self.subscriptions, newValue) }
+        }
+        /// Clients came or went, or subscribed: the status line changes.
+        package var countsChanged: Bool {
+            get { has(Self.counts) }
+            set { set(Self.counts, newValue) }
+        }
+        /// A request was answered.
+        package var answered: Bool {
+            get { has(Self.answer) }
+            set { set(Self.answer, newValue) }
+        }
+
+        /// Nothing happened but frames (and their gestures).
+        package var isEmpty: Bool { bits == 0 }
+
+        mutating func merge(_ other: News) { bits |= other.bits }
     }
 
     package var subscriberCount: Int { clients.count { $0.state == .subscribed } }
@@ -274,6 +303,7 @@ package struct Server {
                 return news
             }
             news.merge(handle(line, from: i, now: now))
+            news.answered = true
             answered += 1
         }
         return news

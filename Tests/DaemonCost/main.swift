@@ -259,7 +259,9 @@ func runTogether(
     }
     let tracePath = dir + "/trace.evemu"
     try trace.write(toFile: tracePath, atomically: true, encoding: .utf8)
-    usleep(500_000)
+    // Idle as a user sees it: gestured gives back what its subscriber's
+    // connection mapped 2 s after it subscribed (docs/performance.md, "Memory").
+    usleep(3_000_000)
     var samples: [String: Sample] = [:]
     var before: [String: (cpu: Int64, switches: Int, faults: Int)] = [:]
     for i in running.indices {

@@ -155,4 +155,55 @@ struct LoopTests {
         let told = try Self.received(client)
         #expect(told.count == 1 && told.first?["code"] as? String == "timeout", "\(told)")
     }
+
+    @Test(
+        "what a client's work mapped back is given back 2 s after the last of it, once; frames and quiet turns never ask for it"
+    )
+    func pagesGivenBack() throws {
+        let directory = NSTemporaryDirectory() + "gestured-loop-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clock = ManualClock()
+        var daemon = try Self.daemon(replaying: "swipe-left-1f.tablet.evemu", clock: clock, directory: directory)
+        defer { daemon.stop() }
+        // Counted, not done: the test process's own pages stay.
+        nonisolated(unsafe) var releases: [Timestamp] = []
+        daemon.pageRelease = {
+            releases.append(clock.now)
+            return 0
+        }
+        func step(to time: Timestamp) {
+            while clock.now < time {
+                clock.now = clock.now + .milliseconds(10)
+                daemon.turn(maxWait: 0)
+            }
+        }
+        let client = try SocketClient(path: directory + "/gestured.sock")
+        clock.now = clock.now + .milliseconds(10)
+        daemon.turn(maxWait: 0)
+        #expect(try client.next(timeout: 1)?["type"] as? String == "hello")
+        try client.send(#"{"type":"subscribe"}"#)
+        clock.now = clock.now + .milliseconds(10)
+        daemon.turn(maxWait: 0)
+        #expect(try client.next(timeout: 1)?["type"] as? String == "subscribed")
+        let subscribed = clock.now
+
+        // The replay's frames run meanwhile; they do not put it off.
+        step(to: subscribed + .milliseconds(1990))
+        #expect(releases.isEmpty)
+        step(to: subscribed + .milliseconds(2000))
+        #expect(releases == [subscribed + .milliseconds(2000)])
+        // The rest of the trace and ten quiet seconds: nothing more.
+        step(to: subscribed + .milliseconds(12_000))
+        #expect(releases.count == 1)
+        let gestures = try Self.received(client).filter { $0["type"] as? String == "gesture" }
+        #expect(!gestures.isEmpty)
+
+        // A request is one-off work too.
+        try client.send(#"{"type":"ping"}"#)
+        step(to: clock.now + .milliseconds(10))
+        let pinged = clock.now
+        #expect(try client.next(timeout: 1)?["type"] as? String == "pong")
+        step(to: pinged + .milliseconds(3000))
+        #expect(releases.count == 2 && releases.last == pinged + .milliseconds(2000), "\(releases)")
+    }
 }
