@@ -27,14 +27,18 @@ struct GroupMotion: Sendable {
     /// The motion of the fingers in `slots` from their reference points.
     ///
     /// With `below`, the turn (an `atan2` per finger) is measured only when
-    /// it could matter: when the travel, the span change and a bound on the
-    /// arc are all below `below`, `angle` and `arc` are that bound, and
-    /// `largest` is below `below` as the exact one would be (`isExact` is
-    /// false). Every comparison of `largest` with a distance of at least
-    /// `below` then comes out as it would with the exact values; the frame
-    /// by frame classification asks with its smallest distance
-    /// (`DeviceRecognizer.process`), where most frames of a resting or
-    /// rolling hand are.
+    /// it could matter. `angle` and `arc` are then a bound on it
+    /// (`isExact` is false) in two cases: the travel, the span change and
+    /// the bound are all below `below`, where most frames of a resting or
+    /// rolling hand are (`largest` is below it too, as the exact one would
+    /// be); or the bound is at most the larger of the travel and the span
+    /// change, and at most half the travel when the travel is twice the
+    /// span change, where most frames of fingers moving together are
+    /// (`largest` is then exact). Either way every comparison of `largest`
+    /// with a distance of at least `below`, and `kind(decision:)` for such
+    /// a distance, come out as with the exact values; the frame by frame
+    /// classification asks with its smallest distance
+    /// (`DeviceRecognizer.process`).
     init(_ f: UnsafeMutablePointer<FingerTrack>, _ slots: SlotSet, below limit: Double = 0) {
         var n = 0.0
         var rx = 0.0
@@ -92,10 +96,14 @@ struct GroupMotion: Sendable {
         if limit > 0 {
             // A margin for the rounding of the bound's own arithmetic.
             let arcBound = (sum.weight > 1e-6 ? sum.bound / sum.weight : 0) * meanSpan * (1 + 1e-9)
-            if max(travel, spanChange, arcBound) < limit {
+            let along = max(travel, spanChange)
+            // Below the limit every way; or above it, with a turn that can
+            // be neither the largest motion nor what keeps a travel from
+            // leading (`kind`'s comparisons come out as with the exact arc).
+            if max(along, arcBound) < limit || (arcBound <= along && (travel < 2 * spanChange || 2 * arcBound <= travel)) {
                 angle = arcBound / max(meanSpan, 1e-300)
                 arc = arcBound
-                largest = max(travel, spanChange, arcBound)
+                largest = max(along, arcBound)
                 isExact = false
                 return
             }
