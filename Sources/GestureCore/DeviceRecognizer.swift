@@ -74,7 +74,7 @@ struct DeviceRecognizer: Sendable {
 
     /// Fires every timer due at or before `now`, in deadline order; returns the next deadline.
     @discardableResult
-    mutating func advance(to now: Timestamp, ids: inout UInt64) -> Timestamp {
+    private mutating func advance(to now: Timestamp, ids: inout UInt64) -> Timestamp {
         begin(ids: ids)
         defer { ids = lastID }
         while true {
@@ -95,7 +95,7 @@ struct DeviceRecognizer: Sendable {
 
     /// Processes one frame (timers due by its time must have been fired first); returns the next deadline.
     @discardableResult
-    mutating func process(_ frame: inout TouchFrame, ids: inout UInt64) -> Timestamp {
+    private mutating func process(_ frame: inout TouchFrame, ids: inout UInt64) -> Timestamp {
         begin(ids: ids)
         defer { ids = lastID }
         let now = frame.time
@@ -176,7 +176,7 @@ struct DeviceRecognizer: Sendable {
     }
 
     /// The device is gone: continuous gestures end `cancelled`, pending taps are dropped.
-    mutating func removeAll(now: Timestamp, ids: inout UInt64) {
+    private mutating func removeAll(now: Timestamp, ids: inout UInt64) {
         begin(ids: ids)
         defer { ids = lastID }
         if memberDown > 0 { handle(.cancel, now: now) }
@@ -200,11 +200,32 @@ struct DeviceRecognizer: Sendable {
         return lastID
     }
 
-    /// Hands the events of the last call on, in order (in place: read
-    /// through the pipeline's array, `output` would copy the recognizer).
-    /// Inlined: most frames made none, and the call cost more than that test.
+    /// `advance(to:ids:)`, `process(_:ids:)` and `removeAll(now:ids:)`, each
+    /// handing its events on: the pipeline reaches the recognizer in its
+    /// array once per call.
+    mutating func advance(to now: Timestamp, ids: inout UInt64, into events: inout GestureEvents) -> Timestamp {
+        let deadline = advance(to: now, ids: &ids)
+        drain(into: &events)
+        return deadline
+    }
+
+    mutating func process(_ frame: inout TouchFrame, ids: inout UInt64, into events: inout GestureEvents) -> Timestamp {
+        let deadline = process(&frame, ids: &ids)
+        drain(into: &events)
+        return deadline
+    }
+
+    mutating func removeAll(now: Timestamp, ids: inout UInt64, into events: inout GestureEvents) {
+        removeAll(now: now, ids: &ids)
+        drain(into: &events)
+    }
+
+    /// Hands the events of a call on, in order, as it returns (in the call:
+    /// read through the pipeline's array afterwards, `output` was a second
+    /// access to the recognizer, or a copy of it). Inlined: most frames
+    /// made none, and the call cost more than that test.
     @inline(__always)
-    mutating func drain(into events: inout GestureEvents) {
+    private func drain(into events: inout GestureEvents) {
         for i in output.indices { events.append(output[i]) }
     }
 

@@ -31,6 +31,8 @@ public struct GesturePipeline: Sendable {
     private var deadlines: [Timestamp] = []
     /// The earliest of `deadlines` (`.never`: none), asked on every turn of the daemon's loop.
     public private(set) var nextDeadline: Timestamp = .never
+    /// The index `index(of:)` found last.
+    private var lastIndex = 0
     private var nextID: UInt64 = 0
     /// The latest time seen, frames' and `advance`'s.
     @usableFromInline internal var lastTime: Timestamp = .zero
@@ -78,8 +80,7 @@ public struct GesturePipeline: Sendable {
         guard let i = index(of: id) else { return }
         let now = max(time, lastTime)
         advance(to: now, into: &events)
-        devices[i].removeAll(now: now, ids: &nextID)
-        devices[i].drain(into: &events)
+        devices[i].removeAll(now: now, ids: &nextID, into: &events)
         devices.remove(at: i)
         ids.remove(at: i)
         deadlines.remove(at: i)
@@ -120,9 +121,14 @@ public struct GesturePipeline: Sendable {
         noteDeadlines()
     }
 
-    /// The place of a device in `devices`, `ids` and `deadlines`.
-    private func index(of id: DeviceID) -> Int? {
-        for i in ids.indices where ids[i] == id { return i }
+    /// The place of a device in `devices`, `ids` and `deadlines`: where the
+    /// last one asked for was (a device's frames come in runs), or searched.
+    private mutating func index(of id: DeviceID) -> Int? {
+        if lastIndex < ids.count && ids[lastIndex] == id { return lastIndex }
+        for i in ids.indices where ids[i] == id {
+            lastIndex = i
+            return i
+        }
         return nil
     }
 
@@ -149,8 +155,7 @@ public struct GesturePipeline: Sendable {
                 best = i
             }
             guard best >= 0, due <= time else { break }
-            deadlines[best] = devices[best].advance(to: due, ids: &nextID)
-            devices[best].drain(into: &events)
+            deadlines[best] = devices[best].advance(to: due, ids: &nextID, into: &events)
         }
         noteDeadlines()
     }
@@ -169,8 +174,7 @@ public struct GesturePipeline: Sendable {
         }
         advance(to: frame.time, into: &events)
         guard let i = index(of: frame.device) else { return }
-        let deadline = devices[i].process(&frame, ids: &nextID)
-        devices[i].drain(into: &events)
+        let deadline = devices[i].process(&frame, ids: &nextID, into: &events)
         if deadline != deadlines[i] {
             deadlines[i] = deadline
             noteDeadlines()

@@ -360,8 +360,9 @@ package struct Daemon {
     }
 
     /// Feeds what the sources saw to the recognizer; devices that came and
-    /// went are announced in order among the gestures.
-    @discardableResult
+    /// went are announced in order among the gestures. (Inlined into the
+    /// turn.)
+    @inline(__always) @discardableResult
     private mutating func recognize(now: Timestamp) -> Server.News {
         var news = Server.News()
         for e in 0..<sourceEvents.count {

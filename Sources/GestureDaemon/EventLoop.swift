@@ -130,12 +130,14 @@ package final class Readiness {
     /// Waits until a descriptor is ready or `deadline` passes (`.never`: no
     /// deadline; `maxWait` microseconds at most, when given) and returns the
     /// time, read once. A signal's interruption is a turn with nothing ready;
-    /// another failure is returned with the time.
+    /// another failure is returned with the time. (Inlined into the turn.)
+    @inline(__always)
     package func wait(
         until deadline: Timestamp, clock: LoopClock, maxWait: Int64? = nil
     ) -> (now: Timestamp, error: Int32?) {
         let n = clinux_epoll_wait_usec(
-            fd, tokens, events, Int32(Self.capacity), clock.timeout(until: deadline, maxWait: maxWait))
+            fd, tokens, events, Int32(Self.capacity), clock.timeout(until: deadline, maxWait: maxWait),
+            &readableBelow64, &largestReady)
         var failure: Int32?
         if n < 0 {
             failure = errno == EINTR ? nil : errno
@@ -143,15 +145,6 @@ package final class Readiness {
         } else {
             count = Int(n)
         }
-        var readable: UInt64 = 0
-        var largest: Token = 0
-        for i in 0..<count {
-            let token = tokens[i]
-            if token < 64 && events[i] & Self.input != 0 { readable |= 1 << token }
-            largest = max(largest, token)
-        }
-        readableBelow64 = readable
-        largestReady = largest
         return (clock.now, failure)
     }
 
