@@ -43,6 +43,15 @@ package final class LibinputSource {
     @exclusivity(unchecked) private var lastHandle: OpaquePointer?
     @exclusivity(unchecked) private var lastIndex = 0
     @exclusivity(unchecked) private var nextID: Int
+    /// Whether `libinput_event_get_touch_event` hands back the event it is
+    /// given: asked of the first touch event, nil until then. It is a checked
+    /// cast in libinput (the touch event begins with its base event); once
+    /// it is seen to be one, a touch event whose type `read` has just
+    /// switched on is passed to the touch accessors as it is, without a
+    /// second check of its type (a call and a variadic check in libinput,
+    /// about 80 instructions per event). Were it ever another pointer, it
+    /// is called for every event, as the API says.
+    @exclusivity(unchecked) private var touchIsEvent: Bool?
 
     /// A device's frame, from libinput's first touch event of it until its
     /// TOUCH_FRAME, which hands it on whatever read brings it (libinput
@@ -180,7 +189,7 @@ package final class LibinputSource {
             let type = libinput_event_get_type(event)
             switch type {
             case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION, LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL:
-                if let d = device(of: event), let touch = libinput_event_get_touch_event(event),
+                if let d = device(of: event), let touch = touchEvent(event),
                     !Self.touch(type, touch, into: d), !d.pointee.ignoredSlot
                 {
                     d.pointee.ignoredSlot = true
@@ -223,6 +232,20 @@ package final class LibinputSource {
     private func slotIgnored(_ id: GestureCore.DeviceID) {
         let name = infos.first { $0.id == id }?.name ?? "\(id)"
         logger.warning("\(name): touches beyond the first \(TouchFrame.capacity) slots are ignored")
+    }
+
+    /// The touch event that is `event`, whose type is a touch type.
+    @inline(__always)
+    private func touchEvent(_ event: OpaquePointer) -> OpaquePointer? {
+        if touchIsEvent == true { return event }
+        return askedTouchEvent(event)
+    }
+
+    @inline(never)
+    private func askedTouchEvent(_ event: OpaquePointer) -> OpaquePointer? {
+        let touch = libinput_event_get_touch_event(event)
+        if touchIsEvent == nil, let touch { touchIsEvent = touch == event }
+        return touch
     }
 
     /// A device's index in `handles`, `infos` and `building`, from libinput's user data.
