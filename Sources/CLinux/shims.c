@@ -105,8 +105,7 @@ int clinux_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t token) 
     return epoll_ctl(epfd, op, fd, &e);
 }
 
-int clinux_epoll_wait_usec(int epfd, uint64_t *tokens, uint32_t *events, int max, int64_t timeout_usec,
-                           uint64_t *readable_below64, uint64_t *largest) {
+int clinux_epoll_wait_usec(int epfd, uint64_t *tokens, uint32_t *events, int max, int64_t timeout_usec) {
     struct epoll_event ready[64];
     if (max > 64) max = 64;
     int n;
@@ -124,16 +123,10 @@ int clinux_epoll_wait_usec(int epfd, uint64_t *tokens, uint32_t *events, int max
         int ms = ms64 > INT_MAX ? INT_MAX : (int)ms64;
         n = epoll_wait(epfd, ready, max, ms);
     }
-    uint64_t readable = 0, top = 0;
     for (int i = 0; i < n; i++) {
-        uint64_t token = ready[i].data.u64;
-        tokens[i] = token;
+        tokens[i] = ready[i].data.u64;
         events[i] = ready[i].events;
-        if (token < 64 && (ready[i].events & EPOLLIN)) readable |= (uint64_t)1 << token;
-        if (token > top) top = token;
     }
-    *readable_below64 = readable;
-    *largest = top;
     return n;
 }
 

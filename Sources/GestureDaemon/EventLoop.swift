@@ -136,8 +136,7 @@ package final class Readiness {
         until deadline: Timestamp, clock: LoopClock, maxWait: Int64? = nil
     ) -> (now: Timestamp, error: Int32?) {
         let n = clinux_epoll_wait_usec(
-            fd, tokens, events, Int32(Self.capacity), clock.timeout(until: deadline, maxWait: maxWait),
-            &readableBelow64, &largestReady)
+            fd, tokens, events, Int32(Self.capacity), clock.timeout(until: deadline, maxWait: maxWait))
         var failure: Int32?
         if n < 0 {
             failure = errno == EINTR ? nil : errno
@@ -145,6 +144,15 @@ package final class Readiness {
         } else {
             count = Int(n)
         }
+        var readable: UInt64 = 0
+        var largest: Token = 0
+        for i in 0..<count {
+            let token = tokens[i]
+            if token < 64 && events[i] & Self.input != 0 { readable |= 1 << token }
+            largest = max(largest, token)
+        }
+        readableBelow64 = readable
+        largestReady = largest
         return (clock.now, failure)
     }
 

@@ -71,11 +71,8 @@ int clinux_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t token);
 /// (negative: no limit), through epoll_pwait2 (a timeout in nanoseconds;
 /// epoll_wait's, in milliseconds, where the kernel is older than 5.11 or a
 /// seccomp filter refuses it), and writes the ready ones' tokens and events,
-/// at most `max`; in the same pass, the tokens below 64 found readable (one
-/// bit each) and the largest token found ready (0 if none). Their count, or
-/// -1 with errno.
-int clinux_epoll_wait_usec(int epfd, uint64_t *tokens, uint32_t *events, int max, int64_t timeout_usec,
-                           uint64_t *readable_below64, uint64_t *largest);
+/// at most `max`. Their count, or -1 with errno.
+int clinux_epoll_wait_usec(int epfd, uint64_t *tokens, uint32_t *events, int max, int64_t timeout_usec);
 
 /// Called with each libinput log message, formatted, without the newline.
 typedef void (*clinux_log_callback)(void *user_data, int priority, const char *message);
