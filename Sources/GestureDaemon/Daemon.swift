@@ -184,7 +184,9 @@ package struct Daemon {
         guard let pageRelease else { return }
         let released = pageRelease()
         if released < 0 {
-            logger.info("pages kept after \(what): \(Errno(rawValue: Int32(-released)))")
+            // Said once: what failed (/proc/self/pagemap unreadable) fails again.
+            logger.info("pages kept after \(what), and from now on: \(Errno(rawValue: Int32(-released)))")
+            self.pageRelease = nil
         } else {
             logger.debug("pages given back after \(what): \(released / 1024) KiB")
         }

@@ -206,4 +206,36 @@ struct LoopTests {
         step(to: pinged + .milliseconds(3000))
         #expect(releases.count == 2 && releases.last == pinged + .milliseconds(2000), "\(releases)")
     }
+
+    @Test("a release of pages that fails is tried once, not after every client's work")
+    func pagesKeptAfterFailure() throws {
+        let directory = NSTemporaryDirectory() + "gestured-loop-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clock = ManualClock()
+        var daemon = try Self.daemon(replaying: "tap-1f.phone.evemu", clock: clock, directory: directory)
+        defer { daemon.stop() }
+        nonisolated(unsafe) var tries = 0
+        daemon.pageRelease = {
+            tries += 1
+            return -Int(EACCES)  // /proc/self/pagemap refused
+        }
+        func step(by ms: Double) {
+            let end = clock.now + .milliseconds(ms)
+            while clock.now < end {
+                clock.now = clock.now + .milliseconds(10)
+                daemon.turn(maxWait: 0)
+            }
+        }
+        let client = try SocketClient(path: directory + "/gestured.sock")
+        step(by: 10)
+        #expect(try client.next(timeout: 1)?["type"] as? String == "hello")
+        step(by: 3000)
+        #expect(tries == 1)
+        try client.send(#"{"type":"ping"}"#)
+        step(by: 10)
+        #expect(try client.next(timeout: 1)?["type"] as? String == "pong")
+        step(by: 3000)
+        #expect(tries == 1)
+        #expect(daemon.pageRelease == nil)
+    }
 }
