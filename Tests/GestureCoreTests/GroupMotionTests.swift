@@ -75,7 +75,8 @@ struct GroupMotionTests {
                 // come out the same for every d at or above the limit.
                 #expect(bounded.arc >= exact.arc)
                 #expect(bounded.largest >= exact.largest)
-                let distances = [1, 1.5, 2, 3, 5, 10].map { $0 * limit } + [exact.largest, bounded.largest].filter { $0 >= limit }
+                let measured = [exact.largest, bounded.largest].filter { $0 >= limit }
+                let distances = [1, 1.5, 2, 3, 5, 10].map { $0 * limit } + measured
                 for d in distances {
                     #expect((bounded.largest > d) == (exact.largest > d), "largest > \(d)")
                     #expect((bounded.largest >= d) == (exact.largest >= d), "largest >= \(d)")
