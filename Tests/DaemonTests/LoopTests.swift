@@ -43,11 +43,24 @@ struct LoopTests {
         return out
     }
 
+    /// A directory of the test's own under the temporary directory (made by `daemon`).
+    static func scratchDirectory() -> String {
+        NSTemporaryDirectory() + "gestured-loop-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    /// Turns of 10 ms until the clock reaches `time`.
+    static func step(_ daemon: inout Daemon, _ clock: ManualClock, to time: Timestamp) {
+        while clock.now < time {
+            clock.now = clock.now + .milliseconds(10)
+            daemon.turn(maxWait: 0)
+        }
+    }
+
     @Test(
         "each gesture comes out in the turn the clock reaches its time, never earlier: frames, held-back taps, holds",
         arguments: ["hold-1f.tablet.evemu", "tap-1f.phone.evemu", "double-tap-1f.phone.evemu", "swipe-left-1f.tablet.evemu"])
     func gesturesOnTime(trace: String) throws {
-        let directory = NSTemporaryDirectory() + "gestured-loop-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let directory = Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let clock = ManualClock()
         var daemon = try Self.daemon(replaying: trace, clock: clock, directory: directory)
@@ -84,7 +97,7 @@ struct LoopTests {
         "turns that change nothing for quiet clients skip the server, yet a request, a new client and an event are each handled in their turn"
     )
     func quietTurns() throws {
-        let directory = NSTemporaryDirectory() + "gestured-loop-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let directory = Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let clock = ManualClock()
         var daemon = try Self.daemon(replaying: "swipe-left-1f.tablet.evemu", clock: clock, directory: directory)
@@ -134,7 +147,7 @@ struct LoopTests {
 
     @Test("a client that never subscribes is told so in the turn its 10 s run out, and nothing comes before")
     func subscribeDeadline() throws {
-        let directory = NSTemporaryDirectory() + "gestured-loop-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let directory = Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let clock = ManualClock()
         var daemon = try Self.daemon(replaying: "tap-1f.phone.evemu", clock: clock, directory: directory)
@@ -160,7 +173,7 @@ struct LoopTests {
         "what a client's work mapped back is given back 2 s after the last of it, once; frames and quiet turns never ask for it"
     )
     func pagesGivenBack() throws {
-        let directory = NSTemporaryDirectory() + "gestured-loop-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let directory = Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let clock = ManualClock()
         var daemon = try Self.daemon(replaying: "swipe-left-1f.tablet.evemu", clock: clock, directory: directory)
@@ -171,12 +184,7 @@ struct LoopTests {
             releases.append(clock.now)
             return 0
         }
-        func step(to time: Timestamp) {
-            while clock.now < time {
-                clock.now = clock.now + .milliseconds(10)
-                daemon.turn(maxWait: 0)
-            }
-        }
+        func step(to time: Timestamp) { Self.step(&daemon, clock, to: time) }
         let client = try SocketClient(path: directory + "/gestured.sock")
         clock.now = clock.now + .milliseconds(10)
         daemon.turn(maxWait: 0)
@@ -209,7 +217,7 @@ struct LoopTests {
 
     @Test("a release of pages that fails is tried once, not after every client's work")
     func pagesKeptAfterFailure() throws {
-        let directory = NSTemporaryDirectory() + "gestured-loop-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let directory = Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let clock = ManualClock()
         var daemon = try Self.daemon(replaying: "tap-1f.phone.evemu", clock: clock, directory: directory)
@@ -219,13 +227,7 @@ struct LoopTests {
             tries += 1
             return -Int(EACCES)  // /proc/self/pagemap refused
         }
-        func step(by ms: Double) {
-            let end = clock.now + .milliseconds(ms)
-            while clock.now < end {
-                clock.now = clock.now + .milliseconds(10)
-                daemon.turn(maxWait: 0)
-            }
-        }
+        func step(by ms: Double) { Self.step(&daemon, clock, to: clock.now + .milliseconds(ms)) }
         let client = try SocketClient(path: directory + "/gestured.sock")
         step(by: 10)
         #expect(try client.next(timeout: 1)?["type"] as? String == "hello")
