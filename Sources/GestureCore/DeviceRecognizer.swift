@@ -73,7 +73,6 @@ struct DeviceRecognizer: Sendable {
     // MARK: - Input
 
     /// Fires every timer due at or before `now`, in deadline order; returns the next deadline.
-    @discardableResult
     private mutating func advance(to now: Timestamp, ids: inout UInt64) -> Timestamp {
         begin(ids: ids)
         defer { ids = lastID }
@@ -94,7 +93,6 @@ struct DeviceRecognizer: Sendable {
     }
 
     /// Processes one frame (timers due by its time must have been fired first); returns the next deadline.
-    @discardableResult
     private mutating func process(_ frame: inout TouchFrame, ids: inout UInt64) -> Timestamp {
         begin(ids: ids)
         defer { ids = lastID }

@@ -82,13 +82,11 @@ package struct Server {
         spareFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
     }
 
-    /// What the daemon must act on after the server's part of a turn.
-    /// What a turn's work changed beyond the frames: one bit each, so that
-    /// merging is an `or` and a turn with no news is told by one test.
+    /// What the daemon must act on after a turn's work beyond the frames:
+    /// one bit each, so that merging is an `or` and a turn with no news is
+    /// told by one test.
     package struct News {
         private var bits: UInt8 = 0
-
-        init() {}
 
         init(subscriptionsChanged: Bool = false, countsChanged: Bool = false) {
             self.subscriptionsChanged = subscriptionsChanged
