@@ -19,6 +19,10 @@ struct Options {
     var callgrind = false
     var strace = false
     var perf = false
+    /// Sample the pages each program touches in short windows during the trace.
+    var pages = false
+    /// perf events counted per frame (perf stat), e.g. timer:hrtimer_start.
+    var count: [String] = []
     var programs = ["drain", "lisgd", "gestured"]
     var keep = false
     /// What gestured's subscriber asks for: every event, or a subscribe request's filters.
@@ -39,6 +43,8 @@ struct Options {
             case "--callgrind": callgrind = true
             case "--strace": strace = true
             case "--perf": perf = true
+            case "--pages": pages = true
+            case "--count": count = value().split(separator: ",").map(String.init)
             case "--programs": programs = value().split(separator: ",").map(String.init)
             case "--keep": keep = true
             case "--filters": filters = value()
@@ -53,7 +59,12 @@ struct Options {
                       --callgrind also count instructions under valgrind's callgrind
                       --strace    also count system calls with strace -c
                       --perf      record each program's CPU samples with perf record (kept with --keep)
+                      --pages     pages of its own each program touches in 50 ms of frames (its
+                                  binary's code and data, heap and other anonymous memory, stack)
+                      --count E,F count perf events per frame with perf stat (e.g. timer:hrtimer_start,msr:write_msr)
                       --filters   gestured's subscriber's filters, e.g. '"phases":["recognized","ended"]' (none: every event)
+                      --programs  drain, lisgd, gestured, and gestured=PATH: another build beside
+                                  the first, compared with it run by run
                     $GESTURED_BIN is the gestured measured (a release build).
                     """)
                 exit(0)
@@ -153,6 +164,117 @@ struct Sample {
     var recognized = 0
     var instructions: Int64?
     var syscalls: Int?
+    /// Pages touched in a window of the trace (--pages): the window of most frames.
+    var touched: Touched?
+    /// perf stat's counts (--count), by event.
+    var counts: [String: Int64] = [:]
+
+    var cpuPerFrame: Double { Double(cpu) / 1000 / Double(max(1, frames)) }
+}
+
+/// KiB of a process's own memory referenced in one window, by kind.
+struct Touched {
+    var code = 0, data = 0, heap = 0, stack = 0
+    var total: Int { code + data + heap + stack }
+    var text: String { "\(total) KiB (code \(code), data \(data), heap and anonymous \(heap), stack \(stack))" }
+}
+
+/// Samples, every second of the trace, what each program touches in
+/// 50 ms: its pages' referenced bits are cleared (/proc/PID/clear_refs),
+/// then counted (/proc/PID/smaps). Only the process's own memory counts:
+/// the shared libraries' pages are marked by every process that uses them.
+/// A window of the trace's pauses touches little: the busiest is kept.
+final class PageSampler: @unchecked Sendable {
+    private let processes: [(program: String, pid: Int32)]
+    private let lock = NSLock()
+    private var stopped = false
+    private var best: [String: Touched] = [:]
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ processes: [(String, Int32)]) {
+        self.processes = processes.map { (program: $0.0, pid: $0.1) }
+        Thread.detachNewThread { [self] in
+            usleep(2_000_000)
+            while !isStopped {
+                for p in self.processes { Self.clearReferenced(p.pid) }
+                usleep(50_000)
+                for p in self.processes {
+                    let t = Self.touched(p.pid)
+                    lock.lock()
+                    if t.total > best[p.program]?.total ?? -1 { best[p.program] = t }
+                    lock.unlock()
+                }
+                usleep(950_000)
+            }
+            done.signal()
+        }
+    }
+
+    private var isStopped: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopped
+    }
+
+    func stop() {
+        lock.lock()
+        stopped = true
+        lock.unlock()
+        done.wait()
+    }
+
+    func busiest(_ program: String) -> Touched? {
+        lock.lock()
+        defer { lock.unlock() }
+        return best[program]
+    }
+
+    /// A /proc file read to its end (its size is given as 0).
+    static func readProc(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            bytes += chunk[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func clearReferenced(_ pid: Int32) {
+        let fd = open("/proc/\(pid)/clear_refs", O_WRONLY)
+        guard fd >= 0 else { return }
+        _ = write(fd, "1", 1)
+        close(fd)
+    }
+
+    /// Referenced KiB of the process's binary, heap, anonymous memory and stack.
+    static func touched(_ pid: Int32) -> Touched {
+        var t = Touched()
+        guard let smaps = readProc("/proc/\(pid)/smaps"),
+            let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+        else { return t }
+        var kind: WritableKeyPath<Touched, Int>?
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let first = fields.first, first.contains("-"), fields.count >= 5 {
+                let perms = fields[1]
+                let name = fields.count >= 6 ? String(fields[5]) : ""
+                switch name {
+                case exe: kind = perms.contains("x") ? \.code : \.data
+                case "[heap]", "": kind = \.heap
+                case "[stack]": kind = \.stack
+                default: kind = nil
+                }
+            } else if let kind, fields.first == "Referenced:", fields.count >= 2, let kb = Int(fields[1]) {
+                t[keyPath: kind] += kb
+            }
+        }
+        return t
+    }
 }
 
 /// Reads a subscriber's lines on a thread of its own, so the daemon's socket never fills.
@@ -184,6 +306,24 @@ final class Subscriber: @unchecked Sendable {
     }
 }
 
+/// "gestured", or "gestured=PATH": another build of it, run beside the
+/// first to compare two builds on the same frames.
+func isGestured(_ program: String) -> Bool { program == "gestured" || program.hasPrefix("gestured=") }
+
+func gesturedBinary(_ program: String) -> String {
+    program.hasPrefix("gestured=") ? String(program.dropFirst("gestured=".count)) : BuildProducts.gestured
+}
+
+/// Each gestured's socket: two builds side by side listen apart.
+func socket(of program: String, in session: UmockdevSession) -> String {
+    program == "gestured" ? session.socket : session.directory + "/\(fileName(program)).sock"
+}
+
+/// A program's name as a file name in the session's directory.
+func fileName(_ program: String) -> String {
+    String(program.map { $0 == "/" || $0 == "=" ? "_" : $0 })
+}
+
 func shellQuote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
 /// One program under measurement in a session: its device, pid and directory.
@@ -193,6 +333,7 @@ struct Running {
     var pid: Int32
     var subscriber: Subscriber?
     var tracer: Child?
+    var counter: Child?
 }
 
 /// Runs `programs` side by side, each on its own emulated touchscreen made
@@ -221,20 +362,20 @@ func runTogether(
                     command += ["-g", "\(fingers),\(g),*,*,R,echo \(fingers)\(g) >> \(dir)/lisgd.out"]
                 }
             }
-        case "gestured":
+        case let p where isGestured(p):
             try Data().write(to: URL(fileURLWithPath: dir + "/empty.toml"))
             command = [
-                BuildProducts.gestured, "serve", "--socket", session.socket, "--device", screen.devnode, "--config",
+                gesturedBinary(p), "serve", "--socket", socket(of: p, in: session), "--device", screen.devnode, "--config",
                 dir + "/empty.toml",
             ]
             if callgrind {
                 // valgrind 3.19 cannot read the DWARF 5 Swift writes ("possibly corrupted debuginfo"):
                 // a copy without it, symbols kept, is what runs under callgrind.
-                let copy = dir + "/gestured"
+                let copy = dir + "/" + fileName(program)
                 _ = try Child.run(["objcopy", "--strip-debug", command[0], copy], timeout: 120)
                 command[0] = copy
             }
-        default: fail("unknown program \(program): drain, lisgd or gestured")
+        default: fail("unknown program \(program): drain, lisgd, gestured or gestured=PATH")
         }
         if callgrind {
             command =
@@ -244,16 +385,16 @@ func runTogether(
                 ] + command
         }
         // The harness splits its commands at blanks: the command line goes through a script.
-        let script = dir + "/\(program).sh"
+        let script = dir + "/\(fileName(program)).sh"
         try ("exec " + command.map(shellQuote).joined(separator: " ") + "\n").write(
             toFile: script, atomically: true, encoding: .utf8)
-        let started = try session.command("start \(dir)/\(program).log /bin/sh \(script)")
+        let started = try session.command("start \(dir)/\(fileName(program)).log /bin/sh \(script)")
         guard let pid = Int32(started.split(separator: " ").last ?? "") else { fail("harness: \(started)") }
         try session.command("waitopen \(screen.devnode) 60000", timeout: 90)
         var r = Running(program: program, screen: screen, pid: pid)
-        if program == "gestured" {
+        if isGestured(program) {
             _ = try session.notify.wait(for: "READY=1", timeout: 60)
-            r.subscriber = try Subscriber(path: session.socket, filters: options.filters)
+            r.subscriber = try Subscriber(path: socket(of: program, in: session), filters: options.filters)
         }
         running.append(r)
     }
@@ -271,20 +412,31 @@ func runTogether(
         if options.perf && !callgrind && !strace {
             running[i].tracer = try Child(
                 [
-                    "perf", "record", "-q", "-e", "cpu-clock", "-F", "10000", "-g", "-o", dir + "/\(r.program).perf", "-p",
+                    "perf", "record", "-q", "-e", "cpu-clock", "-F", "10000", "-g", "-o", dir + "/\(fileName(r.program)).perf",
+                    "-p",
                     String(r.pid),
+                ],
+                stderr: .pipe)
+        }
+        if !options.count.isEmpty && !callgrind && !strace {
+            running[i].counter = try Child(
+                [
+                    "perf", "stat", "-x", ",", "-e", options.count.joined(separator: ","), "-o",
+                    dir + "/\(fileName(r.program)).count", "-p", String(r.pid),
                 ],
                 stderr: .pipe)
         }
         if strace {
             running[i].tracer = try Child(
-                ["strace", "-c", "-f", "-o", dir + "/\(r.program).strace", "-p", String(r.pid)], stderr: .pipe)
+                ["strace", "-c", "-f", "-o", dir + "/\(fileName(r.program)).strace", "-p", String(r.pid)], stderr: .pipe)
         }
     }
-    if strace || (options.perf && !callgrind) { usleep(1_000_000) }
+    if strace || ((options.perf || !options.count.isEmpty) && !callgrind) { usleep(1_000_000) }
     for r in running { before[r.program] = (cpuNanoseconds(r.pid), switches(r.pid), faults(r.pid)) }
     let nodes = running.map(\.screen.devnode).joined(separator: ",")
+    let sampler = options.pages && !callgrind && !strace ? PageSampler(running.map { ($0.program, $0.pid) }) : nil
     let done = try session.command("replay \(nodes) \(tracePath)", timeout: 3600)
+    sampler?.stop()
     let frames = Int(done.split(separator: " ").last ?? "") ?? 0
     // The last timers (a held-back tap, a hold) and the subscriber's reads.
     usleep(callgrind ? 5_000_000 : 1_500_000)
@@ -313,15 +465,26 @@ func runTogether(
         if let tracer = r.tracer {
             tracer.signal(SIGINT)
             _ = try tracer.wait(timeout: 30)
-            let text = (try? String(contentsOfFile: dir + "/\(r.program).strace", encoding: .utf8)) ?? ""
+            let text = (try? String(contentsOfFile: dir + "/\(fileName(r.program)).strace", encoding: .utf8)) ?? ""
             if let total = text.split(separator: "\n").last(where: { $0.hasSuffix("total") }) {
                 // "100.00    0.001  0  12345  3  total": the calls column is the fourth.
                 let fields = total.split(separator: " ")
                 if fields.count >= 5 { sample.syscalls = Int(fields[3]) }
             }
         }
+        if let counter = r.counter {
+            counter.signal(SIGINT)
+            _ = try counter.wait(timeout: 30)
+            // CSV: "12345,,timer:hrtimer_start,...": the count, its unit, the event.
+            let text = (try? String(contentsOfFile: dir + "/\(fileName(r.program)).count", encoding: .utf8)) ?? ""
+            for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+                let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+                if fields.count >= 3, let n = Int64(fields[0]) { sample.counts[String(fields[2])] = n }
+            }
+        }
+        if let sampler { sample.touched = sampler.busiest(r.program) }
         switch r.program {
-        case "gestured": sample.recognized = r.subscriber?.count ?? 0
+        case let p where isGestured(p): sample.recognized = r.subscriber?.count ?? 0
         case "lisgd":
             sample.recognized =
                 ((try? String(contentsOfFile: dir + "/lisgd.out", encoding: .utf8)) ?? "").split(separator: "\n").count
@@ -332,7 +495,7 @@ func runTogether(
     // The harness stops the latest program first.
     for r in running.reversed() {
         let stopped = try session.command("stop", timeout: 60)
-        let log = (try? String(contentsOfFile: dir + "/\(r.program).log", encoding: .utf8)) ?? ""
+        let log = (try? String(contentsOfFile: dir + "/\(fileName(r.program)).log", encoding: .utf8)) ?? ""
         if r.program == "drain" {
             samples[r.program]!.recognized =
                 Int(log.split(separator: "\n").first { $0.hasPrefix("frames ") }?.split(separator: " ").last ?? "") ?? 0
@@ -346,11 +509,25 @@ func runTogether(
     return samples
 }
 
+/// `a` above `b` per frame, run by run: the median (range); the mean.
+/// Each run writes the programs' devices in another order, and the first
+/// to be written pays more under the emulation (docs/performance.md): the
+/// mean over a whole rotation (runs a multiple of the programs) weighs
+/// every position alike; the median of a few runs need not.
+func difference(_ a: [Sample], _ b: [Sample]) -> String? {
+    guard a.count == b.count, !a.isEmpty else { return nil }
+    let d = zip(a, b).map { $0.cpuPerFrame - $1.cpuPerFrame }
+    let mean = d.reduce(0, +) / Double(d.count)
+    return "\(f1(median(d))) (\(f1(d.min()!)) to \(f1(d.max()!))); \(f1(mean))"
+}
+
 func median(_ values: [Double]) -> Double {
     let s = values.sorted()
     guard !s.isEmpty else { return .nan }
     return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
 }
+
+func perFrame2(_ n: Int64, _ frames: Int) -> String { String(format: "%.2f", Double(n) / Double(max(1, frames))) }
 
 func f1(_ v: Double) -> String { String(format: "%.1f", v) }
 
@@ -373,9 +550,11 @@ for r in 0..<options.runs {
     for p in options.programs {
         let s = run[p]!
         samples[p, default: []].append(s)
-        let perFrame = Double(s.cpu) / 1000 / Double(max(1, s.frames))
+        let perFrame = s.cpuPerFrame
         print(
             "run \(r + 1) \(p): \(s.frames) frames, \(f1(perFrame)) µs/frame, \(String(format: "%.2f", Double(s.switches) / Double(max(1, s.frames)))) wake-ups/frame, \(s.faults) page faults, peak \(f1(Double(s.peakKiB) / 1024)) MiB, idle \(f1(Double(s.idleKiB) / 1024)) MiB before the trace and \(f1(Double(s.afterKiB) / 1024)) after, recognized \(s.recognized)"
+                + (s.touched.map { ", touched in 50 ms at most \($0.text)" } ?? "")
+                + s.counts.sorted { $0.key < $1.key }.map { ", \($0.key) \(perFrame2($0.value, s.frames))/frame" }.joined()
         )
     }
 }
@@ -383,18 +562,13 @@ for r in 0..<options.runs {
 if options.runs > 0 {
     print("")
     print(
-        "| program | CPU per frame | above the drain, median (range) | peak resident | idle resident before the trace, after it | recognized |"
+        "| program | CPU per frame | above the drain, median (range); mean | peak resident | idle resident before the trace, after it | recognized |"
     )
     print("|---|---|---|---|---|---|")
-    let floor = samples["drain"] ?? []
     for p in options.programs {
         let ss = samples[p] ?? []
-        let perFrame = ss.map { Double($0.cpu) / 1000 / Double(max(1, $0.frames)) }
-        var above = "–"
-        if p != "drain" && floor.count == ss.count {
-            let d = zip(ss, floor).map { Double($0.cpu - $1.cpu) / 1000 / Double(max(1, $0.frames)) }
-            above = "\(f1(median(d))) µs (\(f1(d.min() ?? .nan)) to \(f1(d.max() ?? .nan)))"
-        }
+        let perFrame = ss.map(\.cpuPerFrame)
+        let above = p == "drain" ? "–" : difference(ss, samples["drain"] ?? []).map { "\($0) µs" } ?? "–"
         let peak = median(ss.map { Double($0.peakKiB) / 1024 })
         let idle = median(ss.map { Double($0.idleKiB) / 1024 })
         let after = median(ss.map { Double($0.afterKiB) / 1024 })
@@ -403,15 +577,40 @@ if options.runs > 0 {
         )
     }
     // The issue's "within 3 µs of lisgd on the same run": the two read the
-    // same frames at the same time, so the difference is taken run by run.
-    if let g = samples["gestured"], let l = samples["lisgd"], g.count == l.count, !g.isEmpty {
-        let d = zip(g, l).map {
-            Double($0.cpu) / 1000 / Double(max(1, $0.frames)) - Double($1.cpu) / 1000 / Double(max(1, $1.frames))
+    // same frames at the same time, so the difference is taken run by run;
+    // another build of gestured is compared with the first the same way.
+    print("")
+    for p in options.programs where p == "gestured" || p.hasPrefix("gestured=") {
+        let other = p == "gestured" ? "lisgd" : "gestured"
+        if let d = difference(samples[p] ?? [], samples[other] ?? []) {
+            print("\(p) above \(other), run by run: \(d) µs per frame")
         }
+    }
+    if options.pages {
         print("")
         print(
-            "gestured above lisgd, run by run: median \(f1(median(d))) µs per frame (\(f1(d.min() ?? .nan)) to \(f1(d.max() ?? .nan)))"
+            "| program | own pages touched in 50 ms of frames, median of the runs' busiest window | code | data | heap and anonymous | stack |"
         )
+        print("|---|---|---|---|---|---|")
+        for p in options.programs {
+            let ts = (samples[p] ?? []).compactMap(\.touched)
+            func m(_ k: KeyPath<Touched, Int>) -> String {
+                ts.isEmpty ? "–" : "\(Int(median(ts.map { Double($0[keyPath: k]) }))) KiB"
+            }
+            print("| \(p) | \(m(\.total)) | \(m(\.code)) | \(m(\.data)) | \(m(\.heap)) | \(m(\.stack)) |")
+        }
+    }
+    if !options.count.isEmpty {
+        print("")
+        print("| program | " + options.count.joined(separator: " per frame, median | ") + " per frame, median |")
+        print("|---|" + options.count.map { _ in "---|" }.joined())
+        for p in options.programs {
+            let ss = samples[p] ?? []
+            let cells = options.count.map { e in
+                String(format: "%.2f", median(ss.map { Double($0.counts[e] ?? 0) / Double(max(1, $0.frames)) }))
+            }
+            print("| \(p) | " + cells.joined(separator: " | ") + " |")
+        }
     }
 }
 
