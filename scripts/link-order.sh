@@ -76,15 +76,21 @@ kill -TERM "$daemon"
 wait "$daemon" || { cat "$scratch/serve.log" >&2; echo "link-order: the daemon failed" >&2; exit 1; }
 # The binary's own functions, by address in this link.
 nm --defined-only --numeric-sort "$scratch/gestured" | awk '$2 ~ /^[tTwW]$/ {print $3}' | awk '!seen[$0]++' >"$scratch/defined"
-# Per frame: the functions of the trace's dump called at least once every
-# ten turns of the loop (one wait each), most called first.
+# Per frame: the functions of the trace's dump that are called, or make
+# calls, at least once every ten turns of the loop (one wait each): the
+# loop itself is entered once but calls the turn every time. Most called
+# first.
 awk '
     /^c?fn=\([0-9]+\)/ { id = $1; sub(/^c?fn=/, "", id); if (NF > 1) { name[id] = $2 } }
+    /^fn=/ { caller = $1; sub(/^fn=/, "", caller) }
     /^cfn=/ { callee = $1; sub(/^cfn=/, "", callee) }
-    /^calls=/ { split($1, c, "="); calls[callee] += c[2] }
+    /^calls=/ { split($1, c, "="); calls[callee] += c[2]; made[caller] += c[2] }
     END {
         for (id in calls) if (name[id] == "clinux_epoll_wait_usec") min = calls[id] / 10
-        for (id in calls) if (calls[id] >= min) print calls[id], name[id]
+        for (id in name) {
+            n = calls[id] > made[id] ? calls[id] : made[id]
+            if (n >= min) print n, name[id]
+        }
     }' "$trace" |
     sort -rn | awk '{print $2}' >"$scratch/hot"
 names() { grep -hoE '^c?fn=\([0-9]+\) .+' "$@" | sed -E 's/^c?fn=\([0-9]+\) //' | sort -u; }

@@ -406,8 +406,9 @@ package struct Daemon {
     private func waitFailed(_ error: Int32) { logger.error("wait: \(Errno(rawValue: error))") }
 
     /// Hands what the turn produced to the publisher (the turn calls it
-    /// only when there is something).
-    @discardableResult
+    /// only when there is something: apart from the frames' path, which
+    /// then needs none of its locals).
+    @inline(never) @discardableResult
     private mutating func publish(now: Timestamp) -> Server.News {
         let overflowed = publisher.publish(outbound, devices: devices, to: &server.clients, now: now).overflowed
         outbound.removeAll()
@@ -418,6 +419,7 @@ package struct Daemon {
         return Server.News(subscriptionsChanged: overflowed, countsChanged: overflowed)
     }
 
+    @inline(never)
     private mutating func handleSignals(now: Timestamp) {
         oneOffWorkRan(now: now)
         requests.removeAll(keepingCapacity: true)

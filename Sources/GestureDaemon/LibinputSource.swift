@@ -202,26 +202,39 @@ package final class LibinputSource {
                     d.pointee.frame.removeAll()
                 }
             case LIBINPUT_EVENT_DEVICE_ADDED:
-                if let (info, geometry) = added(libinput_event_get_device(event)!, index: building.count) {
-                    building.append(
-                        FrameInProgress(
-                            frame: TouchFrame(device: info.id, time: .zero), width: info.width, height: info.height))
-                    events.added(info, geometry)
-                }
+                deviceAdded(event, into: events)
             case LIBINPUT_EVENT_DEVICE_REMOVED:
-                if let i = Self.index(of: libinput_event_get_device(event)), i < handles.count, let handle = handles[i] {
-                    logger.notice("removed \(infos[i].name) (\(infos[i].node))")
-                    events.removed(infos[i].id)
-                    libinput_device_unref(handle)
-                    handles[i] = nil
-                    if lastHandle == handle { lastHandle = nil }
-                    // libinput sends nothing of it after this: a frame it had begun is dropped.
-                    building.pointer(to: i).pointee.frame.removeAll()
-                }
+                deviceRemoved(event, into: events)
             default:
                 break
             }
             libinput_event_destroy(event)
+        }
+    }
+
+    // A device coming or going: apart from the frames' path (`read`), which
+    // then needs none of their locals.
+
+    @inline(never)
+    private func deviceAdded(_ event: OpaquePointer, into events: TouchSourceEvents) {
+        if let (info, geometry) = added(libinput_event_get_device(event)!, index: building.count) {
+            building.append(
+                FrameInProgress(
+                    frame: TouchFrame(device: info.id, time: .zero), width: info.width, height: info.height))
+            events.added(info, geometry)
+        }
+    }
+
+    @inline(never)
+    private func deviceRemoved(_ event: OpaquePointer, into events: TouchSourceEvents) {
+        if let i = Self.index(of: libinput_event_get_device(event)), i < handles.count, let handle = handles[i] {
+            logger.notice("removed \(infos[i].name) (\(infos[i].node))")
+            events.removed(infos[i].id)
+            libinput_device_unref(handle)
+            handles[i] = nil
+            if lastHandle == handle { lastHandle = nil }
+            // libinput sends nothing of it after this: a frame it had begun is dropped.
+            building.pointer(to: i).pointee.frame.removeAll()
         }
     }
 
