@@ -229,19 +229,10 @@ final class PageSampler: @unchecked Sendable {
         return best[program]
     }
 
-    /// A /proc file read to its end (its size is given as 0).
+    /// A /proc file read to its end: `String(contentsOfFile:)` stops at
+    /// 4 KiB for files whose size is given as 0, and smaps is longer.
     static func readProc(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
-            bytes += chunk[0..<n]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        FileHandle(forReadingAtPath: path).map { String(decoding: $0.readDataToEndOfFile(), as: UTF8.self) }
     }
 
     static func clearReferenced(_ pid: Int32) {
@@ -527,7 +518,7 @@ func median(_ values: [Double]) -> Double {
     return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
 }
 
-func perFrame2(_ n: Int64, _ frames: Int) -> String { String(format: "%.2f", Double(n) / Double(max(1, frames))) }
+func perFrameText(_ n: Int64, _ frames: Int) -> String { String(format: "%.2f", Double(n) / Double(max(1, frames))) }
 
 func f1(_ v: Double) -> String { String(format: "%.1f", v) }
 
@@ -554,7 +545,7 @@ for r in 0..<options.runs {
         print(
             "run \(r + 1) \(p): \(s.frames) frames, \(f1(perFrame)) µs/frame, \(String(format: "%.2f", Double(s.switches) / Double(max(1, s.frames)))) wake-ups/frame, \(s.faults) page faults, peak \(f1(Double(s.peakKiB) / 1024)) MiB, idle \(f1(Double(s.idleKiB) / 1024)) MiB before the trace and \(f1(Double(s.afterKiB) / 1024)) after, recognized \(s.recognized)"
                 + (s.touched.map { ", touched in 50 ms at most \($0.text)" } ?? "")
-                + s.counts.sorted { $0.key < $1.key }.map { ", \($0.key) \(perFrame2($0.value, s.frames))/frame" }.joined()
+                + s.counts.sorted { $0.key < $1.key }.map { ", \($0.key) \(perFrameText($0.value, s.frames))/frame" }.joined()
         )
     }
 }
@@ -580,7 +571,7 @@ if options.runs > 0 {
     // same frames at the same time, so the difference is taken run by run;
     // another build of gestured is compared with the first the same way.
     print("")
-    for p in options.programs where p == "gestured" || p.hasPrefix("gestured=") {
+    for p in options.programs where isGestured(p) {
         let other = p == "gestured" ? "lisgd" : "gestured"
         if let d = difference(samples[p] ?? [], samples[other] ?? []) {
             print("\(p) above \(other), run by run: \(d) µs per frame")
