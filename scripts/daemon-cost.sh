@@ -2,11 +2,13 @@
 # What gestured costs per frame on top of libinput, beside Debian's lisgd and
 # a program that only drains libinput (the floor): CPU per frame, peak and
 # idle resident memory, what each recognized; with --callgrind instructions
-# per frame, with --strace system calls per frame (docs/performance.md).
+# per frame, with --strace system calls per frame, with --lines the cache
+# lines each turn touches (docs/performance.md).
 # Every program reads the same trace written into the same emulated
 # touchscreen (umockdev), one after another, --runs times.
 # Usage: scripts/daemon-cost.sh [--runs 3] [--sets 3] [--callgrind] [--strace] ...
-# Needs lisgd, valgrind and strace (sudo apt-get install lisgd valgrind strace);
+# Needs lisgd, valgrind and strace (sudo apt-get install lisgd valgrind strace),
+# and python3 for --lines;
 # a measurement, not a test.
 set -euo pipefail
 cd "$(dirname "$0")/.."

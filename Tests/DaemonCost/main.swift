@@ -17,6 +17,8 @@ struct Options {
     var sets = 3
     var spacing = 0.6
     var callgrind = false
+    /// Count the cache lines each turn touches, under valgrind's lackey (scripts/cache-lines.py).
+    var lines = false
     var strace = false
     var perf = false
     /// Sample the pages each program touches in short windows during the trace.
@@ -41,6 +43,7 @@ struct Options {
             case "--sets": sets = Int(value()) ?? sets
             case "--spacing": spacing = Double(value()) ?? spacing
             case "--callgrind": callgrind = true
+            case "--lines": lines = true
             case "--strace": strace = true
             case "--perf": perf = true
             case "--pages": pages = true
@@ -52,11 +55,13 @@ struct Options {
                 print(
                     """
                     usage: daemon-cost [--runs N] [--sets N] [--spacing S] [--programs drain,lisgd,gestured]
-                                       [--callgrind] [--strace] [--perf] [--keep]
+                                       [--callgrind] [--strace] [--lines] [--perf] [--keep]
                       --runs      repetitions of every program (3)
                       --sets      copies of the tablet recordings in the trace (3)
                       --spacing   seconds between two recordings (0.6)
                       --callgrind also count instructions under valgrind's callgrind
+                      --lines     also count the cache lines one turn of each program's loop touches
+                                  (valgrind's lackey, scripts/cache-lines.py; slow: use --sets 1)
                       --strace    also count system calls with strace -c
                       --perf      record each program's CPU samples with perf record (kept with --keep)
                       --pages     pages of its own each program touches in 50 ms of frames (its
@@ -64,7 +69,8 @@ struct Options {
                       --count E,F count perf events per frame with perf stat (e.g. timer:hrtimer_start,msr:write_msr)
                       --filters   gestured's subscriber's filters, e.g. '"phases":["recognized","ended"]' (none: every event)
                       --programs  drain, lisgd, gestured, and gestured=PATH: another build beside
-                                  the first, compared with it run by run
+                                  the first, compared with it run by run; drain+N: the drain
+                                  touching N more pages of its own on every wake-up (a calibration)
                     $GESTURED_BIN is the gestured measured (a release build).
                     """)
                 exit(0)
@@ -331,7 +337,8 @@ struct Running {
 /// from the same description, and writes every frame of the trace into all
 /// of them at once: whatever the machine does meanwhile, they all see it.
 func runTogether(
-    _ programs: [String], trace: String, device: DeviceDescription, options: Options, callgrind: Bool, strace: Bool
+    _ programs: [String], trace: String, device: DeviceDescription, options: Options, callgrind: Bool, strace: Bool,
+    lackey: Bool = false
 )
     throws -> [String: Sample]
 {
@@ -342,9 +349,15 @@ func runTogether(
         let screen = EmulatedTouchscreen(device, number: 7 + n)
         try session.add(screen)
         var command: [String]
+        var environment: [String] = []
         switch program {
         case "drain":
             command = [BuildProducts.harnessDirectory + "/libinput-drain", screen.devnode]
+        case let p where p.hasPrefix("drain+"):
+            // The calibration: the drain touching N more pages of its own on every wake-up.
+            guard let n = Int(p.dropFirst("drain+".count)), n >= 0 else { fail("\(p): drain+N, N a number of pages") }
+            command = [BuildProducts.harnessDirectory + "/libinput-drain", screen.devnode]
+            environment = ["DRAIN_TOUCH_PAGES=\(n)"]
         case "lisgd":
             // Every direction with one to three fingers, each appending a line: what it recognized.
             command = ["/usr/bin/lisgd", "-d", screen.devnode, "-w", "1280", "-h", "800"]
@@ -359,15 +372,19 @@ func runTogether(
                 gesturedBinary(p), "serve", "--socket", socket(of: p, in: session), "--device", screen.devnode, "--config",
                 dir + "/empty.toml",
             ]
-            if callgrind {
+            if callgrind || lackey {
                 // valgrind 3.19 cannot read the DWARF 5 Swift writes ("possibly corrupted debuginfo"):
-                // a copy without it, symbols kept, is what runs under callgrind.
+                // a copy without it, symbols kept, is what runs under valgrind.
                 let copy = dir + "/" + fileName(program)
                 _ = try Child.run(["objcopy", "--strip-debug", command[0], copy], timeout: 120)
                 command[0] = copy
             }
-        default: fail("unknown program \(program): drain, lisgd, gestured or gestured=PATH")
+        default: fail("unknown program \(program): drain, drain+N, lisgd, gestured or gestured=PATH")
         }
+        if lackey {
+            command = ["valgrind", "--tool=lackey", "--trace-mem=yes", "--log-file=\(dir)/\(fileName(program)).lackey"] + command
+        }
+        if !environment.isEmpty { command = ["env"] + environment + command }
         if callgrind {
             command =
                 [
@@ -430,7 +447,7 @@ func runTogether(
     sampler?.stop()
     let frames = Int(done.split(separator: " ").last ?? "") ?? 0
     // The last timers (a held-back tap, a hold) and the subscriber's reads.
-    usleep(callgrind ? 5_000_000 : 1_500_000)
+    usleep(callgrind || lackey ? 5_000_000 : 1_500_000)
     for r in running {
         var sample = samples[r.program]!
         let b = before[r.program]!
@@ -487,7 +504,21 @@ func runTogether(
     for r in running.reversed() {
         let stopped = try session.command("stop", timeout: 60)
         let log = (try? String(contentsOfFile: dir + "/\(fileName(r.program)).log", encoding: .utf8)) ?? ""
-        if r.program == "drain" {
+        if lackey {
+            // What ran: the drain's binary, lisgd, or the stripped copy of a gestured.
+            let binary =
+                r.program.hasPrefix("drain")
+                ? BuildProducts.harnessDirectory + "/libinput-drain"
+                : r.program == "lisgd" ? "/usr/bin/lisgd" : dir + "/" + fileName(r.program)
+            let counted = try Child.run(
+                [
+                    "python3", BuildProducts.packageRoot + "/scripts/cache-lines.py", dir + "/\(fileName(r.program)).lackey",
+                    binary,
+                ],
+                timeout: 3600)
+            print("\(r.program): " + (counted.status == 0 ? counted.out : counted.err))
+        }
+        if r.program.hasPrefix("drain") {
             samples[r.program]!.recognized =
                 Int(log.split(separator: "\n").first { $0.hasPrefix("frames ") }?.split(separator: " ").last ?? "") ?? 0
         }
@@ -603,6 +634,13 @@ if options.runs > 0 {
             print("| \(p) | " + cells.joined(separator: " | ") + " |")
         }
     }
+}
+
+if options.lines {
+    print("")
+    print("Cache lines per turn (valgrind --tool=lackey --trace-mem=yes, scripts/cache-lines.py):")
+    _ = try runTogether(
+        options.programs, trace: trace, device: device, options: options, callgrind: false, strace: false, lackey: true)
 }
 
 if options.callgrind || options.strace {

@@ -6,6 +6,10 @@
  *
  * Usage: libinput-drain DEVNODE...
  * On SIGTERM or SIGINT it prints "frames N" (touch frames seen) and exits 0.
+ *
+ * DRAIN_TOUCH_PAGES=N (a calibration, scripts/daemon-cost.sh's drain+N):
+ * after every wake-up it also reads one cache line in each of N pages of
+ * its own, to measure what a page touched per wake-up costs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,7 +18,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -54,10 +60,23 @@ int main(int argc, char **argv) {
         }
     }
     unsigned long frames = 0;
+    const char *touch = getenv("DRAIN_TOUCH_PAGES");
+    long pages = touch ? strtol(touch, NULL, 10) : 0;
+    volatile unsigned char *region = NULL;
+    if (pages > 0) {
+        region = mmap(NULL, (size_t)pages * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (region == MAP_FAILED) {
+            fprintf(stderr, "libinput-drain: cannot map %ld pages\n", pages);
+            return 1;
+        }
+        for (long p = 0; p < pages; p++) region[p * 4096] = 1;
+    }
     struct pollfd fds[2] = {{libinput_get_fd(li), POLLIN, 0}, {sfd, POLLIN, 0}};
     for (;;) {
         if (poll(fds, 2, -1) < 0 && errno != EINTR) break;
         if (fds[1].revents) break;
+        /* Each page at another line, so the lines do not share a cache set. */
+        for (long p = 0; p < pages; p++) (void)region[p * 4096 + (p * 64 * 7) % 4096];
         libinput_dispatch(li);
         struct libinput_event *e;
         while ((e = libinput_get_event(li))) {
