@@ -51,18 +51,33 @@ build:
 # the C shims, --experimental-lto-mode=full): a frame crosses GestureCore,
 # GestureDaemon and CLinux, whose calls only the link can inline
 # (docs/performance.md).
+# Compiled with the branch counts of Sources/gestured/gestured.profdata
+# (LLVM's profile-guided optimization; scripts/profile.sh writes it from the
+# daemon serving a trace and replays of the recordings): the paths a frame
+# takes are laid out together, the others moved aside, so a frame runs
+# through fewer lines of code (docs/performance.md, "Profile-guided
+# layout"). The build reads a copy named by its hash: SwiftPM sees a new
+# profile as new flags and compiles again.
 # SwiftPM does not see the order file change: a newer one forces the link.
 STATIC_CXX = $(CURDIR)/.build/static-cxx
 RELEASE_LINK = -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
 	-Xswiftc -L$(STATIC_CXX) -Xswiftc -Xfrontend -Xswiftc -function-sections
 RELEASE_LTO = --experimental-lto-mode=full
 RELEASE_ORDER = -Xlinker --symbol-ordering-file=$(CURDIR)/Sources/gestured/link-order.txt -Xlinker --no-warn-symbol-ordering
+# Where the release build goes (scripts/profile.sh builds its instrumented one apart).
+RELEASE_BUILD = .build
+PROFILE = Sources/gestured/gestured.profdata
+PROFILE_COPY = $(CURDIR)/.build/profile/gestured-$(shell sha256sum $(PROFILE) 2>/dev/null | cut -c1-16).profdata
+RELEASE_PROFILE = -Xswiftc -Xfrontend -Xswiftc -ir-profile-use=$(PROFILE_COPY)
 release:
-	@if [ Sources/gestured/link-order.txt -nt .build/release/gestured ]; then rm -f .build/release/gestured; fi
+	@if [ Sources/gestured/link-order.txt -nt $(RELEASE_BUILD)/release/gestured ]; then rm -f $(RELEASE_BUILD)/release/gestured; fi
 	@# A folder holding only libstdc++.a, searched first: the runtime's -lstdc++ finds the archive.
 	@a=$$(gcc -print-file-name=libstdc++.a); [ -f "$$a" ] || { echo "make release: libstdc++.a not found (apt-get install libstdc++-12-dev, or make setup)" >&2; exit 1; }; \
 		mkdir -p $(STATIC_CXX) && ln -sf "$$a" $(STATIC_CXX)/libstdc++.a
-	$(SWIFT) build -c release --product gestured --static-swift-stdlib $(RELEASE_LTO) $(RELEASE_LINK) $(RELEASE_ORDER)
+	@# (scripts/profile.sh's instrumented build uses no profile.)
+	@[ -z "$(findstring $(PROFILE_COPY),$(RELEASE_PROFILE))" ] || [ -f $(PROFILE_COPY) ] || \
+		{ mkdir -p $(dir $(PROFILE_COPY)) && cp $(PROFILE) $(PROFILE_COPY); }
+	$(SWIFT) build -c release --build-path $(RELEASE_BUILD) --product gestured --static-swift-stdlib $(RELEASE_LTO) $(RELEASE_LINK) $(RELEASE_ORDER) $(RELEASE_PROFILE)
 
 # Style check, the end-to-end harness, every test (Swift Testing), the
 # real-kernel tests in a virtual machine (test-kernel), an
