@@ -3,8 +3,8 @@
 # gestured's Swift code was taken while it did its usual work, which `make
 # release` compiles with (LLVM's profile-guided optimization): the paths a
 # frame takes are laid out together and the rest moved aside, so that a frame
-# runs through fewer lines of code (docs/performance.md, "Profile-guided
-# layout"). The work counted:
+# runs through fewer lines of code (docs/performance.md, "Cache lines per
+# frame"). The work counted:
 #   - the daemon serving a trace played into an emulated touchscreen through
 #     the real libinput, to a subscriber of recognized and ended gestures and
 #     to one of everything (scripts/daemon-cost.sh's trace and harness);
@@ -52,8 +52,8 @@ n=$(find "$scratch/raw" -name 'serve-*.profraw' | wc -l)
 
 # LLVM's indexed form: its text form cannot be read back when names begin
 # with '$', as Swift's all do (LLVM 21 takes such a line for a record's
-# bitmap). -sparse leaves out the functions never run: they are compiled as
-# without a profile, not as cold. `llvm-profdata show --all-functions` reads it.
+# bitmap). -sparse leaves out the functions whose counts are all zero: they are
+# compiled as without a profile, not as cold. `llvm-profdata show` reads it.
 "$profdata" merge -sparse -o "$out" "$scratch"/raw/*.profraw
 functions=$("$profdata" show "$out" | sed -n 's/^Total functions: //p')
 echo "profile: $out: $functions functions, from $n daemon runs and $(ls Recordings/*.evemu | wc -l) replays"
