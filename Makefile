@@ -80,8 +80,9 @@ release:
 	$(SWIFT) build -c release --build-path $(RELEASE_BUILD) --product gestured --static-swift-stdlib $(RELEASE_LTO) $(RELEASE_LINK) $(RELEASE_ORDER) $(RELEASE_PROFILE)
 
 # Style check, the end-to-end harness, every test (Swift Testing), the
-# real-kernel tests in a virtual machine (test-kernel), an
-# install into a scratch directory (scripts/check-install.sh), the
+# real-kernel tests in a virtual machine (test-kernel), the release build
+# (as `make` builds it: LTO, the order file, the profile) installed into a
+# scratch directory (scripts/check-install.sh), the
 # benchmarks' allocation counts against Benchmarks/Thresholds (no timing),
 # 20 s of each fuzz target, then every test again under the sanitizers. Each
 # test run is stopped with a report if it hangs (TEST_LIMIT, scripts/watchdog.sh).
@@ -91,7 +92,8 @@ test: lint harness
 	$(SWIFT) build --build-tests
 	$(WATCHDOG) $(SWIFT) test --skip-build
 	$(MAKE) test-kernel
-	scripts/check-install.sh
+	$(MAKE) release
+	GESTURED_BIN=$(RELEASE_BUILD)/release/gestured scripts/check-install.sh
 	$(MAKE) bench-smoke
 	$(MAKE) fuzz FUZZ_SECONDS=20
 	$(MAKE) sanitize

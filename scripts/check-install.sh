@@ -2,7 +2,8 @@
 # Installs into a scratch DESTDIR (man pages from `make man`) and checks that
 # everything a user reads or runs is there: the binary, units, man pages for
 # every subcommand, shell completions, the example clients, the bundled
-# recordings `gestured tune` checks its suggestions against.
+# recordings `gestured tune` checks its suggestions against; and that the
+# installed binary replays the tour to what its .expect lists.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${GESTURED_BIN:-$(swift build --show-bin-path)/gestured}
@@ -35,5 +36,13 @@ for page in "$p"/share/man/man1/*.1 "$p"/share/man/man5/*.5; do
     ! grep -q 'docs/[a-z-]*\.md' "$page" || { echo "check-install: $(basename "$page") points to a repository path" >&2; missing=1; }
 done
 grep -q "double-tap" "$p/share/bash-completion/completions/gestured" || { echo "check-install: bash completion offers no gesture names" >&2; missing=1; }
+# The installed binary runs: the tour it ships replays to the gestures its .expect lists
+# (`make test` installs the release build, compiled with the profile and the order file).
+r=$p/share/gestured/recordings
+if ! diff <(grep -v '^#' "$r/tour.tablet.expect" | sed '/^$/d') \
+    <("$p/bin/gestured" replay --format summary "$r/tour.tablet.evemu" 2>/dev/null) >/dev/null; then
+    echo "check-install: the installed gestured does not replay tour.tablet.evemu to what tour.tablet.expect lists" >&2
+    missing=1
+fi
 [ "$missing" -eq 0 ] && echo "check-install: ok ($(find "$dest" -type f | wc -l) files)"
 exit "$missing"
