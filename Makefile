@@ -67,16 +67,14 @@ RELEASE_ORDER = -Xlinker --symbol-ordering-file=$(CURDIR)/Sources/gestured/link-
 # Where the release build goes (scripts/profile.sh builds its instrumented one apart).
 RELEASE_BUILD = .build
 PROFILE = Sources/gestured/gestured.profdata
-PROFILE_COPY = $(CURDIR)/.build/profile/gestured-$(shell sha256sum $(PROFILE) 2>/dev/null | cut -c1-16).profdata
+PROFILE_COPY = $(CURDIR)/.build/profile/gestured-$(shell sha256sum $(PROFILE) | cut -c1-16).profdata
 RELEASE_PROFILE = -Xswiftc -Xfrontend -Xswiftc -ir-profile-use=$(PROFILE_COPY)
 release:
 	@if [ Sources/gestured/link-order.txt -nt $(RELEASE_BUILD)/release/gestured ]; then rm -f $(RELEASE_BUILD)/release/gestured; fi
 	@# A folder holding only libstdc++.a, searched first: the runtime's -lstdc++ finds the archive.
 	@a=$$(gcc -print-file-name=libstdc++.a); [ -f "$$a" ] || { echo "make release: libstdc++.a not found (apt-get install libstdc++-12-dev, or make setup)" >&2; exit 1; }; \
 		mkdir -p $(STATIC_CXX) && ln -sf "$$a" $(STATIC_CXX)/libstdc++.a
-	@# (scripts/profile.sh's instrumented build uses no profile.)
-	@[ -z "$(findstring $(PROFILE_COPY),$(RELEASE_PROFILE))" ] || [ -f $(PROFILE_COPY) ] || \
-		{ mkdir -p $(dir $(PROFILE_COPY)) && cp $(PROFILE) $(PROFILE_COPY); }
+	@[ -f $(PROFILE_COPY) ] || { mkdir -p $(dir $(PROFILE_COPY)) && cp $(PROFILE) $(PROFILE_COPY); }
 	$(SWIFT) build -c release --build-path $(RELEASE_BUILD) --product gestured --static-swift-stdlib $(RELEASE_LTO) $(RELEASE_LINK) $(RELEASE_ORDER) $(RELEASE_PROFILE)
 
 # Style check, the end-to-end harness, every test (Swift Testing), the
