@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Distinct cache lines one turn of a program's loop touches, by kind.
 
-Usage: scripts/cache-lines.py LACKEY_LOG BINARY
+Usage: scripts/cache-lines.py LACKEY_LOG BINARY [--functions N]
 
 LACKEY_LOG is what `valgrind --tool=lackey --trace-mem=yes` wrote for
 BINARY (scripts/daemon-cost.sh --lines runs it so): every instruction's
@@ -10,13 +10,20 @@ program's wait (its call of poll, epoll_wait or epoll_pwait2) to the next.
 For each turn it counts the 64-byte lines touched: the binary's own code and
 data, the stack, and the rest (the shared libraries' code; their data and
 the heap), then prints the median and mean over the turns, leaving out the
-first 20 (start-up) and the last 5 (the stop).
+first 20 (start-up) and the last 5 (the stop). With --functions N it also
+names the N functions of the binary whose code lines a turn touches most,
+and the N that first touch most of the turn's other lines (heap, the
+libraries' data, the stack, the binary's data), each with its lines per
+turn by the mean: where to look for lines to save. A line of the
+libraries' code is named by its 64 KiB region (lackey does not say which
+library is where).
 
 A line touched once per turn costs a cache miss when the turn starts cold,
 as it does after the task switches of every frame under the emulation
 (docs/performance.md, "Cache lines per frame").
 """
 
+import bisect
 import collections
 import re
 import statistics
@@ -61,15 +68,69 @@ def binary_layout(binary):
     return returns, segments, (PIE_BASE if pie else 0)
 
 
+def symbols(binary, base):
+    """The binary's defined symbols with a size and its sections, sorted:
+    (start, end, name), relocated; a section's name is in brackets."""
+    try:
+        listing = subprocess.run(["nm", "-nS", "--defined-only", binary], capture_output=True, text=True, check=True).stdout
+        sections = subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        fail(f"cannot list the symbols of {binary} with nm and readelf (binutils): {e}")
+    found = []
+    for line in listing.splitlines():
+        fields = line.split(maxsplit=3)
+        if len(fields) == 4 and int(fields[1], 16) > 0:
+            start = int(fields[0], 16) + base
+            found.append((start, start + int(fields[1], 16), fields[3]))
+    found.sort()
+    sorted_sections = []
+    for line in sections.splitlines():
+        m = re.match(r"\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", line)
+        if m and int(m.group(2), 16) > 0:
+            start = int(m.group(2), 16) + base
+            sorted_sections.append((start, start + int(m.group(3), 16), f"[{m.group(1)}]"))
+    sorted_sections.sort()
+    return found, sorted_sections
+
+
+def readable(names):
+    """Swift's names demangled (swift-demangle, from the toolchain), or as they are without it."""
+    try:
+        out = subprocess.run(
+            ["swift-demangle", "--simplified", "--compact"], input="\n".join(names) + "\n", capture_output=True, text=True, check=True
+        ).stdout.splitlines()
+    except (OSError, subprocess.CalledProcessError):
+        return list(names)
+    return out if len(out) == len(names) else list(names)
+
+
 def main():
-    if len(sys.argv) != 3:
-        fail("usage: cache-lines.py LACKEY_LOG BINARY")
-    log, binary = sys.argv[1], sys.argv[2]
+    args = sys.argv[1:]
+    functions = 0
+    if len(args) == 4 and args[2] == "--functions" and args[3].isdigit():
+        functions = int(args[3])
+        args = args[:2]
+    if len(args) != 2:
+        fail("usage: cache-lines.py LACKEY_LOG BINARY [--functions N]")
+    log, binary = args
     returns, segments, base = binary_layout(binary)
     boundaries = {r + base for r in returns}
     lo = min(s for s, _, _ in segments) + base
     hi = max(e for _, e, _ in segments) + base
     code = [(s + base, e + base) for s, e, x in segments if x]
+
+    table, sections = symbols(binary, base) if functions else ([], [])
+    starts = [start for start, _, _ in table]
+
+    def name(address):
+        """The function at an address of the binary (else its section), or
+        the 64 KiB region of libraries' code of another."""
+        if not lo <= address < hi:
+            return f"libraries' code at {address >> 16 << 16:#x}"
+        i = bisect.bisect_right(starts, address) - 1
+        if i >= 0 and address < table[i][1]:
+            return table[i][2]
+        return next((n for s, e, n in sections if s <= address < e), f"{address - base:#x}")
 
     def kind(address, fetch):
         if lo <= address < hi:
@@ -81,6 +142,12 @@ def main():
     turns = []
     lines = collections.defaultdict(set)
     instructions = 0
+    # With --functions: each turn's own code lines by function, and its other
+    # lines by the function whose instruction first touched them; summed over
+    # the turns counted.
+    code_lines, first_touch = {}, {}
+    by_code, by_data = [], []
+    fetched = 0
     try:
         with open(log, errors="replace") as f:
             for line in f:
@@ -90,11 +157,22 @@ def main():
                         turns.append(({k: len(v) for k, v in lines.items()}, instructions))
                         lines = collections.defaultdict(set)
                         instructions = 0
+                        if functions:
+                            by_code.append(collections.Counter(name(a) for a in code_lines.values()))
+                            by_data.append(collections.Counter(name(a) for a in first_touch.values()))
+                            code_lines, first_touch = {}, {}
                     instructions += 1
-                    lines[kind(address, True)].add(address >> 6)
+                    k = kind(address, True)
+                    lines[k].add(address >> 6)
+                    if functions:
+                        fetched = address
+                        if k == "own code":
+                            code_lines.setdefault(address >> 6, address)
                 elif line[:1] == " " and line[1:2] in ("L", "S", "M"):
                     address = int(line[3 : line.index(",")], 16)
                     lines[kind(address, False)].add(address >> 6)
+                    if functions and address >> 6 not in first_touch:
+                        first_touch[address >> 6] = fetched
     except OSError as e:
         fail(f"cannot read {log}: {e}")
     turns = turns[20:-5]
@@ -108,6 +186,16 @@ def main():
     totals = [sum(t.values()) for t, _ in turns]
     print(f"  {'all':26} {statistics.median(totals):6.0f} ({statistics.mean(totals):.1f})")
     print(f"  instructions per turn      {statistics.median(i for _, i in turns):6.0f} ({statistics.mean(i for _, i in turns):.1f})")
+    if functions:
+        counted = len(turns)
+        for title, counts in [
+            ("own code lines per turn (mean) by function", by_code),
+            ("other lines per turn (mean) by the function that first touched them", by_data),
+        ]:
+            top = sum(counts[20:-5], collections.Counter()).most_common(functions)
+            print(f"{title}, the {functions} most:")
+            for (_, n), f in zip(top, readable([f for f, _ in top])):
+                print(f"  {n / counted:6.1f}  {f}")
 
 
 main()
