@@ -40,13 +40,18 @@ def fail(message):
     sys.exit(f"cache-lines: {message}")
 
 
+def binutils(*command):
+    """What a binutils tool prints about a binary (its last argument)."""
+    try:
+        return subprocess.run(list(command), capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        fail(f"cannot read {command[-1]} with {command[0]} (binutils): {e}")
+
+
 def binary_layout(binary):
     """The return sites of the wait calls and the executable's segments (unrelocated)."""
-    try:
-        dump = subprocess.run(["objdump", "-d", "--no-show-raw-insn", binary], capture_output=True, text=True, check=True).stdout
-        header = subprocess.run(["readelf", "-hlW", binary], capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError) as e:
-        fail(f"cannot read {binary} with objdump and readelf (binutils): {e}")
+    dump = binutils("objdump", "-d", "--no-show-raw-insn", binary)
+    header = binutils("readelf", "-hlW", binary)
     returns = []
     previous_was_wait = False
     for line in dump.splitlines():
@@ -71,11 +76,8 @@ def binary_layout(binary):
 def symbols(binary, base):
     """The binary's defined symbols with a size and its sections, sorted:
     (start, end, name), relocated; a section's name is in brackets."""
-    try:
-        listing = subprocess.run(["nm", "-nS", "--defined-only", binary], capture_output=True, text=True, check=True).stdout
-        sections = subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError) as e:
-        fail(f"cannot list the symbols of {binary} with nm and readelf (binutils): {e}")
+    listing = binutils("nm", "-nS", "--defined-only", binary)
+    sections = binutils("readelf", "-SW", binary)
     found = []
     for line in listing.splitlines():
         fields = line.split(maxsplit=3)
