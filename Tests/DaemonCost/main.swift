@@ -326,6 +326,8 @@ func shellQuote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", w
 /// One program under measurement in a session: its device, pid and directory.
 struct Running {
     var program: String
+    /// The binary that runs (for gestured under valgrind, its copy without DWARF).
+    var executable: String
     var screen: EmulatedTouchscreen
     var pid: Int32
     var subscriber: Subscriber?
@@ -351,13 +353,13 @@ func runTogether(
         var command: [String]
         var environment: [String] = []
         switch program {
-        case "drain":
+        case let p where p == "drain" || p.hasPrefix("drain+"):
             command = [BuildProducts.harnessDirectory + "/libinput-drain", screen.devnode]
-        case let p where p.hasPrefix("drain+"):
-            // The calibration: the drain touching N more pages of its own on every wake-up.
-            guard let n = Int(p.dropFirst("drain+".count)), n >= 0 else { fail("\(p): drain+N, N a number of pages") }
-            command = [BuildProducts.harnessDirectory + "/libinput-drain", screen.devnode]
-            environment = ["DRAIN_TOUCH_PAGES=\(n)"]
+            if p != "drain" {
+                // The calibration: the drain touching N more pages of its own on every wake-up.
+                guard let n = Int(p.dropFirst("drain+".count)), n >= 0 else { fail("\(p): drain+N, N a number of pages") }
+                environment = ["DRAIN_TOUCH_PAGES=\(n)"]
+            }
         case "lisgd":
             // Every direction with one to three fingers, each appending a line: what it recognized.
             command = ["/usr/bin/lisgd", "-d", screen.devnode, "-w", "1280", "-h", "800"]
@@ -381,6 +383,7 @@ func runTogether(
             }
         default: fail("unknown program \(program): drain, drain+N, lisgd, gestured or gestured=PATH")
         }
+        let executable = command[0]
         if lackey {
             command = ["valgrind", "--tool=lackey", "--trace-mem=yes", "--log-file=\(dir)/\(fileName(program)).lackey"] + command
         }
@@ -399,7 +402,7 @@ func runTogether(
         let started = try session.command("start \(dir)/\(fileName(program)).log /bin/sh \(script)")
         guard let pid = Int32(started.split(separator: " ").last ?? "") else { fail("harness: \(started)") }
         try session.command("waitopen \(screen.devnode) 60000", timeout: 90)
-        var r = Running(program: program, screen: screen, pid: pid)
+        var r = Running(program: program, executable: executable, screen: screen, pid: pid)
         if isGestured(program) {
             _ = try session.notify.wait(for: "READY=1", timeout: 60)
             r.subscriber = try Subscriber(path: socket(of: program, in: session), filters: options.filters)
@@ -505,15 +508,10 @@ func runTogether(
         let stopped = try session.command("stop", timeout: 60)
         let log = (try? String(contentsOfFile: dir + "/\(fileName(r.program)).log", encoding: .utf8)) ?? ""
         if lackey {
-            // What ran: the drain's binary, lisgd, or the stripped copy of a gestured.
-            let binary =
-                r.program.hasPrefix("drain")
-                ? BuildProducts.harnessDirectory + "/libinput-drain"
-                : r.program == "lisgd" ? "/usr/bin/lisgd" : dir + "/" + fileName(r.program)
             let counted = try Child.run(
                 [
                     "python3", BuildProducts.packageRoot + "/scripts/cache-lines.py", dir + "/\(fileName(r.program)).lackey",
-                    binary,
+                    r.executable,
                 ],
                 timeout: 3600)
             print("\(r.program): " + (counted.status == 0 ? counted.out : counted.err))
