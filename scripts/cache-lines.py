@@ -25,6 +25,7 @@ as it does after the task switches of every frame under the emulation
 
 import bisect
 import collections
+import functools
 import re
 import statistics
 import subprocess
@@ -124,6 +125,7 @@ def main():
     table, sections = symbols(binary, base) if functions else ([], [])
     starts = [start for start, _, _ in table]
 
+    @functools.cache
     def name(address):
         """The function at an address of the binary (else its section), or
         the 64 KiB region of libraries' code of another."""
@@ -141,14 +143,13 @@ def main():
             return "stack"
         return "libraries' code" if fetch else "libraries' data and heap"
 
+    # Each turn: its lines by kind, its instructions and, with --functions,
+    # its own code lines by function and its other lines by the function
+    # whose instruction first touched them.
     turns = []
     lines = collections.defaultdict(set)
     instructions = 0
-    # With --functions: each turn's own code lines by function, and its other
-    # lines by the function whose instruction first touched them; summed over
-    # the turns counted.
     code_lines, first_touch = {}, {}
-    by_code, by_data = [], []
     fetched = 0
     try:
         with open(log, errors="replace") as f:
@@ -156,13 +157,12 @@ def main():
                 if line.startswith("I  "):
                     address = int(line[3 : line.index(",")], 16)
                     if address in boundaries:
-                        turns.append(({k: len(v) for k, v in lines.items()}, instructions))
+                        by_code = collections.Counter(name(a) for a in code_lines.values())
+                        by_data = collections.Counter(name(a) for a in first_touch.values())
+                        turns.append(({k: len(v) for k, v in lines.items()}, instructions, by_code, by_data))
                         lines = collections.defaultdict(set)
                         instructions = 0
-                        if functions:
-                            by_code.append(collections.Counter(name(a) for a in code_lines.values()))
-                            by_data.append(collections.Counter(name(a) for a in first_touch.values()))
-                            code_lines, first_touch = {}, {}
+                        code_lines, first_touch = {}, {}
                     instructions += 1
                     k = kind(address, True)
                     lines[k].add(address >> 6)
@@ -183,21 +183,21 @@ def main():
     kinds = ["own code", "own data", "stack", "libraries' code", "libraries' data and heap"]
     print(f"{len(turns)} turns; distinct 64-byte lines per turn, median (mean):")
     for k in kinds:
-        values = [t.get(k, 0) for t, _ in turns]
+        values = [t[0].get(k, 0) for t in turns]
         print(f"  {k:26} {statistics.median(values):6.0f} ({statistics.mean(values):.1f})")
-    totals = [sum(t.values()) for t, _ in turns]
+    totals = [sum(t[0].values()) for t in turns]
     print(f"  {'all':26} {statistics.median(totals):6.0f} ({statistics.mean(totals):.1f})")
-    print(f"  instructions per turn      {statistics.median(i for _, i in turns):6.0f} ({statistics.mean(i for _, i in turns):.1f})")
+    executed = [t[1] for t in turns]
+    print(f"  instructions per turn      {statistics.median(executed):6.0f} ({statistics.mean(executed):.1f})")
     if functions:
-        counted = len(turns)
-        for title, counts in [
-            ("own code lines per turn (mean) by function", by_code),
-            ("other lines per turn (mean) by the function that first touched them", by_data),
+        for title, column in [
+            ("own code lines per turn (mean) by function", 2),
+            ("other lines per turn (mean) by the function that first touched them", 3),
         ]:
-            top = sum(counts[20:-5], collections.Counter()).most_common(functions)
+            top = sum((t[column] for t in turns), collections.Counter()).most_common(functions)
             print(f"{title}, the {functions} most:")
             for (_, n), f in zip(top, readable([f for f, _ in top])):
-                print(f"  {n / counted:6.1f}  {f}")
+                print(f"  {n / len(turns):6.1f}  {f}")
 
 
 main()
