@@ -35,13 +35,16 @@ bin=.build/profiling/release/gestured
 scripts/build-harness.sh >/dev/null
 swift build --product daemon-cost >/dev/null
 cost="$(swift build --show-bin-path)/daemon-cost"
+# The daemon serving daemon-cost's trace once, with these options.
+serve() {
+    GESTURED_BIN=$bin "$cost" --programs gestured --runs 1 "$@" >>"$scratch/cost.log" 2>&1 ||
+        { cat "$scratch/cost.log" >&2; echo "profile: daemon-cost $* failed" >&2; exit 1; }
+}
 
 # Each process writes its counts when it exits (%p: one file per process, %m: merged by the binary).
 export LLVM_PROFILE_FILE="$scratch/raw/serve-%p.profraw"
-GESTURED_BIN=$bin "$cost" --programs gestured --runs 1 --filters '"phases":["recognized","ended"]' >"$scratch/cost.log" 2>&1 ||
-    { cat "$scratch/cost.log" >&2; echo "profile: daemon-cost failed" >&2; exit 1; }
-GESTURED_BIN=$bin "$cost" --programs gestured --runs 1 --sets 1 >>"$scratch/cost.log" 2>&1 ||
-    { cat "$scratch/cost.log" >&2; echo "profile: daemon-cost failed" >&2; exit 1; }
+serve --filters '"phases":["recognized","ended"]'
+serve --sets 1
 export LLVM_PROFILE_FILE="$scratch/raw/replay-%m.profraw"
 for f in Recordings/*.evemu; do
     "$bin" replay "$f" >/dev/null 2>&1 || { echo "profile: gestured replay $f failed" >&2; exit 1; }
