@@ -89,11 +89,14 @@ public struct Renderer: Sendable {
         return (Int32((ux * Double(panel.maxX)).rounded()), Int32((uy * Double(panel.maxY)).rounded()))
     }
 
-    /// The whole trace as evemu text.
+    /// The whole trace as evemu text. The version line comes first, as
+    /// `evemu-record` writes it: evemu's tools read the version from the
+    /// first line and take a file without it for version 1.0.
     public func evemu(_ scenario: Scenario, seed: UInt64) -> String {
-        var s = "# Synthetic recording made by gestured's TraceSynth (swift run synth-recordings).\n"
+        var s = EvemuWriter.description(panel.description)
+        s += "# Synthetic recording made by gestured's TraceSynth (swift run synth-recordings).\n"
         s += "# Scenario: \(scenario.name); seed \(seed); \(panel.width)x\(panel.height) mm at \(Int(panel.rateHz)) Hz.\n"
-        s += EvemuWriter.trace(panel.description, events: render(scenario, seed: seed))
+        for event in render(scenario, seed: seed) { s += EvemuWriter.line(event) }
         return s
     }
 }

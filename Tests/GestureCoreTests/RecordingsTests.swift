@@ -30,6 +30,20 @@ struct RecordingsTests {
             #expect(committed == text, "\(name) differs from the generator's output: run `swift run synth-recordings`")
         }
     }
+
+    /// evemu's own tools read the version from the first line; without it a
+    /// file is version 1.0, whose `A:` lines have no resolution.
+    @Test("every recording, bundled or generated, starts with evemu's version line")
+    func versionLineFirst() throws {
+        for name in Self.names {
+            let text = try Fixtures.read(Fixtures.recordings + "/" + name + ".evemu")
+            #expect(text.hasPrefix("# EVEMU 1.3\n"), "\(name).evemu starts \(text.prefix(40))")
+        }
+        var rng = SeededRandom(seed: 7)
+        for scenario in Catalog.handScenarios(width: 220, height: 130, rng: &rng).prefix(3) {
+            #expect(Renderer(panel: .tablet).evemu(scenario, seed: 1).hasPrefix("# EVEMU 1.3\n"), "\(scenario.name)")
+        }
+    }
 }
 
 /// The same gestures performed by hands and on panels the recordings never
