@@ -18,8 +18,10 @@ MANDIR ?= $(DATADIR)/man
 # How long one run of the tests may take before scripts/watchdog.sh prints
 # where it is stuck (process tree, every thread's stack) and stops it. A run
 # takes 1 to 3 minutes here; the limit is for hangs, not for speed.
+# scripts/test-run.sh runs each under the watchdog and lists the tests it
+# skipped with their reasons (in CI a skipped test fails the run).
 TEST_LIMIT ?= 1200
-WATCHDOG = scripts/watchdog.sh $(TEST_LIMIT)
+TEST_RUN = scripts/test-run.sh $(TEST_LIMIT)
 
 .PHONY: all setup build release test test-kernel sanitize fuzz bench bench-smoke bench-update lint format harness install install-files uninstall check-units systemd-smoke recordings throughput demo pictures man clean
 
@@ -29,11 +31,15 @@ WATCHDOG = scripts/watchdog.sh $(TEST_LIMIT)
 all: release man
 
 # Swift is checked as you first (sudo's secure_path hides a Swift in /opt or
-# your home directory); only the Debian packages the build needs are installed
-# as root.
+# your home directory); only the Debian packages are installed as root. The
+# PyPI tools the tests use (virtme-ng) go into a virtual environment of the
+# checkout's own, as you (TOOLS; scripts/setup-tools.sh).
+PYTHON ?= python3
+TOOLS ?= .build/tools
 setup:
 	scripts/check-swift.sh $(SWIFT)
 	$(SUDO) scripts/setup.sh
+	scripts/setup-tools.sh $(PYTHON) $(TOOLS)
 
 build:
 	$(SWIFT) build
@@ -75,9 +81,10 @@ release:
 	@a=$$(gcc -print-file-name=libstdc++.a); [ -f "$$a" ] || { echo "make release: libstdc++.a not found (apt-get install libstdc++-12-dev, or make setup)" >&2; exit 1; }; \
 		mkdir -p $(STATIC_CXX) && ln -sf "$$a" $(STATIC_CXX)/libstdc++.a
 	@[ -f $(PROFILE_COPY) ] || { mkdir -p $(dir $(PROFILE_COPY)) && cp $(PROFILE) $(PROFILE_COPY); }
-	$(SWIFT) build -c release --build-path $(RELEASE_BUILD) --product gestured --static-swift-stdlib $(RELEASE_LTO) $(RELEASE_LINK) $(RELEASE_ORDER) $(RELEASE_PROFILE)
+	$(SWIFT) build -c release --build-path $(RELEASE_BUILD) --product gestured --static-swift-stdlib -Xswiftc -warnings-as-errors \
+	    $(RELEASE_LTO) $(RELEASE_LINK) $(RELEASE_ORDER) $(RELEASE_PROFILE)
 
-# Style check, the end-to-end harness, every test (Swift Testing), the
+# Style and warnings (lint), the end-to-end harness, every test (Swift Testing), the
 # real-kernel tests in a virtual machine (test-kernel), the release build
 # (as `make` builds it: LTO, the order file, the profile) installed into a
 # scratch directory (scripts/check-install.sh), the
@@ -85,10 +92,12 @@ release:
 # 20 s of each fuzz target, then every test again under the sanitizers. Each
 # test run is stopped with a report if it hangs (TEST_LIMIT, scripts/watchdog.sh).
 # Real recordings in ../shared/traces are replayed when that folder is present.
+# A test that needs what this machine lacks (root, a tool, a virtual
+# machine) is skipped with its reason, and listed after its run.
 # While working, `swift test` (or `swift test --filter NAME`) is the quick loop.
 test: lint harness
 	$(SWIFT) build --build-tests
-	$(WATCHDOG) $(SWIFT) test --skip-build
+	$(TEST_RUN) $(SWIFT) test --skip-build --skip KernelTests
 	$(MAKE) test-kernel
 	$(MAKE) release
 	GESTURED_BIN=$(RELEASE_BUILD)/release/gestured scripts/check-install.sh
@@ -104,7 +113,7 @@ test: lint harness
 # skipped, saying so, where no virtual machine can be booted.
 test-kernel: harness
 	$(SWIFT) build --build-tests
-	GESTURED_KERNEL_TESTS=1 $(WATCHDOG) $(SWIFT) test --skip-build --filter KernelTests
+	GESTURED_KERNEL_TESTS=1 $(TEST_RUN) $(SWIFT) test --skip-build --filter KernelTests
 
 # Every test with AddressSanitizer (Swift and C) and UndefinedBehaviorSanitizer
 # (the C code: shims, libyaml glue), in .build/asan. Known leaks of the
@@ -116,7 +125,7 @@ sanitize: harness
 	GESTURED_SANITIZER=address SWIFT_BACKTRACE=enable=no \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan-suppressions.txt:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	$(WATCHDOG) $(SWIFT) test --skip-build --build-path .build/asan
+	$(TEST_RUN) $(SWIFT) test --skip-build --build-path .build/asan --skip KernelTests
 
 # The README's picture, drawn by the tool from a bundled recording (a test
 # checks it is current).
@@ -147,8 +156,12 @@ bench-update:
 harness:
 	scripts/build-harness.sh
 
+# Style (swift-format) and no compiler warnings: the package and its tests
+# built with warnings as errors, in a build folder of its own so that the
+# everyday build keeps its flags (`make release` is built the same way).
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks Fuzz/Package.swift Fuzz/Sources
+	$(SWIFT) build --build-tests --build-path .build/lint -Xswiftc -warnings-as-errors
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks Fuzz/Package.swift Fuzz/Sources

@@ -95,6 +95,33 @@ play "$repo/Recordings/tap-2f.tablet.evemu" "#noresolution" "$out/play-noresolut
 wait "$played"
 printf 'rotated\nnoresolution\n' >>"$out/extra-plays"
 
+# A bundled recording replayed by evemu's own tools (Debian's evemu-tools),
+# as anyone would replay it: evemu-device makes the device from the file's
+# description (named as in the file, with no suffix), evemu-play writes its
+# events with their timing.
+evemu_file="$repo/Recordings/pinch-close-2f.phone.evemu"
+evemu-device "$evemu_file" >"$out/evemu-device.out" 2>&1 &
+evemu_device=$!
+evemu_node=""
+for _ in $(seq 600); do
+    evemu_node=$(sed -n 's|^.*: \(/dev/input/event[0-9]*\)$|\1|p' "$out/evemu-device.out" | head -n 1)
+    [ -n "$evemu_node" ] && break
+    kill -0 "$evemu_device" 2>/dev/null || break
+    sleep 0.05
+done
+if [ -n "$evemu_node" ]; then
+    evemu_name=$(sed -n 's/^N: //p' "$evemu_file" | head -n 1)
+    for _ in $(seq 600); do grep -q "\"type\":\"device_added\".*\"device\":\"$evemu_name\"" "$out/events.jsonl" && break; sleep 0.05; done
+    evemu-play "$evemu_node" <"$evemu_file" >"$out/evemu-play.out" 2>&1
+    echo "evemu-play exited $?" >>"$out/evemu-play.out"
+    sleep 1
+else
+    log "evemu-device made no device from $evemu_file"
+fi
+kill "$evemu_device" 2>/dev/null
+wait "$evemu_device" 2>/dev/null
+printf 'evemu\n' >>"$out/extra-plays"
+
 # Starts `gestured record` on a device a player makes from FILE, named
 # "NAME #TAG", once the recorder says it records; sets `played` and `recorder`.
 # The player waits for $run/go-TAG.

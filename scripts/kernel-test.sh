@@ -6,7 +6,7 @@
 # reads it (docs/testing.md, "The real-kernel harness").
 # Usage: scripts/kernel-test.sh OUT      (OUT: an empty scratch directory)
 # Uses KVM when it boots the kernel, else software emulation; OUT/vm says which.
-# Needs: qemu-system-x86, linux-image-amd64, virtme-ng (PyPI), busybox-static,
+# Needs: qemu-system-x86, linux-image-amd64, virtme-ng (make setup), busybox-static,
 # the debug build (GESTURED_BIN picks another) and scripts/build-harness.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +19,11 @@ out=$(cd "$1" && pwd)
 gestured=${GESTURED_BIN:-$(swift build --show-bin-path)/gestured}
 touch=$repo/.build/harness/uinput-touch
 kernel=${GESTURED_KERNEL:-$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)}
-command -v vng >/dev/null || { echo "kernel-test: vng (virtme-ng, pip install virtme-ng) is not installed" >&2; exit 3; }
+# virtme-ng: the copy `make setup` installs under .build/tools, else one on PATH.
+vng=$repo/.build/tools/bin/vng
+[ -x "$vng" ] || vng=$(command -v vng) || { echo "kernel-test: vng (virtme-ng) is not installed: run make setup" >&2; exit 3; }
+# vng runs the rest of virtme-ng (virtme-run) from PATH.
+PATH=$(dirname "$vng"):$PATH
 [ -n "$kernel" ] && [ -r "$kernel" ] || { echo "kernel-test: no readable kernel in /boot (apt-get install linux-image-amd64)" >&2; exit 3; }
 [ -x "$touch" ] || { echo "kernel-test: $touch is missing (scripts/build-harness.sh)" >&2; exit 3; }
 
@@ -49,7 +53,7 @@ guest="$repo/scripts/${GESTURED_GUEST:-kernel-guest.sh} $out $repo $gestured $to
 boot() {
     local started=$SECONDS
     rm -f "$out/status"
-    timeout --kill-after=10 "$2" vng --run "$kernel" --user root --cpus 2 --memory 2G --rwdir="$out" "${@:3}" \
+    timeout --kill-after=10 "$2" "$vng" --run "$kernel" --user root --cpus 2 --memory 2G --rwdir="$out" "${@:3}" \
         --exec "$guest" >"$out/vm-$1.log" 2>&1 || true
     echo "$1 $((SECONDS - started)) s" >"$out/vm"
     [ -f "$out/status" ]

@@ -32,11 +32,7 @@ struct ExamplesTests {
         throw ChannelError("no line with \"\(until)\" from `\(command)`:\n\(text)")
     }
 
-    static func available(_ tool: String) -> Bool {
-        let found = ["/usr/bin/", "/bin/", "/usr/local/bin/"].contains { FileManager.default.isExecutableFile(atPath: $0 + tool) }
-        if !found && ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("\(tool) is missing in CI") }
-        return found
-    }
+    static let socatTool = Requirement.tool("/usr/bin/socat", package: "socat")
 
     @Test("with no daemon at the socket each client says which path it tried and exits 1; serve takes $GESTURED_SOCKET")
     func missingSocket() throws {
@@ -93,9 +89,8 @@ struct ExamplesTests {
         #expect(printed.map(String.init) == String(shown))
     }
 
-    @Test("socat: subscribe with echo, read the swipe")
+    @Test("socat: subscribe with echo, read the swipe", .requires(socatTool))
     func socat() throws {
-        guard Self.available("socat") else { return }
         let d = try DaemonProcess(["--replay", Self.swipe, "--wait-subscribers", "1"])
         let out = try Self.run(
             #"echo '{"type":"subscribe","gestures":["swipe","flick"]}' | socat -t 100000 - UNIX-CONNECT:"# + d.socket,
@@ -104,9 +99,8 @@ struct ExamplesTests {
         #expect(d.process.status == 0)
     }
 
-    @Test("the shell example: socat and sed, one line per finished gesture")
+    @Test("the shell example: socat and sed, one line per finished gesture", .requires(socatTool))
     func shellWatch() throws {
-        guard Self.available("socat") else { return }
         let d = try DaemonProcess(["--replay", Self.swipe, "--wait-subscribers", "1"])
         let out = try Self.run(
             "GESTURED_SOCKET=\(d.socket) examples/shell/gestured-watch.sh swipe,drag", until: "swipe recognized",
@@ -116,9 +110,8 @@ struct ExamplesTests {
         #expect(d.process.status == 0)
     }
 
-    @Test("the Python example client")
+    @Test("the Python example client", .requires(.tool("/usr/bin/python3", package: "python3")))
     func python() throws {
-        guard Self.available("python3") else { return }
         let d = try DaemonProcess(["--replay", Self.swipe, "--wait-subscribers", "1"])
         let out = try Self.run(
             "python3 examples/python/gestured_client.py --socket \(d.socket) swipe flick", until: "swipe recognized",

@@ -245,7 +245,8 @@ struct HostileTests {
         #expect(try d.stop() == 0)
     }
 
-    @Test("one user cannot hold every slot: beyond its share it is told busy, and another user still gets in")
+    @Test(
+        "one user cannot hold every slot: beyond its share it is told busy, and another user still gets in", .requires(.root))
     func perUserShare() throws {
         let d = try DaemonProcess(
             ["--replay", Self.trace, "--wait-subscribers", "99"],
@@ -259,10 +260,10 @@ struct HostileTests {
         #expect((refused["message"] as? String ?? "").contains("max-clients-per-user"), "\(refused)")
         // Someone else (uid 65534) is greeted.
         let other = try Child.run(
-            [
+            Requirement.asRoot([
                 "/usr/bin/setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--", "/usr/bin/timeout", "5",
                 "/usr/bin/socat", "-T", "1", "-u", "UNIX-CONNECT:" + d.socket, "STDOUT",
-            ], timeout: 20)
+            ]), timeout: 20)
         #expect(other.out.hasPrefix("{\"type\":\"hello\""), "\(other.out) \(other.err)")
         #expect(try d.stop() == 0)
     }
@@ -285,7 +286,7 @@ struct HostileTests {
         #expect(try d.stop() == 0)
     }
 
-    @Test("two thousand refused connections log a few lines and a count, not two thousand")
+    @Test("two thousand refused connections log a few lines and a count, not two thousand", .requires(.root))
     func refusedFloodLog() throws {
         let d = try DaemonProcess(
             ["--replay", Self.trace, "--wait-subscribers", "99"],
@@ -296,10 +297,10 @@ struct HostileTests {
                 s = socket.socket(socket.AF_UNIX); s.connect("\(d.socket)"); s.close()
             """
         let r = try Child.run(
-            [
+            Requirement.asRoot([
                 "/usr/bin/setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--", "/usr/bin/python3", "-c",
                 script,
-            ],
+            ]),
             timeout: 60)
         #expect(r.status == 0, "\(r.err)")
         // The count of the rest comes once the ten-second window ends: stop and look.
@@ -468,8 +469,8 @@ struct HostileTests {
     }
 
     @Test(
-        "the socket's mode and group are never set through a path someone else can swap; a directory others can write without the sticky bit is refused"
-    )
+        "the socket's mode and group are never set through a path someone else can swap; a directory others can write without the sticky bit is refused",
+        .requires(.runningAsRoot))
     func symlinkRace() throws {
         let dir = NSTemporaryDirectory() + "gestured-hostile-race-\(getpid())"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -537,27 +538,25 @@ struct HostileTests {
         #expect(served > 0)
     }
 
-    @Test("a member of 300 groups is let in by the last of them")
+    @Test("a member of 300 groups is let in by the last of them", .requires(.root))
     func manyGroups() throws {
         let d = try DaemonProcess(
             ["--replay", Self.trace, "--wait-subscribers", "99"],
             config: "[daemon]\nsocket-mode = \"0666\"\nallow-groups = [5299]\n")
         let groups = (5000..<5300).map(String.init).joined(separator: ",")
         let r = try Child.run(
-            [
+            Requirement.asRoot([
                 "/usr/bin/setpriv", "--reuid", "65534", "--regid", "65534", "--groups", groups, "--", "/usr/bin/timeout", "5",
                 "/usr/bin/socat", "-T", "1", "-u", "UNIX-CONNECT:" + d.socket, "STDOUT",
-            ], timeout: 20)
+            ]), timeout: 20)
         #expect(r.out.hasPrefix("{\"type\":\"hello\""), "\(r.out) \(r.err)")
         #expect(try d.stop() == 0)
     }
 
-    @Test("started by hand as root: descriptors it inherited are closed and every capability is dropped once it serves")
+    @Test(
+        "started by hand as root: descriptors it inherited are closed and every capability is dropped once it serves",
+        .requires(.runningAsRoot))
     func rootByHand() throws {
-        guard geteuid() == 0 else {
-            print("not root: skipped (the capabilities of a root daemon)")
-            return
-        }
         // Two descriptors open on a file of the test's own, so that they are
         // told apart from the daemon's own descriptors by what they point to
         // (numbers are reused: the daemon's epoll set may well be 7).

@@ -27,6 +27,16 @@ struct SetupTests {
             exec env -i PATH="\(scratch)/sbin:\(Self.securePath)" "$@"
             """)
         try write("sbin/apt-get", "#!/bin/sh\necho \"$*\" >> \"\(scratch)/apt-get.log\"\n")
+        // python3: `-m venv DIR` makes DIR/bin/pip, which notes what it installs.
+        try write(
+            "python3",
+            """
+            #!/bin/sh
+            echo "$*" >> "\(scratch)/python.log"
+            mkdir -p "$3/bin"
+            printf '#!/bin/sh\\necho "$*" >> "\(scratch)/pip.log"\\n' > "$3/bin/pip"
+            chmod 755 "$3/bin/pip"
+            """)
     }
 
     func write(_ name: String, _ text: String) throws {
@@ -50,11 +60,15 @@ struct SetupTests {
         }
     }
 
-    @Test("make setup finds the user's Swift, then installs the Debian packages under a sudo-like PATH without it")
+    @Test(
+        "make setup finds the user's Swift, installs the Debian packages under a sudo-like PATH without it, then the PyPI tools as the user"
+    )
     func setupWithSwift() throws {
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let swift = try #require(Self.swiftDirectory)
-        let r = try make(["setup", "SUDO=\(scratch)/sudo"], path: swift + ":" + Self.securePath)
+        let r = try make(
+            ["setup", "SUDO=\(scratch)/sudo", "PYTHON=\(scratch)/python3", "TOOLS=\(scratch)/tools"],
+            path: swift + ":" + Self.securePath)
         #expect(r.status == 0, "\(r.out)\(r.err)")
         #expect(r.out.contains("setup: Swift 6."), "\(r.out)")
         #expect(log("sudo.log").contains("scripts/setup.sh"), "\(log("sudo.log"))")
@@ -62,6 +76,13 @@ struct SetupTests {
         #expect(
             apt.contains("update") && apt.contains("install -y --no-install-recommends") && apt.contains("libinput-dev"), "\(apt)"
         )
+        // The virtual environment is the user's, in the folder asked for, never made through sudo.
+        #expect(log("python.log") == "-m venv \(scratch)/tools\n", "\(log("python.log"))")
+        #expect(
+            log("pip.log").contains("install") && log("pip.log").contains("-r scripts/python-requirements.txt"),
+            "\(log("pip.log"))")
+        #expect(!log("sudo.log").contains("setup-tools"), "\(log("sudo.log"))")
+        #expect(r.out.contains("setup: virtme-ng==1.42 in \(scratch)/tools"), "\(r.out)")
     }
 
     @Test("make setup without Swift on the user's PATH says so, with where to get it, and never calls sudo")

@@ -55,20 +55,19 @@ struct SystemdTests {
         #expect(!FileManager.default.fileExists(atPath: d.socket), "the socket file is removed at exit")
     }
 
-    @Test("socket activation: the daemon serves on the socket systemd-socket-activate passes")
+    static let activate = "/usr/bin/systemd-socket-activate"
+
+    @Test(
+        "socket activation: the daemon serves on the socket systemd-socket-activate passes",
+        .requires(.tool(activate, package: "systemd")))
     func socketActivation() throws {
-        let activate = "/usr/bin/systemd-socket-activate"
-        guard FileManager.default.isExecutableFile(atPath: activate) else {
-            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("\(activate) is missing (package systemd)") }
-            return
-        }
         let dir = NSTemporaryDirectory() + "gestured-activate-\(getpid())"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/activated.sock"
         // systemd-socket-activate listens, then starts gestured on the first connection with LISTEN_FDS=1.
         let d = try DaemonProcess(
-            ["--replay", Self.tap, "--wait-subscribers", "1"], wrapper: [activate, "-l", path, "-E", "NOTIFY_SOCKET"],
+            ["--replay", Self.tap, "--wait-subscribers", "1"], wrapper: [Self.activate, "-l", path, "-E", "NOTIFY_SOCKET"],
             waitReady: false)
         let c = try SocketClient(path: path)
         try c.subscribe()
@@ -105,10 +104,10 @@ struct SystemdTests {
     /// Runs `socat` as uid/gid 65534 (nobody) against `socket`, sending `line` (if not empty); returns stdout and stderr.
     static func asNobody(_ socket: String, _ line: String) throws -> (out: String, err: String) {
         let p = try Child(
-            [
-                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "socat", "-t", "2", "-",
+            Requirement.asRoot([
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/socat", "-t", "2", "-",
                 "UNIX-CONNECT:" + socket,
-            ],
+            ]),
             stdin: .pipe, stderr: .pipe)
         if !line.isEmpty { try p.write(line + "\n") }
         p.closeInput()
@@ -116,12 +115,10 @@ struct SystemdTests {
         return (r.out, r.err)
     }
 
-    @Test("the socket is 0660 and the peer-credential allow-list is enforced")
+    @Test(
+        "the socket is 0660 and the peer-credential allow-list is enforced",
+        .requires(.root, .tool("/usr/bin/socat", package: "socat")))
     func accessControl() throws {
-        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/socat") else {
-            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("needs root and socat") }
-            return
-        }
         // The directory must be reachable by nobody for the test (the socket's own mode is what is checked).
         let d = try DaemonProcess(["--replay", Self.tap])
         chmod(d.directory, 0o755)
@@ -132,15 +129,15 @@ struct SystemdTests {
         #expect(denied.err.contains("Permission denied"), "\(denied)")
         #expect(try d.stop() == 0)
 
-        // An open socket, but only root's group may subscribe: nobody is told and closed.
+        // An open socket, but only the test's own group may subscribe: nobody is told and closed.
         let open = try DaemonProcess(
-            ["--replay", Self.tap], config: "[daemon]\nsocket-mode = \"0666\"\nallow-groups = [\"root\"]\n")
+            ["--replay", Self.tap], config: "[daemon]\nsocket-mode = \"0666\"\nallow-groups = [\(getgid())]\n")
         chmod(open.directory, 0o755)
         // Nothing is sent: the daemon speaks first, here with the refusal (writing could race its close).
         let refused = try Self.asNobody(open.socket, "")
         #expect(refused.out.contains(#""code":"forbidden""#) && !refused.out.contains("hello"), "\(refused)")
         try open.waitForLog("refused client")
-        // root is still served.
+        // The test's own user is still served.
         let c = try SocketClient(path: open.socket)
         #expect(try c.next()?["type"] as? String == "hello")
         #expect(try open.stop() == 0)
@@ -151,16 +148,18 @@ struct SystemdTests {
 @Suite("systemd units", .serialized)
 struct SystemdUnitTests {
     /// Runs a script of scripts/ with GESTURED_BIN set to the binary under test.
-    static func script(_ name: String) throws -> (status: Int32, output: String) {
-        var env = ProcessInfo.processInfo.environment
-        env["GESTURED_BIN"] = BuildProducts.gestured
+    /// As root (through `sudo -n` when the tests do not run as root) with `asRoot`.
+    static func script(_ name: String, asRoot: Bool = false) throws -> (status: Int32, output: String) {
         // Bounded: timeout(1) sends a script that hangs SIGTERM, so that its
         // EXIT trap cleans up, and SIGKILL 10 s later; the test fails instead
         // of the whole run hanging. Child's own limit is the last resort.
+        // The binary is named on the command line: sudo clears the environment.
         let limit = 180.0
-        let p = try Child(
-            ["/usr/bin/timeout", "-k", "10", "\(Int(limit))", "/bin/bash", BuildProducts.packageRoot + "/scripts/" + name],
-            environment: env)
+        let command = [
+            "/usr/bin/env", "GESTURED_BIN=" + BuildProducts.gestured, "/usr/bin/timeout", "-k", "10", "\(Int(limit))",
+            "/bin/bash", BuildProducts.packageRoot + "/scripts/" + name,
+        ]
+        let p = try Child(asRoot ? Requirement.asRoot(command) : command)
         do {
             let r = try p.finish(timeout: (limit + 20) / Timing.scale)
             return (r.status, r.out)
@@ -169,17 +168,10 @@ struct SystemdUnitTests {
         }
     }
 
-    static func systemdAvailable() -> Bool {
-        let ok =
-            FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")
-            && FileManager.default.isExecutableFile(atPath: "/lib/systemd/systemd")
-        if !ok && ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("systemd is not installed") }
-        return ok
-    }
-
-    @Test("systemd-analyze verify passes and the security exposure is low; nothing is installed outside the scratch directory")
+    @Test(
+        "systemd-analyze verify passes and the security exposure is low; nothing is installed outside the scratch directory",
+        .requires(.tool("/usr/bin/systemd-analyze", package: "systemd")))
     func verify() throws {
-        guard Self.systemdAvailable() else { return }
         // What install-files writes by default, which the script must not touch.
         let defaults = [
             "/usr/local/share/gestured", "/usr/local/share/man/man1/gestured.1", "/usr/local/bin/gestured",
@@ -196,11 +188,10 @@ struct SystemdUnitTests {
     }
 
     @Test(
-        "under a real systemd: systemd-run --service-type=notify, then the socket-activated service as user gestured; the socket survives restarts and kill -9"
-    )
+        "under a real systemd: systemd-run --service-type=notify, then the socket-activated service as user gestured; the socket survives restarts and kill -9",
+        .requires(.root, .tool("/lib/systemd/systemd", package: "systemd")))
     func smoke() throws {
-        guard Self.systemdAvailable() else { return }
-        let (status, output) = try Self.script("systemd-smoke.sh")
+        let (status, output) = try Self.script("systemd-smoke.sh", asRoot: true)
         #expect(status == 0 && output.contains("systemd-smoke: ok"), "\(output)")
         #expect(output.contains("pinch          ended"), "systemd-run: the monitor received the replayed pinch\n\(output)")
         #expect(output.contains("srw-rw---- 1 root gesture"), "\(output)")

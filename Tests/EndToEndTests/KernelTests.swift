@@ -13,19 +13,6 @@ struct KernelRun: Sendable {
     var files: [String: String]
     var vm: String
 
-    static var inCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
-
-    /// Whether this machine has what the harness needs (else the suite is
-    /// skipped, saying so, outside CI; in CI it runs and fails).
-    static var available: Bool {
-        let fm = FileManager.default
-        let kernels = (try? fm.contentsOfDirectory(atPath: "/boot"))?.filter { $0.hasPrefix("vmlinuz-") } ?? []
-        let vng = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").contains {
-            fm.isExecutableFile(atPath: "\($0)/vng")
-        }
-        return vng && !kernels.isEmpty && fm.isExecutableFile(atPath: BuildProducts.harnessDirectory + "/uinput-touch")
-    }
-
     /// Boots once per test run.
     static let shared: Result<KernelRun, ChannelError> = {
         let dir = NSTemporaryDirectory() + "gestured-kernel-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -66,7 +53,7 @@ struct KernelRun: Sendable {
         if: ProcessInfo.processInfo.environment["GESTURED_KERNEL_TESTS"] == "1",
         "runs on its own in `make test-kernel` (part of `make test`), where no other suite shares the two cores with the virtual machine"
     ),
-    .enabled(if: KernelRun.available || KernelRun.inCI, "no vng, kernel or uinput-touch here: skipped outside CI"))
+    .requires(.virtualMachine))
 struct KernelTests {
     static func run() throws -> KernelRun {
         let run = try KernelRun.shared.get()
@@ -208,6 +195,21 @@ struct KernelTests {
         #expect(Self.gestures(run, tag: "noresolution") == ["tap fingers=2"])
         let log = run.files["serve.log"] ?? ""
         #expect(log.contains("#noresolution: no size known"), "\(log)")
+    }
+
+    @Test("a bundled recording made into a device by Debian's evemu-device and played by evemu-play gives its .expect")
+    func evemuTools() throws {
+        let run = try Self.run()
+        let name = "pinch-close-2f.phone"
+        let trace = try String(contentsOfFile: DaemonProcess.recording(name + ".evemu"), encoding: .utf8)
+        let device = try #require(trace.split(separator: "\n").first { $0.hasPrefix("N: ") }).dropFirst(3)
+        #expect(
+            (run.files["evemu-device.out"] ?? "").contains("\(device): /dev/input/event"),
+            "\(run.files["evemu-device.out"] ?? "")")
+        #expect((run.files["evemu-play.out"] ?? "").contains("evemu-play exited 0"), "\(run.files["evemu-play.out"] ?? "")")
+        let got = summarize(
+            run.messages.filter { $0["type"] as? String == "gesture" && $0["device"] as? String == String(device) })
+        #expect(got == (try DaemonProcess.expected(name + ".evemu")), "\(run.files["guest.log"] ?? "")")
     }
 
     @Test("gestured record on a real device: the file replays to the recording's own gestures; the recorder ends with the device")

@@ -6,19 +6,8 @@ import Testing
 /// The real `gestured` binary on the real libinput: touchscreens emulated by
 /// umockdev, traces from Recordings/ written into them frame by frame, a
 /// socket client checking what the daemon publishes.
-@Suite("End to end through libinput (umockdev)", .serialized)
+@Suite("End to end through libinput (umockdev)", .serialized, .requires(.umockdev))
 struct LibinputEndToEndTests {
-    /// Fails in CI, skips elsewhere, when the harness cannot run.
-    static func harnessOrSkip() throws -> Bool {
-        guard let why = UmockdevSession.unavailable else { return true }
-        if ProcessInfo.processInfo.environment["CI"] != nil {
-            Issue.record("end-to-end tests cannot run in CI: \(why)")
-        } else {
-            print("skipped outside CI: \(why)")
-        }
-        return false
-    }
-
     static func recording(_ name: String) throws -> (path: String, device: DeviceDescription) {
         let path = BuildProducts.packageRoot + "/Recordings/" + name
         let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -32,7 +21,6 @@ struct LibinputEndToEndTests {
             "pinch-close-2f.phone.evemu", "two-finger-drag.phone.evemu",
         ])
     func replayThroughLibinput(name: String) throws {
-        guard try Self.harnessOrSkip() else { return }
         let (path, device) = try Self.recording(name)
         let session = try UmockdevSession()
         let screen = EmulatedTouchscreen(device, number: 7)
@@ -57,7 +45,6 @@ struct LibinputEndToEndTests {
 
     @Test("hotplug on the udev backend: added, a drag under way, removed: the drag ends cancelled")
     func hotplugAndRemovalMidGesture() throws {
-        guard try Self.harnessOrSkip() else { return }
         let (path, device) = try Self.recording("slow-drag-right.tablet.evemu")
         let session = try UmockdevSession()
         try Self.seatDaemon(session)
@@ -100,7 +87,6 @@ struct LibinputEndToEndTests {
 
     @Test("1 and 100 subscribers through libinput each get every event (latency and start-up time printed, not asserted)")
     func manySubscribers() throws {
-        guard try Self.harnessOrSkip() else { return }
         let names = ["tap-1f.phone.evemu", "hold-then-drag.phone.evemu", "double-tap-1f.phone.evemu"]
         let (_, device) = try Self.recording(names[0])
         let session = try UmockdevSession()
@@ -155,7 +141,6 @@ struct LibinputEndToEndTests {
 
     @Test("open_restricted refuses a keyboard on the seat; the touchscreen beside it works")
     func keyboardIsRefused() throws {
-        guard try Self.harnessOrSkip() else { return }
         let (path, device) = try Self.recording("tap-1f.phone.evemu")
         let session = try UmockdevSession()
         let keyboard = EmulatedTouchscreen.keyboard(number: 2)
@@ -180,7 +165,6 @@ struct LibinputEndToEndTests {
 
     @Test("rotation = 90 in the configuration turns libinput's calibration matrix: a leftward swipe comes out up")
     func rotationThroughCalibration() throws {
-        guard try Self.harnessOrSkip() else { return }
         let (path, device) = try Self.recording("swipe-left-1f.tablet.evemu")
         let session = try UmockdevSession()
         let config = session.directory + "/rotated.toml"
@@ -207,7 +191,6 @@ struct LibinputEndToEndTests {
 
     @Test("gestured devices lists the seat's touchscreens with size and source, and not the keyboard")
     func devicesCommand() throws {
-        guard try Self.harnessOrSkip() else { return }
         let (_, phone) = try Self.recording("tap-1f.phone.evemu")
         let (_, laptop) = try Self.recording("tap-3f.laptop.evemu")
         let session = try UmockdevSession()

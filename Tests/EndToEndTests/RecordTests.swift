@@ -6,7 +6,7 @@ import Testing
 /// `gestured record` on an emulated touchscreen: a trace is written into the
 /// device while it records, and the recording must hold the same device and
 /// the same events, and replay to the same gestures.
-@Suite("gestured record through libevdev (umockdev)", .serialized)
+@Suite("gestured record through libevdev (umockdev)", .serialized, .requires(.umockdev))
 struct RecordTests {
     /// Starts `gestured record ARGS` in `session` on `screen` and waits until it has the node open.
     static func startRecording(_ session: UmockdevSession, _ screen: EmulatedTouchscreen, _ extra: [String]) throws {
@@ -18,7 +18,6 @@ struct RecordTests {
         "recording while a trace is written: same device, same events at the same times, same gestures on replay",
         arguments: ["tap-1f.phone.evemu", "pinch-close-2f.phone.evemu", "two-finger-drag.phone.evemu"])
     func roundTrip(name: String) throws {
-        guard try LibinputEndToEndTests.harnessOrSkip() else { return }
         let (path, device) = try LibinputEndToEndTests.recording(name)
         let session = try UmockdevSession()
         let screen = EmulatedTouchscreen(device, number: 6)
@@ -62,7 +61,6 @@ struct RecordTests {
 
     @Test("--duration ends the recording by itself with a complete file")
     func duration() throws {
-        guard try LibinputEndToEndTests.harnessOrSkip() else { return }
         let (path, device) = try LibinputEndToEndTests.recording("tap-1f.phone.evemu")
         let session = try UmockdevSession()
         let screen = EmulatedTouchscreen(device, number: 6)
@@ -78,7 +76,6 @@ struct RecordTests {
 
     @Test("a keyboard is refused, naming the device and why")
     func keyboardRefused() throws {
-        guard try LibinputEndToEndTests.harnessOrSkip() else { return }
         let session = try UmockdevSession()
         let keyboard = EmulatedTouchscreen.keyboard(number: 2)
         try session.add(keyboard)
@@ -92,7 +89,6 @@ struct RecordTests {
 
     @Test("SYN_DROPPED mid-drag: the recording marks it and holds libevdev's resynchronised state")
     func droppedEvents() throws {
-        guard try LibinputEndToEndTests.harnessOrSkip() else { return }
         let (path, device) = try LibinputEndToEndTests.recording("slow-drag-right.tablet.evemu")
         // The trace with a SYN_DROPPED frame in the middle of the drag.
         var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)

@@ -64,7 +64,7 @@ struct VelocityTests {
     ]
 
     static func estimator(_ samples: [(Int64, Double, Double)]) -> (VelocityEstimator, Timestamp) {
-        var v = VelocityEstimator()
+        let v = VelocityEstimator()
         for s in samples { v.add(time: Timestamp(microseconds: s.0 / 1000), x: s.1, y: s.2) }
         return (v, Timestamp(microseconds: samples.last!.0 / 1000))
     }
@@ -105,7 +105,7 @@ struct VelocityTests {
     func restAndOvershoot() {
         // A stroke that speeds up and stops (minimum jerk), sampled every 8 ms,
         // lifted 20 ms after it stopped: a parabola through it turns back.
-        var v = VelocityEstimator()
+        let v = VelocityEstimator()
         var t = 0.0
         while t <= 120 {
             let f = min(t / 100, 1)

@@ -30,6 +30,16 @@ package enum BuildProducts {
 
     /// Where `scripts/build-harness.sh` puts the umockdev harness.
     package static var harnessDirectory: String { packageRoot + "/.build/harness" }
+
+    /// virtme-ng's `vng`: the one `make setup` installs under .build/tools,
+    /// else one on PATH; nil when there is none.
+    package static var vng: String? {
+        let fm = FileManager.default
+        let own = packageRoot + "/.build/tools/bin/vng"
+        if fm.isExecutableFile(atPath: own) { return own }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        return path.split(separator: ":").map { "\($0)/vng" }.first { fm.isExecutableFile(atPath: $0) }
+    }
 }
 
 /// Something went wrong talking to a child process or a socket.

@@ -1,0 +1,96 @@
+import Foundation
+package import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Something a test needs of the machine beyond the build: root, a tool, the
+/// umockdev harness, a virtual machine. A test names what it needs with
+/// `.requires(...)`. Where something is missing the test is reported as
+/// skipped, with what is missing and how to get it; in CI (`CI=true`) it
+/// runs anyway and fails, because CI must run every test (and
+/// `scripts/test-run.sh` fails a CI run that skipped one).
+package struct Requirement: Sendable {
+    /// Whether this machine has it.
+    package let met: Bool
+    /// What is missing and what to do about it, for the skip's message.
+    package let missing: String
+
+    package init(met: Bool, missing: String) {
+        self.met = met
+        self.missing = missing
+    }
+
+    /// `CI=true`: every test must run.
+    package static let inCI = ProcessInfo.processInfo.environment["CI"] == "true"
+
+    /// The tests run as root.
+    package static let isRoot = geteuid() == 0
+
+    /// `sudo -n` runs a command as root without asking for a password.
+    package static let sudoWorks: Bool = {
+        guard !isRoot, FileManager.default.isExecutableFile(atPath: "/usr/bin/sudo") else { return false }
+        guard let r = try? Child.run(["/usr/bin/sudo", "-n", "/bin/true"], timeout: 10) else { return false }
+        return r.status == 0
+    }()
+
+    /// Root for some commands: the tests run as root, or `sudo -n` works;
+    /// such a test runs its privileged commands through `asRoot`.
+    package static let root = Requirement(
+        met: isRoot || sudoWorks,
+        missing:
+            "needs root: run the tests as root, or let `sudo -n` work (run `sudo -v` in this terminal first, or give yourself a NOPASSWD rule)"
+    )
+
+    /// The test process itself is root (it makes files owned by others, or
+    /// reads what only root may read, all through), not only some commands.
+    package static let runningAsRoot = Requirement(
+        met: isRoot,
+        missing:
+            "runs only when the tests run as root (CI does): it makes files owned by other users and reads a root daemon's descriptors"
+    )
+
+    /// An executable at an absolute path, from a Debian package.
+    package static func tool(_ path: String, package debian: String) -> Requirement {
+        Requirement(
+            met: FileManager.default.isExecutableFile(atPath: path),
+            missing: "\(path) is missing: `make setup` installs it (Debian package \(debian))")
+    }
+
+    /// The umockdev harness, built by `make harness` (`make test` builds it).
+    package static let umockdev = Requirement(
+        met: UmockdevSession.unavailable == nil, missing: UmockdevSession.unavailable ?? "")
+
+    /// A kernel to boot, virtme-ng (`vng`) and the uinput player, for the
+    /// real-kernel harness.
+    package static let virtualMachine: Requirement = {
+        let fm = FileManager.default
+        let kernels = (try? fm.contentsOfDirectory(atPath: "/boot"))?.filter { $0.hasPrefix("vmlinuz-") } ?? []
+        var missing: [String] = []
+        if BuildProducts.vng == nil { missing.append("vng (virtme-ng: `make setup` installs it under .build/tools)") }
+        if kernels.isEmpty { missing.append("a kernel in /boot (Debian package linux-image-amd64)") }
+        if !fm.isExecutableFile(atPath: BuildProducts.harnessDirectory + "/uinput-touch") {
+            missing.append("the uinput player (`make harness`)")
+        }
+        return Requirement(
+            met: missing.isEmpty, missing: "no virtual machine can be booted here: missing " + missing.joined(separator: ", "))
+    }()
+
+    /// `command` as root: unchanged when the tests run as root, else through
+    /// `sudo -n` (which `.requires(.root)` checked works), saying so.
+    package static func asRoot(_ command: [String]) -> [String] {
+        if isRoot { return command }
+        print("as root through sudo -n: \(command.joined(separator: " ").prefix(160))")
+        return ["/usr/bin/sudo", "-n", "--"] + command
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs the test only where every requirement is met, or in CI (where a
+    /// missing one fails the test instead of skipping it).
+    package static func requires(_ requirements: Requirement...) -> Self {
+        let missing = requirements.filter { !$0.met }.map(\.missing).joined(separator: "; ")
+        return .enabled(if: missing.isEmpty || Requirement.inCI, Comment(rawValue: missing))
+    }
+}
