@@ -73,6 +73,11 @@ package enum TOMLParser {
     /// key may have: together they bound the depth of the tree, which is
     /// walked recursively.
     static let maxDepth = 64
+    /// How many keys (each part of a dotted key counted) and values a
+    /// document may have: a configuration has dozens, and this bounds what
+    /// a file of the largest size allowed can make the reader hold (a few
+    /// MiB, well under the service's memory limit) whatever its shape.
+    static let maxNodes = 10_000
 
     package static func parse(_ text: String) throws(TOMLError) -> TOMLTable {
         try parse(bytes: Array(text.utf8))
@@ -173,6 +178,8 @@ private struct Parser {
     let root = Builder(.closed, line: 0)
     /// The table key/value lines go into: the document's, or the last header's.
     var current: Builder
+    /// Keys and values read so far (`TOMLParser.maxNodes`).
+    var nodes = 0
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
@@ -189,6 +196,15 @@ private struct Parser {
     func looking(at s: String) -> Bool { bytes[i...].starts(with: s.utf8) }
 
     func fail(_ message: String, line: Int? = nil) -> TOMLError { TOMLError(line: line ?? self.line, message: message) }
+
+    /// Counts `n` more keys or values; past `maxNodes`, an error.
+    mutating func count(_ n: Int) throws(TOMLError) {
+        nodes += n
+        guard nodes <= TOMLParser.maxNodes else {
+            throw fail(
+                "more than \(TOMLParser.maxNodes) keys and values: a configuration is far smaller; is this the right file?")
+        }
+    }
 
     /// What the character at the cursor is, for messages.
     var found: String {
@@ -371,6 +387,7 @@ private struct Parser {
             skipSpaces()
             guard peek == UInt8(ascii: ".") else {
                 i = mark
+                try count(parts.count)
                 return parts
             }
             i += 1
@@ -413,6 +430,7 @@ private struct Parser {
         guard depth < TOMLParser.maxDepth else {
             throw fail("arrays and inline tables nested more than \(TOMLParser.maxDepth) deep")
         }
+        try count(1)
         switch peek {
         case UInt8(ascii: "\""):
             return .string(looking(at: "\"\"\"") ? try multilineString(UInt8(ascii: "\"")) : try basicString())

@@ -170,6 +170,9 @@ struct TOMLParserTests {
             (TOMLParserTests.deepArray, 1, "nested more than 64 deep"),
             (TOMLParserTests.longHeader, 1, "a key of more than 64 parts"),
             (TOMLParserTests.deepDottedInline, 1, "nested more than 64 deep"),
+            // 5,000 lines of two-part keys: past 10,000 keys and values on line 3,334.
+            ((0..<5000).map { "a.b\($0) = 1\n" }.joined(), 3334, "more than 10000 keys and values"),
+            ("a = [" + String(repeating: "1,", count: 20_000) + "]\n", 1, "more than 10000 keys and values"),
         ])
     func invalid(text: String, line: Int, message: String) {
         do {
