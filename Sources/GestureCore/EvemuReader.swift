@@ -254,7 +254,9 @@ public enum EvemuReader {
 /// Parses "WxH" in mm ("277x156", "277.5x156"); nil unless both are positive.
 public func parseSize(_ text: String) -> (width: Double, height: Double)? {
     let parts = text.trimmingSpaces().lowercased().split(separator: "x")
-    guard parts.count == 2, let w = Double(parts[0]), let h = Double(parts[1]), w > 0, h > 0, w.isFinite, h.isFinite else {
+    guard parts.count == 2, let w = Double(parts[0]), let h = Double(parts[1]),
+        PanelGeometry.physical.contains(w), PanelGeometry.physical.contains(h)
+    else {
         return nil
     }
     return (w, h)

@@ -35,19 +35,25 @@ public struct PanelGeometry: Sendable, Hashable {
         self.source = source
     }
 
+    /// The sides a panel can have, mm: a size outside them (a typo, a
+    /// resolution of 1 unit per mm on a 32-bit axis) is not taken, so that
+    /// no measure built on it can overflow or run away.
+    public static let physical: ClosedRange<Double> = 1...10_000
+
     /// The diagonal of the fallback panel size, mm (12.5 inches, a common
     /// touchscreen laptop and tablet size).
     public static let fallbackDiagonal = 317.5
 
-    /// Size from the axis resolutions (units/mm), if both are known.
+    /// Size from the axis resolutions (units/mm), if both are known and
+    /// give a `physical` panel.
     public static func fromResolution(
         minX: Int32, maxX: Int32, resX: Int32, minY: Int32, maxY: Int32, resY: Int32
     ) -> PanelGeometry? {
         guard resX > 0, resY > 0 else { return nil }
-        return PanelGeometry(
-            minX: minX, maxX: maxX, minY: minY, maxY: maxY,
-            width: Double(Int64(maxX) - Int64(minX)) / Double(resX),
-            height: Double(Int64(maxY) - Int64(minY)) / Double(resY), source: .resolution)
+        let width = Double(Int64(maxX) - Int64(minX)) / Double(resX)
+        let height = Double(Int64(maxY) - Int64(minY)) / Double(resY)
+        guard physical.contains(width), physical.contains(height) else { return nil }
+        return PanelGeometry(minX: minX, maxX: maxX, minY: minY, maxY: maxY, width: width, height: height, source: .resolution)
     }
 
     /// The documented fallback: a 12.5-inch diagonal with the axes' aspect ratio.

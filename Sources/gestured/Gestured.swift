@@ -62,7 +62,7 @@ func editDistance(_ a: String, _ b: String) -> Int {
 /// `--size WxH`: a panel's size in mm, checked as the option is parsed.
 func panelSize(_ text: String) throws -> (width: Double, height: Double) {
     guard let size = parseSize(text) else {
-        throw ValidationError("--size must be WIDTHxHEIGHT in mm, e.g. 277x156 (got '\(text)')")
+        throw ValidationError("--size must be WIDTHxHEIGHT in mm, each 1 to 10000, e.g. 277x156 (got '\(text)')")
     }
     return size
 }
