@@ -36,6 +36,8 @@ let package = Package(
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         // libevdev, for `gestured record` and the kernel's event names (Debian: libevdev-dev).
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+        // sd-bus from libsystemd: logind's active session on the daemon's seat (Debian: libsystemd-dev).
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // The engine: touch model, thresholds, recognizers, pipeline, events,
         // trace readers. No I/O, no Foundation, no configuration, and no C of
         // its own (libyaml reads YAML).
@@ -58,7 +60,7 @@ let package = Package(
         .target(
             name: "GestureDaemon",
             dependencies: [
-                "GestureCore", "TOML", "CInput", "CLinux", "CEvdev",
+                "GestureCore", "TOML", "CInput", "CLinux", "CEvdev", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]

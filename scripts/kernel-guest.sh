@@ -17,9 +17,12 @@ udevd=$(command -v systemd-udevd || echo /lib/systemd/systemd-udevd)
 "$udevd" --daemon 2>>"$out/guest.log"
 # The shipped udev rules, for user nobody instead of gestured (no such user
 # here): touchscreens tagged uaccess, and an ACL on them and on nothing else.
+# The uinput rule for user daemon instead (so that nobody, who runs act
+# below, is seen to need no uinput).
 mkdir -p /run/udev/rules.d
 cp "$repo/systemd/70-gestured.rules" /run/udev/rules.d/
 sed 's/u:gestured:/u:nobody:/' "$repo/systemd/74-gestured.rules" >/run/udev/rules.d/74-gestured.rules
+sed 's/u:gestured:/u:daemon:/' "$repo/systemd/75-gestured-uinput.rules" >/run/udev/rules.d/75-gestured-uinput.rules
 udevadm control --reload
 udevadm trigger --action=add >/dev/null 2>&1
 udevadm settle --timeout=10
@@ -157,14 +160,23 @@ printf 'recorded\ndropped\n' >>"$out/extra-plays"
 "$gestured" devices >"$out/devices.out" 2>&1
 
 # gestured act's keys on a real uinput: a replayed swipe, a binding that
-# types alt+Left, and a reader of the keyboard act makes.
-printf '[[bind]]\ngesture = "swipe"\nkeys = "alt+Left"\n' >"$run/actions.toml"
-"$touch" watch "gestured act virtual keyboard" 8 >"$out/keys.out" 2>&1 &
+# types alt+Left, act run as nobody (who may not write /dev/uinput: the
+# daemon types for it), the daemon running as user daemon (to whom the
+# uinput rule gave write access above, as it gives it to gestured), and a
+# reader of the daemon's keyboard.
+getfacl -p /dev/uinput >"$out/acl-uinput.out" 2>&1
+runuser -u nobody -- test -w /dev/uinput && echo "nobody may write /dev/uinput" >>"$out/acl-uinput.out"
+shared=$(mktemp -d)
+chmod 755 "$shared"
+printf '[[bind]]\ngesture = "swipe"\nkeys = "alt+Left"\n' >"$shared/actions.toml"
+chmod 644 "$shared/actions.toml"
+{ cat "$out/gestured.toml"; printf '[daemon]\nsocket-mode = "0666"\n'; } >"$shared/gestured.toml"
+"$touch" watch "gestured virtual keyboard" 8 >"$out/keys.out" 2>&1 &
 watcher=$!
-"$gestured" serve --socket "$run/r.sock" --replay "$repo/Recordings/swipe-left-1f.tablet.evemu" --wait-subscribers 1 \
-    --config "$out/gestured.toml" >"$out/replay-serve.log" 2>&1 &
+"$gestured" serve --socket "$shared/r.sock" --replay "$repo/Recordings/swipe-left-1f.tablet.evemu" --wait-subscribers 1 \
+    --config "$shared/gestured.toml" --user daemon >"$out/replay-serve.log" 2>&1 &
 replay=$!
-"$gestured" act --config "$run/actions.toml" --socket "$run/r.sock" >"$out/act.log" 2>&1 &
+runuser -u nobody -- "$gestured" act --config "$shared/actions.toml" --socket "$shared/r.sock" >"$out/act.log" 2>&1 &
 act=$!
 wait "$watcher"
 kill "$act" "$replay" 2>/dev/null

@@ -20,6 +20,8 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <grp.h>
+#include <unistd.h>
 #include <unistd.h>
 
 int clinux_block_signals(const int *signals, int count) {
@@ -87,6 +89,8 @@ uint64_t clinux_monotonic_usec(void) {
 
 int clinux_set_timer_slack_ns(unsigned long ns) { return prctl(PR_SET_TIMERSLACK, ns, 0, 0, 0); }
 
+int clinux_set_child_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
+
 int clinux_poll_usec(struct pollfd *fds, unsigned long count, int64_t timeout_usec) {
     if (timeout_usec < 0) return ppoll(fds, (nfds_t)count, NULL, NULL);
     struct timespec ts = {.tv_sec = (time_t)(timeout_usec / 1000000), .tv_nsec = (long)(timeout_usec % 1000000) * 1000};
@@ -146,11 +150,14 @@ void clinux_libinput_set_log(struct libinput *li, clinux_log_callback callback, 
     libinput_log_set_priority(li, (enum libinput_log_priority)priority);
 }
 
-int clinux_drop_capabilities(void) {
+int clinux_drop_capabilities(uid_t uid, gid_t gid) {
     for (int cap = 0; cap <= 63; cap++) {
         if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL) return -1;
     }
     if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL) return -1;
+    if (uid != (uid_t)-1) {
+        if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0) return -1;
+    }
     struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
     struct __user_cap_data_struct data[2];
     memset(data, 0, sizeof data);
@@ -181,13 +188,23 @@ int clinux_close_inherited(int keep_below) {
 #define PAGEMAP_PRESENT (1ULL << 63)
 #define PAGEMAP_FILE (1ULL << 61)
 
+/* Opened once and kept: a process that gives up root can no longer open
+ * its own /proc files (it is not dumpable), but a descriptor opened before
+ * still reads. */
+static int pagemap_fd = -1;
+
+int clinux_open_pagemap(void) {
+    if (pagemap_fd < 0) pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    return pagemap_fd < 0 ? -1 : 0;
+}
+
 long clinux_release_file_pages(void *start, size_t length) {
     const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     uintptr_t first = ((uintptr_t)start + page - 1) & ~(page - 1);
     uintptr_t end = ((uintptr_t)start + length) & ~(page - 1);
     if (end <= first) return 0;
-    int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
+    if (clinux_open_pagemap() < 0) return -1;
+    int fd = pagemap_fd;
     long released = 0;
     uint64_t entries[512];
     uintptr_t run = first; /* start of the run of file pages not yet given back */
@@ -197,9 +214,7 @@ long clinux_release_file_pages(void *start, size_t length) {
         if (n > 512) n = 512;
         ssize_t got = pread(fd, entries, n * sizeof entries[0], (off_t)(at / page * sizeof entries[0]));
         if (got <= 0 || got % (ssize_t)sizeof entries[0] != 0) {
-            int e = got < 0 ? errno : EIO;
-            close(fd);
-            errno = e;
+            if (got == 0) errno = EIO;
             return -1;
         }
         n = (size_t)got / sizeof entries[0];
@@ -216,7 +231,6 @@ long clinux_release_file_pages(void *start, size_t length) {
         }
     }
     if (end > run && madvise((void *)run, end - run, MADV_DONTNEED) == 0) released += resident;
-    close(fd);
     return released * (long)page;
 }
 

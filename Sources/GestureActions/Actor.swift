@@ -22,6 +22,17 @@ package struct Actor {
         package init(socketPath: String) { self.socketPath = socketPath }
     }
 
+    /// The most bytes read from the daemon in one turn of the loop, so that
+    /// signals, timeouts and commands are seen to between reads, whatever
+    /// the socket holds.
+    static let readBudget = 64 * 1024
+    /// The longest line taken from the daemon (its own lines are far
+    /// shorter); a longer one ends the connection.
+    static let lineLimit = 64 * 1024
+    /// The most gestures followed at once (a gesture is followed from its
+    /// first event to its last); beyond it the oldest is forgotten.
+    static let gestureLimit = 64
+
     /// What one gesture under way has done so far.
     struct GestureState {
         var start: (x: Double, y: Double)
@@ -30,14 +41,28 @@ package struct Actor {
         /// Per binding: when its `on-changed` last ran, and the newest `changed` held back since.
         var lastChanged: [Int: Timestamp] = [:]
         var heldChanged: [Int: ReceivedEvent] = [:]
+        /// When it was first seen, for forgetting the oldest.
+        var since: Timestamp
+    }
+
+    /// How often each binding may still fire: a bucket of `maxPerSecond`
+    /// starts, refilled at that rate.
+    struct Budget {
+        var tokens: Double
+        var at: Timestamp
+        var skipped = 0
+        var saidAt = Timestamp(microseconds: .min / 2)
     }
 
     private let options: Options
     private let log: (String) -> Void
     package private(set) var bindings: [Binding] = []
-    private var keyboard: VirtualKeyboard?
     private var runner: Runner
     private var gestures: [Int: GestureState] = [:]
+    private var budgets: [Int: Budget] = [:]
+    private let trust = DaemonTrust()
+    /// The last reason the socket was not believed, so that it is said once.
+    private var lastRefusal: String?
 
     private var socket: Int32 = -1
     private var input: [UInt8] = []
@@ -51,28 +76,17 @@ package struct Actor {
     private var inotify: Int32 = -1
     private var running = true
     private var watchedFiles: [String] = []
+    /// Lines from the daemon that were skipped, said a few times a second at most.
+    private var badLines = RepeatLimiter()
 
     package init(options: Options, log: @escaping (String) -> Void) throws(ConfigurationError) {
         self.options = options
         self.log = log
         runner = Runner(limit: options.maxRunning, log: log)
-        let (files, loaded) = try ActionsFiles.load(options.files)
+        let (files, loaded, skipped) = try ActionsFiles.load(options.files)
+        for message in skipped { log(message) }
         watchedFiles = files
         bindings = loaded
-        try makeKeyboard()
-    }
-
-    private mutating func makeKeyboard() throws(ConfigurationError) {
-        let chords = bindings.compactMap(\.keys)
-        guard !chords.isEmpty else {
-            keyboard = nil
-            return
-        }
-        do {
-            keyboard = try VirtualKeyboard(keys: chords)
-        } catch {
-            throw ConfigurationError(file: bindings.first { $0.keys != nil }?.origin ?? "", line: 0, message: error.message)
-        }
     }
 
     /// Serves until SIGTERM or SIGINT; the exit status.
@@ -101,7 +115,7 @@ package struct Actor {
                 reload(now: now)
             }
             if socket < 0 && now >= retryAt { connect(now: now) }
-            if socket >= 0 && (poller.readable(socketSlot) || poller.hungUp(socketSlot)) { receive(now: now) }
+            if running && socket >= 0 && (poller.readable(socketSlot) || poller.hungUp(socketSlot)) { receive(now: now) }
             runHeldChanges(now: now)
             runner.service(now: now)
         }
@@ -115,6 +129,15 @@ package struct Actor {
     private mutating func connect(now: Timestamp) {
         // The path was checked when act started (`ActCommand`).
         let address = UnixAddress(options.socketPath)!
+        func retry() {
+            retryAt = now + backoff
+            backoff = min(Timestamp.Duration(microseconds: backoff.microseconds * 2), .milliseconds(5000))
+        }
+        // Nothing is believed from a socket someone else could have put there.
+        if let problem = trust.problem(path: options.socketPath), fileExists(options.socketPath) {
+            refuse(problem)
+            return retry()
+        }
         let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0, address.withSockaddr({ Glibc.connect(fd, $0, $1) }) == 0 else {
             let why = "\(Errno.last)"
@@ -123,16 +146,29 @@ package struct Actor {
                 log("cannot connect to \(options.socketPath): \(why); retrying until the daemon is there")
                 saidWaiting = true
             }
-            retryAt = now + backoff
-            backoff = min(Timestamp.Duration(microseconds: backoff.microseconds * 2), .milliseconds(5000))
-            return
+            return retry()
         }
+        if let problem = trust.problem(peerOf: fd) {
+            close(fd)
+            refuse(problem)
+            return retry()
+        }
+        lastRefusal = nil
         let flags = fcntl(fd, F_GETFL)
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
         socket = fd
         input.removeAll()
         gestures.removeAll()
         send(Self.subscribeLine(for: bindings))
+    }
+
+    /// Says once (until the socket is believed again) why it is not.
+    private mutating func refuse(_ problem: String) {
+        guard problem != lastRefusal else { return }
+        lastRefusal = problem
+        log(
+            "not believing \(options.socketPath): \(problem); nothing is run for what it sends. The system daemon's socket is /run/gestured/gestured.sock; retrying"
+        )
     }
 
     private mutating func disconnect(now: Timestamp, why: String) {
@@ -170,6 +206,7 @@ package struct Actor {
         if !bindings.contains(where: { $0.onChanged != nil || $0.phase == .changed }) {
             line += #","phases":["began","recognized","ended","cancelled"]"#
         }
+        if bindings.contains(where: { $0.keys != nil }) { line += #","keys":true"# }
         return line + "}\n"
     }
 
@@ -178,46 +215,83 @@ package struct Actor {
         _ = bytes.withUnsafeMutableBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
+    /// Reads what the daemon sent, at most `readBudget` bytes a turn, and
+    /// handles each whole line; what is left waits for the next turn.
     private mutating func receive(now: Timestamp) {
-        while socket >= 0 {
+        var budget = Self.readBudget
+        while socket >= 0 && budget > 0 {
             let fd = socket
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let want = min(budget, chunk.count)
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, want) }
             if n < 0 && (errno == EAGAIN || errno == EINTR) { break }
             if n <= 0 {
                 disconnect(now: now, why: "the daemon closed the connection")
                 return
             }
+            budget -= n
             input += chunk[0..<n]
-            while let nl = input.firstIndex(of: 10) {
-                let line = input[..<nl]
-                handle(line: Array(line), now: now)
-                input.removeSubrange(...nl)
-                if socket < 0 { return }
+            // The lines, found with memchr; empty ones cost nothing; the
+            // bytes handled go at once at the end.
+            var start = 0
+            while socket >= 0, let nl = Self.newline(in: input, from: start) {
+                if nl > start { handle(line: input[start..<nl], now: now) }
+                start = nl + 1
+            }
+            if socket < 0 { return }
+            input.removeFirst(start)
+            if input.count > Self.lineLimit {
+                disconnect(now: now, why: "the daemon sent a line longer than \(Self.lineLimit) bytes")
+                return
             }
         }
     }
 
-    private mutating func handle(line: [UInt8], now: Timestamp) {
-        if let event = ReceivedEvent.parse(line) {
-            handle(event, now: now)
-            return
+    /// The index of the first newline of `bytes` at or after `start`.
+    private static func newline(in bytes: [UInt8], from start: Int) -> Int? {
+        guard start < bytes.count else { return nil }
+        return bytes.withUnsafeBytes { raw in
+            memchr(raw.baseAddress! + start, 10, raw.count - start).map { UnsafeRawPointer($0) - raw.baseAddress! }
         }
-        let text = String(decoding: line, as: UTF8.self)
-        if text.contains(#""type":"subscribed""#) {
-            log("connected to \(options.socketPath): \(bindings.count) binding(s)")
-            backoff = .milliseconds(100)
-            saidWaiting = false
-        } else if text.contains(#""type":"error""#) {
-            log("the daemon says: \(text)")
-        } else if text.contains(#""type":"goodbye""#) {
-            disconnect(now: now, why: "the daemon is stopping")
+    }
+
+    private mutating func handle(line: ArraySlice<UInt8>, now: Timestamp) {
+        switch ReceivedEvent.parse(line) {
+        case .event(let event):
+            handle(event, now: now)
+        case .message(let type):
+            switch type {
+            case "subscribed":
+                log("connected to \(options.socketPath): \(bindings.count) binding(s)")
+                backoff = .milliseconds(100)
+                saidWaiting = false
+            case "error":
+                log("the daemon says: \(ReceivedEvent.errorText(line))")
+            case "paused":
+                log("the daemon sends nothing while another user's session is active on its seat")
+            case "resumed":
+                log("your session is active on the daemon's seat again: gestures come")
+            case "goodbye":
+                disconnect(now: now, why: "the daemon is stopping")
+            default:
+                break
+            }
+        case .invalid(let why):
+            badLines.note(now: now, log) {
+                "skipped a line from the daemon: \(why): \(logSafe(String(decoding: line, as: UTF8.self)))"
+            }
         }
     }
 
     // MARK: Bindings
 
     private mutating func handle(_ event: ReceivedEvent, now: Timestamp) {
-        var g = gestures[event.id] ?? GestureState(start: (event.x, event.y))
+        if gestures[event.id] == nil && gestures.count >= Self.gestureLimit,
+            let oldest = gestures.min(by: { $0.value.since < $1.value.since })?.key
+        {
+            flushHeld(oldest, now: now)
+            gestures[oldest] = nil
+        }
+        var g = gestures[event.id] ?? GestureState(start: (event.x, event.y), since: now)
         for (i, b) in bindings.enumerated() where b.matches(event, start: g.start) {
             let once: Bool
             if let phase = b.phase {
@@ -227,11 +301,11 @@ package struct Actor {
             }
             if once && !g.fired.contains(i) {
                 g.fired.insert(i)
-                fire(b, event, now: now)
+                fire(i, event, now: now)
             }
             switch event.phase {
             case .began:
-                if let c = b.onBegan { start(c, b, event, hook: "on-began", now: now) }
+                if let c = b.onBegan { start(c, i, event, hook: "on-began", now: now) }
             case .changed:
                 guard b.onChanged != nil else { break }
                 if let last = g.lastChanged[i], now < last + b.changedInterval {
@@ -239,13 +313,13 @@ package struct Actor {
                 } else {
                     g.lastChanged[i] = now
                     g.heldChanged[i] = nil
-                    start(b.onChanged!, b, event, hook: "on-changed", now: now)
+                    start(b.onChanged!, i, event, hook: "on-changed", now: now)
                 }
             case .ended, .cancelled:
                 if let held = g.heldChanged.removeValue(forKey: i) {
-                    start(b.onChanged!, b, held, hook: "on-changed", now: now)
+                    start(b.onChanged!, i, held, hook: "on-changed", now: now)
                 }
-                if let c = b.onEnded { start(c, b, event, hook: "on-ended", now: now) }
+                if let c = b.onEnded { start(c, i, event, hook: "on-ended", now: now) }
             case .recognized:
                 break
             }
@@ -257,14 +331,43 @@ package struct Actor {
         }
     }
 
-    private mutating func fire(_ b: Binding, _ event: ReceivedEvent, now: Timestamp) {
-        if let run = b.run { start(run, b, event, hook: "run", now: now) }
-        if let chord = b.keys {
-            if keyboard?.type(chord) != true { log("\(b.origin): could not type \(chord.text)") }
+    private mutating func fire(_ i: Int, _ event: ReceivedEvent, now: Timestamp) {
+        let b = bindings[i]
+        if let run = b.run { start(run, i, event, hook: "run", now: now) }
+        // The daemon types, and only for the user at the screen (protocol 1.3).
+        if let chord = b.keys, allowed(i, now: now) {
+            send(#"{"type":"keys","keys":"# + jsonString(chord.text) + "}\n")
         }
     }
 
-    private mutating func start(_ argv: [String], _ b: Binding, _ event: ReceivedEvent, hook: String, now: Timestamp) {
+    /// Whether `b` may fire once more now (its `max-per-second`); a firing
+    /// skipped is counted, and said at most once a second.
+    private mutating func allowed(_ i: Int, now: Timestamp) -> Bool {
+        let b = bindings[i]
+        let rate = Double(b.maxPerSecond)
+        var budget = budgets[i] ?? Budget(tokens: rate, at: now)
+        budget.tokens = min(rate, budget.tokens + rate * (now - budget.at).seconds)
+        budget.at = now
+        let ok = budget.tokens >= 1
+        if ok {
+            budget.tokens -= 1
+        } else {
+            budget.skipped += 1
+            if now - budget.saidAt >= .milliseconds(1000) {
+                log(
+                    "\(b.origin): fired more than \(b.maxPerSecond) times in a second (max-per-second): \(budget.skipped) skipped"
+                )
+                budget.saidAt = now
+                budget.skipped = 0
+            }
+        }
+        budgets[i] = budget
+        return ok
+    }
+
+    private mutating func start(_ argv: [String], _ i: Int, _ event: ReceivedEvent, hook: String, now: Timestamp) {
+        guard allowed(i, now: now) else { return }
+        let b = bindings[i]
         runner.start(
             argv, environment: event.environment + ["GESTURED_BINDING=\(b.origin)"],
             label: "\(b.origin) \(hook) (\(argv[0]))", timeout: b.timeout, now: now)
@@ -285,7 +388,7 @@ package struct Actor {
             for (i, event) in g.heldChanged where now >= (g.lastChanged[i] ?? .zero) + bindings[i].changedInterval {
                 g.heldChanged[i] = nil
                 g.lastChanged[i] = now
-                start(bindings[i].onChanged!, bindings[i], event, hook: "on-changed", now: now)
+                start(bindings[i].onChanged!, i, event, hook: "on-changed", now: now)
             }
             gestures[id] = g
         }
@@ -293,7 +396,7 @@ package struct Actor {
 
     private mutating func flushHeld(_ id: Int, now: Timestamp) {
         guard let g = gestures[id] else { return }
-        for (i, event) in g.heldChanged { start(bindings[i].onChanged!, bindings[i], event, hook: "on-changed", now: now) }
+        for (i, event) in g.heldChanged { start(bindings[i].onChanged!, i, event, hook: "on-changed", now: now) }
     }
 
     // MARK: Signals and reloading
@@ -335,18 +438,12 @@ package struct Actor {
 
     private mutating func reload(now: Timestamp) {
         do {
-            let (files, loaded) = try ActionsFiles.load(options.files)
+            let (files, loaded, skipped) = try ActionsFiles.load(options.files)
+            for message in skipped { log(message) }
             guard loaded != bindings else { return }
-            let previous = (bindings, keyboard)
             bindings = loaded
-            do {
-                try makeKeyboard()
-            } catch {
-                (bindings, keyboard) = previous
-                log("\(error); keeping the previous bindings")
-                return
-            }
             watchedFiles = files
+            budgets.removeAll()
             watchFolders()
             log("reloaded: \(bindings.count) binding(s) from \(files.joined(separator: ", "))")
             if socket >= 0 {
@@ -375,16 +472,20 @@ package enum ActionsFiles {
         return main + listDirectory(base + "/actions.d", suffix: ".toml").map { base + "/actions.d/" + $0 }
     }
 
-    /// Reads `explicit` (or the default files) in order; the files and every binding.
-    package static func load(_ explicit: [String]) throws(ConfigurationError) -> (files: [String], bindings: [Binding]) {
-        let files = explicit.isEmpty ? defaultPaths() : explicit
-        guard !files.isEmpty else {
-            throw ConfigurationError(
-                file: defaultFolder() + "/actions.toml", line: 0,
-                message: "no bindings: write this file (README, \"Binding gestures\"), or pass --config FILE")
-        }
+    /// Reads `explicit` (or the default files) in order: the files read,
+    /// every binding, and why each file left out was (`problem`).
+    package static func load(
+        _ explicit: [String]
+    ) throws(ConfigurationError) -> (files: [String], bindings: [Binding], skipped: [String]) {
+        let candidates = explicit.isEmpty ? defaultPaths() : explicit
+        var files: [String] = []
+        var skipped: [String] = []
         var all: [Binding] = []
-        for file in files {
+        for file in candidates {
+            if let why = problem(file) {
+                skipped.append("\(logSafe(file)): skipped: \(why)")
+                continue
+            }
             let bytes: [UInt8]
             do {
                 bytes = try readFileBytes(file, limit: configurationFileLimit)
@@ -392,7 +493,41 @@ package enum ActionsFiles {
                 throw ConfigurationError(file: file, line: 0, message: error.reason)
             }
             all += try BindingsReader.read(bytes: bytes, file: file)
+            files.append(file)
         }
-        return (files, all)
+        guard !files.isEmpty else {
+            throw ConfigurationError(
+                file: candidates.first ?? defaultFolder() + "/actions.toml", line: 0,
+                message: (skipped.isEmpty ? "" : skipped.joined(separator: "; ") + "; ")
+                    + "no bindings: write this file (README, \"Binding gestures\"), or pass --config FILE")
+        }
+        return (files, all, skipped)
+    }
+
+    /// Why an actions file is not read: it runs commands as the user, so
+    /// it must be a regular file that belongs to the user (or root) and
+    /// that nobody else may write, in a folder nobody else may write (or
+    /// with the sticky bit). nil when it is fine; a missing file is for
+    /// the reader to report.
+    static func problem(_ path: String, owner: uid_t = geteuid()) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            return st.st_mode & S_IFMT == S_IFDIR
+                ? "it is a directory" : "it is not a regular file (a pipe, a device or a socket)"
+        }
+        guard st.st_uid == owner || st.st_uid == 0 else {
+            return "it belongs to uid \(st.st_uid), not to you or root: someone else's commands would run as you"
+        }
+        guard st.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
+            return "others may write it (mode 0\(String(st.st_mode & 0o777, radix: 8))); chmod go-w it"
+        }
+        var folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        if folder.isEmpty { folder = path.hasPrefix("/") ? "/" : "." }
+        guard stat(folder, &st) == 0 else { return nil }
+        if st.st_mode & (S_IWGRP | S_IWOTH) != 0 && st.st_mode & S_ISVTX == 0 {
+            return "others may write its folder \(folder) (mode 0\(String(st.st_mode & 0o7777, radix: 8))) and could replace it"
+        }
+        return nil
     }
 }

@@ -1,4 +1,5 @@
 package import GestureCore
+package import GestureDaemon
 
 /// One `[[bind]]` of an actions file: what a gesture event must carry, and
 /// what to do then.
@@ -33,6 +34,9 @@ package struct Binding: Sendable, Equatable {
     package var changedInterval: Timestamp.Duration = .milliseconds(100)
     /// A command still running after this is stopped (SIGTERM, then SIGKILL).
     package var timeout: Timestamp.Duration = .milliseconds(10_000)
+    /// The most commands and chords the binding starts in a second, hooks
+    /// included; more are skipped (and logged, at most once a second).
+    package var maxPerSecond = 10
 
     /// Whether `event` meets every criterion but the phase.
     package func matches(_ event: ReceivedEvent, start: (x: Double, y: Double)?) -> Bool {

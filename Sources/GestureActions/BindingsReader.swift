@@ -17,7 +17,7 @@ import TOML
 package enum BindingsReader {
     static let keys = [
         "gesture", "fingers", "direction", "edge", "region", "device", "phase", "run", "keys", "on-began", "on-changed",
-        "on-ended", "changed-interval-ms", "timeout-ms",
+        "on-ended", "changed-interval-ms", "timeout-ms", "max-per-second",
     ]
 
     package static func read(_ text: String, file: String) throws(ConfigurationError) -> [Binding] {
@@ -154,6 +154,12 @@ package enum BindingsReader {
         b.onEnded = try command("on-ended")
         if let d = try milliseconds("changed-interval-ms", 0...60_000) { b.changedInterval = d }
         if let d = try milliseconds("timeout-ms", 1...3_600_000) { b.timeout = d }
+        if let v = t["max-per-second"] {
+            guard let n = v.int, (1...1000).contains(n) else {
+                throw fail("max-per-second", "max-per-second must be a whole number of times, 1 to 1000")
+            }
+            b.maxPerSecond = n
+        }
         guard b.run != nil || b.keys != nil || b.onBegan != nil || b.onChanged != nil || b.onEnded != nil else {
             throw fail("", "[[bind]] does nothing: give run, keys, on-began, on-changed or on-ended")
         }

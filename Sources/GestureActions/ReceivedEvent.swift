@@ -1,8 +1,16 @@
 import FoundationEssentials
 package import GestureCore
+import GestureDaemon
 
 /// A gesture event as the daemon sent it: the fields bindings match on, and
-/// every field as text for the commands' environment.
+/// the known fields as text for the commands' environment.
+///
+/// Only the fields of the protocol become variables (`x_mm` becomes
+/// `GESTURED_X_MM`), each once, from its checked value: numbers in range
+/// (a count, an id, a time), names from their lists, the device's name
+/// without control characters and at most `deviceNameLimit` bytes. A line
+/// that says it is a gesture but has a field of the wrong type or out of
+/// range is not an event (`Parsed.invalid`), so nothing is run for it.
 package struct ReceivedEvent: Sendable {
     package var gesture: GestureKind
     package var phase: GesturePhase
@@ -13,65 +21,143 @@ package struct ReceivedEvent: Sendable {
     package var device: String
     package var x: Double
     package var y: Double
-    /// Every field but `type`, as `GESTURED_NAME=value` (`x_mm` becomes
-    /// `GESTURED_X_MM`); null fields are left out.
+    /// `GESTURED_NAME=value` for each known field the event has (null and
+    /// absent fields are left out).
     package var environment: [String]
 
-    /// One JSON value of the event's object.
-    private enum Scalar: Decodable {
-        case text(String)
-        case number(Double)
-        case flag(Bool)
-        case null
-        case other
+    /// The most bytes of a device's name that reach the environment.
+    package static let deviceNameLimit = 256
+    /// The largest finger or tap count taken: the protocol's slots.
+    static let countLimit: Int64 = 16
+    /// The largest magnitude a measure may have (mm, mm/s, ms, a scale).
+    static let measureLimit = 1e9
 
-        init(from decoder: any Decoder) throws {
-            let c = try decoder.singleValueContainer()
-            if c.decodeNil() {
-                self = .null
-            } else if let b = try? c.decode(Bool.self) {
-                self = .flag(b)
-            } else if let d = try? c.decode(Double.self) {
-                self = .number(d)
-            } else if let s = try? c.decode(String.self) {
-                self = .text(s)
-            } else {
-                self = .other
-            }
-        }
-
-        var text: String? {
-            switch self {
-            case .text(let s): s
-            case .number(let d): d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d)
-            case .flag(let b): b ? "1" : "0"
-            case .null, .other: nil
-            }
-        }
+    /// What a line from the daemon was.
+    package enum Parsed: Sendable {
+        case event(ReceivedEvent)
+        /// Another message (`hello`, `subscribed`, `error`, ...), with its `type`.
+        case message(type: String)
+        /// Not a message act can read: why.
+        case invalid(String)
     }
 
-    /// The event of a `gesture` line; nil for any other message or a line
-    /// that is not one.
-    package static func parse(_ line: some Collection<UInt8>) -> ReceivedEvent? {
-        guard let object = try? JSONDecoder().decode([String: Scalar].self, from: Data(line)),
-            case .text("gesture") = object["type"],
-            case .text(let g) = object["gesture"], let gesture = GestureKind(rawValue: g),
-            case .text(let p) = object["phase"], let phase = GesturePhase(rawValue: p),
-            case .number(let id) = object["id"], case .number(let fingers) = object["fingers"]
-        else { return nil }
-        var event = ReceivedEvent(
-            gesture: gesture, phase: phase, id: Int(id), fingers: Int(fingers), direction: nil, edge: nil, device: "",
-            x: 0, y: 0, environment: [])
-        if case .text(let d) = object["direction"] { event.direction = GestureDirection(rawValue: d) }
-        if case .text(let e) = object["edge"] { event.edge = PanelEdge(rawValue: e) }
-        if case .text(let d) = object["device"] { event.device = d }
-        if case .number(let x) = object["x"] { event.x = x }
-        if case .number(let y) = object["y"] { event.y = y }
-        for (key, value) in object.sorted(by: { $0.key < $1.key }) where key != "type" {
-            guard let text = value.text else { continue }
-            let name = key.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }
-            event.environment.append("GESTURED_" + String(name) + "=" + text)
+    /// The fields of a gesture event, as they arrive. Counts and ids are
+    /// integers: a fraction, or a number beyond 64 bits, fails the decoding.
+    private struct Wire: Decodable {
+        var gesture: String?
+        var phase: String?
+        var id: Int64?
+        var time_us: Int64?
+        var device: String?
+        var fingers: Int64?
+        var taps: Int64?
+        var direction: String?
+        var edge: String?
+        var x_mm: Double?
+        var y_mm: Double?
+        var x: Double?
+        var y: Double?
+        var distance_mm: Double?
+        var dx_mm: Double?
+        var dy_mm: Double?
+        var vx_mm_s: Double?
+        var vy_mm_s: Double?
+        var scale: Double?
+        var rotation: Double?
+        var deceleration: Double?
+        var duration_ms: Double?
+    }
+
+    private struct Kind: Decodable { var type: String? }
+
+    /// The measures that become variables, in order, with their names.
+    private static func measures(_ w: Wire) -> KeyValuePairs<String, Double?> {
+        [
+            "X_MM": w.x_mm, "Y_MM": w.y_mm, "X": w.x, "Y": w.y, "DISTANCE_MM": w.distance_mm, "DX_MM": w.dx_mm,
+            "DY_MM": w.dy_mm, "VX_MM_S": w.vx_mm_s, "VY_MM_S": w.vy_mm_s, "SCALE": w.scale, "ROTATION": w.rotation,
+            "DECELERATION": w.deceleration, "DURATION_MS": w.duration_ms,
+        ]
+    }
+
+    /// What `line` is. Never traps, whatever the line holds.
+    package static func parse(_ line: some Collection<UInt8>) -> Parsed {
+        let data = Data(line)
+        guard let kind = try? JSONDecoder().decode(Kind.self, from: data) else { return .invalid("not a JSON object") }
+        guard let type = kind.type else { return .invalid("no \"type\"") }
+        guard type == "gesture" else { return .message(type: type) }
+        let w: Wire
+        do {
+            w = try JSONDecoder().decode(Wire.self, from: data)
+        } catch {
+            return .invalid("a gesture event with a field of the wrong type or out of range")
         }
-        return event
+        guard let g = w.gesture, let gesture = GestureKind(rawValue: g) else { return .invalid("an unknown gesture") }
+        guard let p = w.phase, let phase = GesturePhase(rawValue: p) else { return .invalid("an unknown phase") }
+        guard let id = w.id, (0...(1 << 53)).contains(id) else { return .invalid("an id out of range") }
+        guard let fingers = w.fingers, (1...countLimit).contains(fingers) else { return .invalid("a finger count out of range") }
+        if let t = w.time_us, t < 0 { return .invalid("a negative time") }
+        if let taps = w.taps, !(1...countLimit).contains(taps) { return .invalid("a tap count out of range") }
+        for (name, value) in measures(w) {
+            if let v = value, !(v.isFinite && abs(v) <= measureLimit) {
+                return .invalid("\(name.lowercased()) out of range")
+            }
+        }
+        var direction: GestureDirection?
+        if let d = w.direction {
+            guard let known = GestureDirection(rawValue: d) else { return .invalid("an unknown direction") }
+            direction = known
+        }
+        var edge: PanelEdge?
+        if let e = w.edge {
+            guard let known = PanelEdge(rawValue: e) else { return .invalid("an unknown edge") }
+            edge = known
+        }
+        let device = w.device.map(Self.printable) ?? ""
+        var environment = [
+            "GESTURED_GESTURE=\(gesture.rawValue)", "GESTURED_PHASE=\(phase.rawValue)", "GESTURED_ID=\(id)",
+            "GESTURED_FINGERS=\(fingers)",
+        ]
+        if let t = w.time_us { environment.append("GESTURED_TIME_US=\(t)") }
+        if w.device != nil { environment.append("GESTURED_DEVICE=\(device)") }
+        if let taps = w.taps { environment.append("GESTURED_TAPS=\(taps)") }
+        if let direction { environment.append("GESTURED_DIRECTION=\(direction.rawValue)") }
+        if let edge { environment.append("GESTURED_EDGE=\(edge.rawValue)") }
+        for (name, value) in measures(w) {
+            if let v = value { environment.append("GESTURED_\(name)=\(Self.text(v))") }
+        }
+        return .event(
+            ReceivedEvent(
+                gesture: gesture, phase: phase, id: Int(id), fingers: Int(fingers), direction: direction, edge: edge,
+                device: device, x: w.x ?? 0, y: w.y ?? 0, environment: environment))
+    }
+
+    private struct ErrorMessage: Decodable {
+        var code: String?
+        var message: String?
+    }
+
+    /// An `error` message's code and text, made safe for the log.
+    package static func errorText(_ line: some Collection<UInt8>) -> String {
+        let e = try? JSONDecoder().decode(ErrorMessage.self, from: Data(line))
+        return logSafe((e?.code ?? "error") + ": " + (e?.message ?? ""))
+    }
+
+    /// A measure as text: whole numbers without a fraction.
+    private static func text(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
+    }
+
+    /// `name` without control characters (each becomes `?`), cut to
+    /// `deviceNameLimit` bytes at a character's boundary.
+    static func printable(_ name: String) -> String {
+        var out = ""
+        var bytes = 0
+        for c in name.unicodeScalars {
+            let kept: Unicode.Scalar = c.value < 0x20 || (0x7f...0x9f).contains(c.value) ? "?" : c
+            bytes += String(kept).utf8.count
+            if bytes > deviceNameLimit { break }
+            out.unicodeScalars.append(kept)
+        }
+        return out
     }
 }

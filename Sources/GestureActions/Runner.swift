@@ -1,18 +1,28 @@
+package import CLinux
 package import GestureCore
 import GestureDaemon
 import SystemPackage
 
 #if canImport(Glibc)
-    package import Glibc
+    import Glibc
 #endif
 
 /// Starts the bindings' commands and watches them: none is waited for, each
-/// is stopped after its timeout (SIGTERM to its process group, SIGKILL a
-/// second later), at most `limit` run at once, and each one's exit status
-/// and standard error go to the log.
+/// is stopped after its timeout (SIGTERM, SIGKILL a second later), at most
+/// `limit` run at once, and each one's exit status and standard error go to
+/// the log.
+///
+/// Stopping a command stops what it started too: its process group, every
+/// process descended from it, and every process that still carries its mark
+/// in the environment (`GESTURED_RUN`), which finds the ones that left its
+/// group and were orphaned (`setsid`, a double fork). act is their
+/// subreaper, so those orphans are its children and it reaps them. Only a
+/// process that both clears its environment and leaves the tree escapes.
 package struct Runner {
     package struct Running {
         package var pid: pid_t
+        /// `GESTURED_RUN`'s value for it and everything it starts.
+        package var mark: String
         package var label: String
         /// The read end of its standard error; -1 once at its end.
         var stderr: Int32
@@ -24,10 +34,12 @@ package struct Runner {
     package private(set) var running: [Running] = []
     package let limit: Int
     private let log: (String) -> Void
+    private var serial = 0
 
     package init(limit: Int = 8, log: @escaping (String) -> Void) {
         self.limit = limit
         self.log = log
+        _ = clinux_set_child_subreaper()
     }
 
     /// Starts `argv` with the environment plus `environment`; false (and a
@@ -76,7 +88,9 @@ package struct Runner {
             if !entry.hasPrefix("GESTURED_") || entry.hasPrefix("GESTURED_SOCKET=") { env.append(entry) }
             i += 1
         }
-        env += environment
+        serial += 1
+        let mark = "\(getpid()).\(serial)"
+        env += environment + ["GESTURED_RUN=" + mark]
         var pid: pid_t = 0
         let r = withCStrings(argv) { cArgs in
             withCStrings(env) { cEnv in posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, cEnv) }
@@ -87,7 +101,7 @@ package struct Runner {
             log("\(label): cannot run \(argv[0]): \(Errno(rawValue: r))")
             return false
         }
-        running.append(Running(pid: pid, label: label, stderr: pipeFDs[0], deadline: now + timeout))
+        running.append(Running(pid: pid, mark: mark, label: label, stderr: pipeFDs[0], deadline: now + timeout))
         return true
     }
 
@@ -119,15 +133,61 @@ package struct Runner {
         }
         for i in running.indices where now >= running[i].deadline {
             if running[i].terminated {
-                kill(-running[i].pid, SIGKILL)
+                Self.stop(running[i], SIGKILL)
                 running[i].deadline = .never
             } else {
-                log("\(running[i].label): still running after its timeout: stopping it (SIGTERM)")
-                kill(-running[i].pid, SIGTERM)
+                log("\(running[i].label): still running after its timeout: stopping it and what it started (SIGTERM)")
+                Self.stop(running[i], SIGTERM)
                 running[i].terminated = true
                 running[i].deadline = now + .milliseconds(1000)
             }
         }
+    }
+
+    /// Sends `signo` to a command's process group and to every process
+    /// that is its descendant or carries its mark.
+    static func stop(_ r: Running, _ signo: Int32) {
+        kill(-r.pid, signo)
+        for pid in processes(of: r) { kill(pid, signo) }
+    }
+
+    /// The processes (of this user: others' environments cannot be read)
+    /// descended from `r`'s, or carrying its mark.
+    static func processes(of r: Running) -> [pid_t] {
+        let mark = Array("GESTURED_RUN=\(r.mark)".utf8)
+        var parents: [pid_t: pid_t] = [:]
+        var marked: Set<pid_t> = []
+        for entry in (try? directoryEntries("/proc")) ?? [] {
+            guard let pid = pid_t(entry.name), pid != getpid() else { continue }
+            // "PID (NAME) STATE PPID ...": the name may hold spaces and parentheses.
+            if let stat = try? readUntilEnd("/proc/\(pid)/stat", limit: 4096),
+                let close = stat.lastIndex(of: UInt8(ascii: ")")),
+                let field = stat[(close + 1)...].split(separator: 32).dropFirst().first,
+                let ppid = pid_t(String(decoding: field, as: UTF8.self))
+            {
+                parents[pid] = ppid
+            }
+            if let environ = try? readUntilEnd("/proc/\(pid)/environ", limit: 1 << 20),
+                environ.split(separator: 0).contains(where: { $0.elementsEqual(mark) })
+            {
+                marked.insert(pid)
+            }
+        }
+        var found = marked
+        for pid in parents.keys where !found.contains(pid) {
+            var ancestor = parents[pid]
+            var hops = 0
+            while let a = ancestor, a > 1, hops < 64 {
+                if a == r.pid || marked.contains(a) {
+                    found.insert(pid)
+                    break
+                }
+                ancestor = parents[a]
+                hops += 1
+            }
+        }
+        found.remove(r.pid)
+        return Array(found)
     }
 
     private mutating func drain(_ i: Int) {
@@ -155,9 +215,9 @@ package struct Runner {
         }
     }
 
-    /// Stops every command still running (SIGTERM to each group).
+    /// Stops every command still running, and what each started (SIGTERM).
     package mutating func stopAll() {
-        for r in running { kill(-r.pid, SIGTERM) }
+        for r in running { Self.stop(r, SIGTERM) }
     }
 }
 

@@ -336,7 +336,15 @@ public struct TouchAssembler: Sendable {
         slots[0].moved = false
     }
 
+    /// The most warnings kept: a trace that warns at every frame (a
+    /// `SYN_DROPPED` in each) says so this many times, then once that it goes on.
+    static let warningLimit = 100
+
     private mutating func warn(_ line: Int, _ message: String) {
-        warnings.append(TraceWarning(file: file, line: line, message: message))
+        if warnings.count < Self.warningLimit {
+            warnings.append(TraceWarning(file: file, line: line, message: message))
+        } else if warnings.count == Self.warningLimit {
+            warnings.append(TraceWarning(file: file, line: line, message: "more warnings follow; they are not reported"))
+        }
     }
 }

@@ -5,15 +5,21 @@ import GestureCore
     import Glibc
 #endif
 
-/// Who may subscribe: the `[daemon]` allow-lists resolved to ids, checked
-/// against each client's `SO_PEERCRED` credentials and `SO_PEERGROUPS` groups.
+/// Who may subscribe, and who receives gestures: the `[daemon]` lists
+/// resolved to ids, checked against each client's `SO_PEERCRED`
+/// credentials and `SO_PEERGROUPS` groups.
 ///
-/// Empty lists let anyone who can open the socket (mode 0660) in. root and
-/// the daemon's own user are always let in.
+/// Empty allow-lists let anyone who can open the socket (mode 0660) in. root
+/// and the daemon's own user are always let in. Of those let in, gestures go
+/// to the user at the screen (`atScreen`).
 package struct AccessPolicy: Sendable, Equatable {
     package var users: Set<uid_t> = []
     package var groups: Set<gid_t> = []
     package var socketGroup: gid_t?
+    /// `deliver = "everyone"`: no session is asked about.
+    package var deliverToEveryone = false
+    /// `any-session-users`: they receive gestures whichever session is active.
+    package var anySession: Set<uid_t> = []
 
     package init() {}
 
@@ -31,6 +37,13 @@ package struct AccessPolicy: Sendable, Equatable {
             }
             groups.insert(gid)
         }
+        for u in settings.anySessionUsers {
+            guard let uid = UInt32(u) ?? Self.uid(named: u) else {
+                throw SetupError("[daemon] any-session-users: no user named '\(u)'")
+            }
+            anySession.insert(uid)
+        }
+        deliverToEveryone = settings.deliver == "everyone"
         if let g = settings.socketGroup {
             guard let gid = UInt32(g) ?? Self.gid(named: g) else {
                 throw SetupError("[daemon] socket-group: no group named '\(g)'")
@@ -40,6 +53,21 @@ package struct AccessPolicy: Sendable, Equatable {
     }
 
     package var isOpen: Bool { users.isEmpty && groups.isEmpty }
+
+    /// Whether a client of `uid` receives gestures (and may type keys) while
+    /// the seat is `seat` (nil: nobody watches the seat, `deliver =
+    /// "everyone"`). root, the daemon's user and `any-session-users` always
+    /// do; others only while their session is the active one. Where logind
+    /// cannot be asked there are no sessions to tell apart, and everyone
+    /// does; until it has answered, only those who always do.
+    package func atScreen(_ uid: uid_t, seat: SeatWatcher.State?) -> Bool {
+        if deliverToEveryone || uid == 0 || uid == geteuid() || anySession.contains(uid) { return true }
+        switch seat {
+        case nil, .unavailable: return true
+        case .waiting, .nobody: return false
+        case .active(let active): return uid == active
+        }
+    }
 
     /// Whether the peer of `fd` (credentials `uid`, `gid`) may subscribe.
     package func allows(fd: Int32, uid: uid_t, gid: gid_t) -> Bool {
@@ -54,6 +82,15 @@ package struct AccessPolicy: Sendable, Equatable {
             n = clinux_peer_groups(fd, &list, Int32(list.count), &needed)
         }
         return n > 0 && list[0..<Int(n)].contains(where: groups.contains)
+    }
+
+    /// The primary group of the user `uid`.
+    static func primaryGroup(of uid: uid_t) -> gid_t? {
+        var pw = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16 * 1024)
+        guard getpwuid_r(uid, &pw, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
+        return pw.pw_gid
     }
 
     static func uid(named name: String) -> uid_t? {

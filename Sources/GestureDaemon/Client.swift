@@ -42,6 +42,12 @@ package struct Client {
     var skippedChanges = 0
     /// What the loop watches its socket for (EPOLLIN, EPOLLOUT): input from the start.
     var watched = Readiness.input
+    /// Its user is at the screen (`AccessPolicy.atScreen`): it receives
+    /// gestures and may type keys. Otherwise it was told `paused`.
+    var atScreen = true
+    /// Chords it may still have typed this second, and when that was counted.
+    var keyTokens = Double(Server.keysPerSecond)
+    var keyTokensAt = Timestamp.zero
 
     private var outbox: [UInt8] = []
     private var outboxHead = 0
@@ -74,7 +80,7 @@ package struct Client {
     /// device is `devices[device]`, read only by a device filter: a copy of
     /// it for every event retained and released its strings.
     mutating func accepts(_ event: borrowing GestureEvent, device: Int, of devices: [DeviceInfo]) -> Bool {
-        guard state == .subscribed, subscription.gestures.contains(event.gesture) else { return false }
+        guard state == .subscribed, atScreen, subscription.gestures.contains(event.gesture) else { return false }
         switch event.timing {
         case .every: break
         case .immediate: if subscription.wantsDoubleTap { return false }

@@ -35,6 +35,9 @@ package struct Daemon {
         package var loop = false
         /// Hold the replay back until this many clients have subscribed.
         package var waitSubscribers = 0
+        /// Started as root: the user to run as once serving (nil: `gestured`
+        /// if there is one, else `nobody`; "root": stay, without capabilities).
+        package var runAs: String?
         package var logLevel: Logger.Level?
         /// Read SIGTERM, SIGINT and SIGHUP through a signalfd (off in
         /// tests that run the daemon inside the test process).
@@ -54,6 +57,12 @@ package struct Daemon {
     private var signals: SignalSource?
     private var libinput: LibinputSource?
     private var replay: ReplaySource?
+    /// Who is at the seat's screen (logind), unless `deliver = "everyone"`.
+    private var seatWatcher: SeatWatcher?
+    /// When the bus must be processed next, and whether its descriptor is
+    /// watched for output: both change only when it is processed.
+    private var seatDue = Timestamp.never
+    private var seatWatchedForOutput = false
     // The recognizer, the publisher, the server.
     private var pipeline = GesturePipeline(wanted: [])
     private var publisher: Publisher
@@ -72,6 +81,7 @@ package struct Daemon {
     /// The loop's tokens for the sources' descriptors (the server has its own).
     static let signalsToken: Readiness.Token = 1
     static let libinputToken: Readiness.Token = 2
+    static let busToken: Readiness.Token = 3
 
     private var running = true
     /// Devices, subscribers and clients in the last STATUS= sent to systemd.
@@ -93,7 +103,8 @@ package struct Daemon {
     /// Long enough that a client's connection, hello, subscription and
     /// status update (a second later at most) are all behind.
     static let pagesDelay = Timestamp.Duration.milliseconds(2000)
-    /// The earliest of the chores' times: STATUS= when stale, the pages.
+    /// The earliest of the chores' times: STATUS= when stale, the pages, the
+    /// count of clients that came and went.
     private var choresDue = Timestamp.never
 
     package init(options: Options, logger: Logger, clock: LoopClock = .monotonic) throws(SetupError) {
@@ -144,13 +155,18 @@ package struct Daemon {
             return 1
         }
         if geteuid() == 0 {
-            // Started by hand as root: the socket is bound, the devices open;
-            // root still owns /dev/input and /etc/gestured, so no capability is
-            // needed from here on (docs/security.md).
-            if clinux_drop_capabilities() == 0 {
-                logger.info("running as root: every capability dropped")
-            } else {
-                logger.warning("running as root: could not drop capabilities: \(Errno.last)")
+            // Opened while root, they stay usable.
+            notifier.connect()
+            _ = clinux_open_pagemap()
+            do {
+                try dropRoot()
+            } catch {
+                logger.error("\(error.description)")
+                notifier.notify("STATUS=failed: \(error.description)\nERRNO=1")
+                server.stop(clock: clock)
+                libinput?.shutdown()
+                loop.close()
+                return 1
             }
         }
         notifier.notify("READY=1\n" + statusLine())
@@ -170,6 +186,47 @@ package struct Daemon {
         while running { turn() }
         stop()
         return 0
+    }
+
+    /// Started by hand as root: the socket is bound and the devices are
+    /// open, so root is needed no more. The daemon becomes `--user`, by
+    /// default the service's user, `gestured` (which the shipped udev rules
+    /// let read touchscreens plugged in later), or `nobody` where there is
+    /// none, and drops every capability (docs/security.md).
+    private func dropRoot() throws(SetupError) {
+        if options.runAs == "root" {
+            if clinux_drop_capabilities(uid_t.max, gid_t.max) != 0 {
+                throw SetupError("cannot drop capabilities", Errno.last)
+            }
+            logger.warning("started as root and staying root (--user root), without capabilities")
+            return
+        }
+        let name: String
+        let uid: uid_t
+        if let wanted = options.runAs {
+            guard let u = AccessPolicy.uid(named: wanted) ?? UInt32(wanted) else {
+                throw SetupError("--user: no user named '\(wanted)'")
+            }
+            (name, uid) = (wanted, u)
+        } else if let u = AccessPolicy.uid(named: "gestured") {
+            (name, uid) = ("gestured", u)
+        } else {
+            (name, uid) = ("nobody", AccessPolicy.uid(named: "nobody") ?? 65534)
+        }
+        let gid = AccessPolicy.primaryGroup(of: uid) ?? uid
+        if clinux_drop_capabilities(uid, gid) == 0 {
+            logger.notice("started as root: now running as \(name) (uid \(uid)), every capability dropped")
+            if name == "nobody" {
+                logger.notice(
+                    "touchscreens plugged in from now on open only if nobody may read them; the gestured user of `sudo make install` may, or pass --user root"
+                )
+            }
+        } else {
+            let why = Errno.last
+            // Still root (a user namespace without that uid): at least without capabilities.
+            _ = clinux_drop_capabilities(uid_t.max, gid_t.max)
+            logger.warning("started as root: could not become \(name) (\(why)); running as root without capabilities")
+        }
     }
 
     /// Unmaps the binary's code and read-only data that are not the
@@ -223,7 +280,8 @@ package struct Daemon {
             signals = source
             try watch(source.fd, token: Self.signalsToken, "the signalfd")
         }
-        signal(SIGPIPE, SIG_IGN)
+        // A signal nobody should send it is no reason to stop serving.
+        for signo in [SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM] { signal(signo, SIG_IGN) }
         // A replayed trace's frames come by timer: 1 µs of slack instead of
         // 50 keeps each on time. Touchscreens' frames come by their
         // descriptor, and the timers left (hold, held-back taps) do with the
@@ -271,6 +329,7 @@ package struct Daemon {
             logger.info("listening on \(path)")
         }
         try server.listen(listener, loop: loop)
+        try watchSeat(now: clock.now)
 
         if options.replayPath == nil || !options.devicePaths.isEmpty {
             let backend: LibinputSource.Backend =
@@ -290,8 +349,8 @@ package struct Daemon {
     }
 
     /// Adds a source's descriptor to the loop.
-    private func watch(_ fd: Int32, token: Readiness.Token, _ what: String) throws(SetupError) {
-        if let e = loop.add(fd, Readiness.input, token: token) {
+    private func watch(_ fd: Int32, token: Readiness.Token, _ what: String, output: Bool = false) throws(SetupError) {
+        if let e = loop.add(fd, Readiness.input | (output ? Readiness.output : 0), token: token) {
             throw SetupError("cannot watch \(what): \(e)")
         }
     }
@@ -305,12 +364,14 @@ package struct Daemon {
         guard server.listener != nil else { return }
 
         // 1. Wait: every descriptor, until the earliest deadline; the clock, once.
-        let deadline = min(pipeline.nextDeadline, replay?.nextTime ?? .never, server.deadline(), choresDue)
+        let deadline = min(pipeline.nextDeadline, replay?.nextTime ?? .never, server.deadline(), choresDue, seatDue)
         let (now, failure) = loop.wait(until: deadline, clock: clock, maxWait: maxWait)
         if let failure { waitFailed(failure) }
 
-        // 2. Signals.
+        // 2. Signals; logind's answers about who is at the screen.
         if loop.readable(Self.signalsToken) { handleSignals(now: now) }
+        var seatNews = Server.News()
+        if now >= seatDue || loop.events(Self.busToken) != 0 { seatNews = followSeat(now: now) }
 
         // 3. The sources: what they saw, into the recognizer; its timers.
         sourceEvents.removeAll()
@@ -325,7 +386,8 @@ package struct Daemon {
 
         // 5. The server: new clients, requests, writes; what each client is
         // watched for next (nothing, when nothing happened to the clients).
-        news.merge(server.turn(loop: loop, devices: devices, now: now, published: published))
+        news.merge(seatNews)
+        news.merge(server.turn(loop: loop, devices: devices, now: now, published: published || !seatNews.isEmpty))
         if !news.isEmpty { follow(news, now: now) }
 
         // 6. The chores: STATUS= for systemd, pages given back.
@@ -351,13 +413,14 @@ package struct Daemon {
     }
 
     private mutating func scheduleChores() {
-        choresDue = min(statusStale ? lastStatusTime + Self.statusInterval : .never, pagesDue)
+        choresDue = min(statusStale ? lastStatusTime + Self.statusInterval : .never, pagesDue, server.activityDue)
     }
 
     @inline(never)
     private mutating func doChores(now: Timestamp) {
         if statusStale && now >= lastStatusTime + Self.statusInterval { updateStatus(now: now) }
         if now >= pagesDue { givePagesBack(after: "one-off work") }
+        if now >= server.activityDue { server.reportActivity(now: now) }
         scheduleChores()
     }
 
@@ -434,6 +497,65 @@ package struct Daemon {
         }
     }
 
+    // MARK: The seat
+
+    /// Starts asking logind who is at the screen (`deliver =
+    /// "active-session"`), or stops (`everyone`); the clients follow.
+    private mutating func watchSeat(now: Timestamp) throws(SetupError) {
+        let wanted = configuration.daemon.deliver == "active-session"
+        if let w = seatWatcher, !wanted || w.seat != configuration.daemon.seat {
+            loop.remove(w.fd)
+            seatWatcher = nil
+            seatDue = .never
+        }
+        if wanted && seatWatcher == nil {
+            let w = SeatWatcher(seat: configuration.daemon.seat)
+            if w.fd >= 0 {
+                seatWatchedForOutput = w.wantsOutput
+                try watch(w.fd, token: Self.busToken, "the system bus", output: seatWatchedForOutput)
+            }
+            seatWatcher = w
+            seatDue = w.deadline
+            tellSeat(w.state)
+        }
+        let news = server.seatChanged(seatWatcher?.state, now: now)
+        if news.subscriptionsChanged { followSubscriptions(now: now) }
+    }
+
+    /// Lets the watcher read logind's answers and write its questions; a
+    /// change of who is at the screen goes to the clients.
+    @inline(never)
+    private mutating func followSeat(now: Timestamp) -> Server.News {
+        guard let w = seatWatcher else {
+            seatDue = .never
+            return Server.News()
+        }
+        w.process()
+        seatDue = w.deadline
+        if w.fd >= 0 && w.wantsOutput != seatWatchedForOutput {
+            seatWatchedForOutput = w.wantsOutput
+            _ = loop.change(w.fd, Readiness.input | (seatWatchedForOutput ? Readiness.output : 0), token: Self.busToken)
+        }
+        guard let state = w.takeChange() else { return Server.News() }
+        tellSeat(state)
+        oneOffWorkRan(now: now)
+        return server.seatChanged(state, now: now)
+    }
+
+    private func tellSeat(_ state: SeatWatcher.State) {
+        let seat = configuration.daemon.seat
+        switch state {
+        case .waiting:
+            break
+        case .active(let uid):
+            logger.notice("\(seat): the active session is uid \(uid)'s: gestures go to its clients")
+        case .nobody:
+            logger.notice("\(seat): no session is active: gestures go only to root, the daemon's user and any-session-users")
+        case .unavailable(let why):
+            logger.notice("\(seat): \(why): sessions cannot be told apart, so gestures go to every allowed client")
+        }
+    }
+
     /// The recognizer reports what the subscribers want; a replay waiting
     /// for subscribers starts when enough have come.
     private mutating func followSubscriptions(now: Timestamp) {
@@ -475,6 +597,11 @@ package struct Daemon {
             pipeline.setThresholds(new.thresholds(forName: info.name, vendorProduct: info.vendorProduct), for: info.id)
         }
         var news = server.reload(access: newAccess, settings: new.daemon, now: now)
+        do {
+            try watchSeat(now: now)
+        } catch {
+            logger.error("\(error.description)")
+        }
         news.merge(server.tellSubscribers(ServerMessage.configReloaded(files: new.sources, time: now), now: now))
         if news.subscriptionsChanged { followSubscriptions(now: now) }
         logger.notice("configuration reloaded from \(new.sources.isEmpty ? "defaults" : new.sources.joined(separator: ", "))")

@@ -17,6 +17,21 @@ package struct DeviceInfo: Sendable, Hashable {
     /// How many touches the device tracks at once (0: unknown).
     package var slots: Int
 
+    /// The longest name a device is given, bytes: the kernel's are at most
+    /// 80 (uinput) or 255; a trace's `N:` line can be anything.
+    package static let nameLimit = 255
+
+    /// `name` cut to `nameLimit` bytes at a character's boundary.
+    package static func boundedName(_ name: String) -> String {
+        guard name.utf8.count > nameLimit else { return name }
+        var out = ""
+        for c in name {
+            guard out.utf8.count + String(c).utf8.count <= nameLimit else { break }
+            out.append(c)
+        }
+        return out
+    }
+
     /// The device as a JSON object (in `hello` and `device_added`).
     package var jsonObject: String {
         var s = #"{"device":"# + jsonString(name) + #","node":"# + jsonString(node)

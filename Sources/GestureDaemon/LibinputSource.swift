@@ -174,7 +174,9 @@ package final class LibinputSource {
             logger.info("refused \(path)\(name.map { " (\($0))" } ?? ""): not a touchscreen (udev ID_INPUT_TOUCHSCREEN is not 1)")
             return -EACCES
         }
-        let fd = open(path, flags | O_CLOEXEC)
+        // Read-only, whatever libinput asks: the daemon writes nothing to a
+        // touchscreen, and its user may only read them (74-gestured.rules).
+        let fd = open(path, (flags & ~O_ACCMODE) | O_RDONLY | O_CLOEXEC)
         return fd >= 0 ? fd : -errno
     }
 
@@ -350,7 +352,9 @@ package final class LibinputSource {
         var source = SizeSource.fallback
         if let size = sections.compactMap(\.size).last {
             (width, height, source) = (size.width, size.height, .configuration)
-        } else if libinput_device_get_size(handle, &width, &height) == 0, width > 0, height > 0 {
+        } else if libinput_device_get_size(handle, &width, &height) == 0, PanelGeometry.physical.contains(width),
+            PanelGeometry.physical.contains(height)
+        {
             source = .resolution
         } else {
             switch DisplaySize.find() {
@@ -368,7 +372,8 @@ package final class LibinputSource {
         var geometry = PanelGeometry(minX: 0, maxX: 1, minY: 0, maxY: 1, width: width, height: height, source: source)
         geometry.rotation = rotation
         let info = DeviceInfo(
-            id: id, name: name, node: node, vendorProduct: vp, width: geometry.screenWidth, height: geometry.screenHeight,
+            id: id, name: DeviceInfo.boundedName(name), node: node, vendorProduct: vp, width: geometry.screenWidth,
+            height: geometry.screenHeight,
             sizeSource: source, rotation: rotation, slots: Int(max(0, libinput_device_touch_get_touch_count(handle))))
         libinput_device_ref(handle)
         libinput_device_set_user_data(handle, UnsafeMutableRawPointer(bitPattern: index + 1))

@@ -46,19 +46,24 @@ package struct Listener {
     /// Binds and listens at `path`. A stale socket file is replaced; a running
     /// instance, or a file that is not a socket, is an error naming what to do.
     ///
-    /// Nothing is done through a path someone else could change between two
-    /// calls: the socket is bound in a directory of the daemon's own, made
-    /// for the purpose inside the target directory (mode 0700), where its
-    /// group comes from `chown` and its mode from `chmod`; then it is renamed
-    /// into place, which replaces whatever name is there and follows no link.
-    /// A target directory others may write to without the sticky bit is
-    /// refused: anyone could swap the socket for something else there.
+    /// The directory must belong to root or to the daemon's user, and may be
+    /// written by others only with the sticky bit: anyone else who could
+    /// change it could swap or move what the daemon makes there (as systemd
+    /// refuses unsafe path transitions). Nothing is then done through a path
+    /// at all: the directory is opened once, the socket is bound in a
+    /// directory of the daemon's own made inside it (mode 0700, reached
+    /// through its descriptor), its group and mode are set there, and it is
+    /// renamed into place between the two descriptors, which replaces what
+    /// has that name, follows no link, and lands where it was opened even if
+    /// someone renamed a directory meanwhile.
     ///
     /// The directory is made only for the default path (`createDirectory`:
     /// /run/gestured when not started by gestured.socket); a path the user
     /// named must be in a directory that exists, or a typo would make one.
-    package static func bind(path: String, mode: UInt32, group: gid_t?, createDirectory: Bool) throws(SetupError) -> Listener {
-        guard !path.hasPrefix("@"), let addr = UnixAddress(path) else {
+    package static func bind(
+        path: String, mode: UInt32, group: gid_t?, createDirectory: Bool, backlog: Int32 = SOMAXCONN
+    ) throws(SetupError) -> Listener {
+        guard !path.hasPrefix("@"), UnixAddress(path) != nil else {
             throw SetupError("socket path must be a file path of at most 107 bytes: \(path)")
         }
         var st = stat()
@@ -66,14 +71,16 @@ package struct Listener {
             guard (st.st_mode & S_IFMT) == S_IFSOCK else {
                 throw SetupError("\(path) exists and is not a socket; remove it or choose another --socket")
             }
-            if let peer = probe(addr) {
+            if let addr = UnixAddress(path), let peer = probe(addr) {
                 throw SetupError(
                     "another gestured is already serving \(path)\(peer > 0 ? " (pid \(peer))" : ""); stop it or choose another --socket"
                 )
             }
         }
+        let name = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
         var directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         if directory.isEmpty { directory = path.hasPrefix("/") ? "/" : "." }
+        guard !name.isEmpty else { throw SetupError("socket path must name a file: \(path)") }
         if access(directory, F_OK) != 0 {
             guard createDirectory else {
                 throw SetupError(
@@ -85,43 +92,58 @@ package struct Listener {
                 throw SetupError("cannot create \(directory)", Errno.last)
             }
         }
-        guard stat(directory, &st) == 0 else {
-            throw SetupError("\(directory)", Errno.last)
+        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dirFD >= 0 else { throw SetupError("\(directory)", Errno.last) }
+        defer { Glibc.close(dirFD) }
+        guard fstat(dirFD, &st) == 0 else { throw SetupError("\(directory)", Errno.last) }
+        guard st.st_uid == 0 || st.st_uid == geteuid() else {
+            throw SetupError(
+                "\(directory) belongs to uid \(st.st_uid), neither root nor the daemon's user (uid \(geteuid())): its owner could move or swap the socket there; choose a directory of root's or the daemon's own (e.g. /run/gestured)"
+            )
         }
         if st.st_mode & (S_IWGRP | S_IWOTH) != 0 && st.st_mode & S_ISVTX == 0 {
             throw SetupError(
                 "\(directory) may be written by others (mode 0\(String(st.st_mode & 0o7777, radix: 8))) and has no sticky bit: anyone could replace the socket there; choose a directory only gestured's user can write (e.g. /run/gestured), or set its sticky bit"
             )
         }
-        // The private directory, and the socket in it.
-        var template = Array((directory + "/.gestured-XXXXXX").utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw SetupError("cannot make a directory in \(directory)", Errno.last)
+        // The private directory, and the socket in it, reached through its descriptor only.
+        var privateName = ""
+        for _ in 0..<16 {
+            let candidate = ".gestured-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            if mkdirat(dirFD, candidate, 0o700) == 0 {
+                privateName = candidate
+                break
+            }
+            guard errno == EEXIST else { throw SetupError("cannot make a directory in \(directory)", Errno.last) }
         }
-        let privateDirectory = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        defer { rmdir(privateDirectory) }
-        let staging = privateDirectory + "/s"
-        guard let stagingAddr = UnixAddress(staging) else {
-            throw SetupError("socket path must leave room for 20 more bytes (at most 87): \(path)")
+        guard !privateName.isEmpty else { throw SetupError("cannot make a directory in \(directory)", Errno.last) }
+        defer { unlinkat(dirFD, privateName, AT_REMOVEDIR) }
+        let privateFD = openat(dirFD, privateName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard privateFD >= 0 else { throw SetupError("cannot open the directory made in \(directory)", Errno.last) }
+        defer { Glibc.close(privateFD) }
+        guard fstat(privateFD, &st) == 0, st.st_uid == geteuid(), st.st_mode & 0o777 == 0o700 else {
+            throw SetupError("the directory made in \(directory) is not the daemon's own any more")
         }
         let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 1)
         guard fd >= 0 else { throw SetupError("socket()", Errno.last) }
         func fail(_ what: String) -> SetupError {
             let reason = Errno.last
             Glibc.close(fd)
-            unlink(staging)
+            unlinkat(privateFD, "s", 0)
             return SetupError(what, reason)
         }
         // Bound with the process's umask, in a directory only this user can
-        // enter: nobody reaches the socket before `chmod` gives it its mode.
-        // (The umask is the process's, every thread's: changing it around
-        // `bind` changed the mode of files other threads made meanwhile.)
+        // enter: nobody reaches the socket before `fchmodat` gives it its
+        // mode. The path goes through the private directory's descriptor.
+        guard let stagingAddr = UnixAddress("/proc/self/fd/\(privateFD)/s") else { throw fail("cannot bind \(path)") }
         let bound = stagingAddr.withSockaddr { Glibc.bind(fd, $0, $1) }
         guard bound == 0 else { throw fail("cannot bind \(path)") }
-        if let group, chown(staging, uid_t.max, group) != 0 { throw fail("cannot give \(path) to group \(group)") }
-        guard chmod(staging, mode_t(mode)) == 0 else { throw fail("cannot set the mode of \(path)") }
-        guard listen(fd, 64) == 0 else { throw fail("cannot listen on \(path)") }
-        guard rename(staging, path) == 0 else { throw fail("cannot put the socket at \(path)") }
+        if let group, fchownat(privateFD, "s", uid_t.max, group, AT_SYMLINK_NOFOLLOW) != 0 {
+            throw fail("cannot give \(path) to group \(group)")
+        }
+        guard fchmodat(privateFD, "s", mode_t(mode), 0) == 0 else { throw fail("cannot set the mode of \(path)") }
+        guard listen(fd, backlog) == 0 else { throw fail("cannot listen on \(path)") }
+        guard renameat(privateFD, "s", dirFD, name) == 0 else { throw fail("cannot put the socket at \(path)") }
         return Listener(fd: fd, path: path, ownsPath: true)
     }
 
@@ -153,10 +175,14 @@ package struct Listener {
         }
     }
 
-    /// Closes the socket and removes the file if it was bound here.
-    package func close() {
+    /// Closes the socket and removes the file if it was bound here; why it
+    /// could not be removed, if so (a daemon started as root that runs as
+    /// another user now may not write root's directory).
+    @discardableResult
+    package func close() -> String? {
         _ = Glibc.close(fd)
-        if ownsPath { unlink(path) }
+        guard ownsPath, unlink(path) != 0, errno != ENOENT else { return nil }
+        return "\(Errno.last)"
     }
 
     /// The default socket path: `$RUNTIME_DIRECTORY` (systemd's RuntimeDirectory=),

@@ -1,4 +1,4 @@
-import GestureCore
+package import GestureCore
 package import Logging
 
 #if canImport(Glibc)
@@ -89,30 +89,60 @@ package struct StderrLogHandler: LogHandler {
     }
 }
 
-/// Logs a kind of warning that an attacker can cause at will (refused
-/// connections, accept failures) at most `burst` times per `window`, then
-/// once how many were not logged.
-struct LogLimiter {
-    var burst = 10
-    var window = Timestamp.Duration.milliseconds(10_000)
-    private var windowStart: Timestamp = .zero
-    private var logged = 0
+/// Says a kind of line that others can cause at will (refused
+/// connections, bad lines from a peer) at most `burst` times per `window`,
+/// then, with the next one after the window, how many were left unsaid.
+package struct RepeatLimiter {
+    package var burst = 10
+    package var window = Timestamp.Duration.milliseconds(10_000)
+    private var windowStart = Timestamp(microseconds: .min / 2)
+    private var said = 0
     private var suppressed = 0
 
-    mutating func note(now: Timestamp, _ logger: Logger, _ message: () -> String) {
+    package init(burst: Int = 10, window: Timestamp.Duration = .milliseconds(10_000)) {
+        self.burst = burst
+        self.window = window
+    }
+
+    /// Says `message()` through `say` unless `burst` lines were said in this window.
+    package mutating func note(now: Timestamp, _ say: (String) -> Void, _ message: () -> String) {
         if now - windowStart >= window {
-            if suppressed > 0 {
-                logger.warning("... and \(suppressed) more like it in \(Int(window.seconds)) s, not logged")
-            }
+            if suppressed > 0 { say("... and \(suppressed) more like it in \(Int(window.seconds)) s, not logged") }
             windowStart = now
-            logged = 0
+            said = 0
             suppressed = 0
         }
-        if logged < burst {
-            logged += 1
-            logger.warning("\(message())")
+        if said < burst {
+            said += 1
+            say(message())
         } else {
             suppressed += 1
         }
     }
+
+    /// The same, as a warning of `logger`.
+    mutating func note(now: Timestamp, _ logger: Logger, _ message: () -> String) {
+        note(now: now, { logger.warning("\($0)") }, message)
+    }
+}
+
+/// Text from elsewhere (a peer's line, a file's name) made safe for a log
+/// line: control characters written as `\xNN`, so that none can move a
+/// terminal's cursor or start a line of its own; cut to `limit` characters.
+package func logSafe(_ text: some StringProtocol, limit: Int = 200) -> String {
+    var out = ""
+    var count = 0
+    for c in text.unicodeScalars {
+        if count >= limit {
+            out += "…"
+            break
+        }
+        if c.value < 0x20 || c.value == 0x7f || (0x80...0x9f).contains(c.value) {
+            out += "\\x" + (c.value < 0x10 ? "0" : "") + String(c.value, radix: 16)
+        } else {
+            out.unicodeScalars.append(c)
+        }
+        count += 1
+    }
+    return out
 }

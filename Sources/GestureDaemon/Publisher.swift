@@ -26,6 +26,8 @@ package struct Publisher {
     static let overflowGrace = Timestamp.Duration.milliseconds(10_000)
 
     private var logger: Logger
+    /// Clients that do not read, said a few times per ten seconds at most.
+    private var overflows = RepeatLimiter()
     /// One event's JSON line, encoded once per event.
     private var line: [UInt8] = []
     /// The last device whose events were encoded, and its name as a JSON
@@ -109,7 +111,7 @@ package struct Publisher {
 
     /// Queues the device messages from `messages[next]` on that go before
     /// the gesture at `index`; `next` moves past them.
-    private func broadcastDeviceMessages(
+    private mutating func broadcastDeviceMessages(
         _ messages: [Outbound.DeviceMessage], before index: Int, from next: inout Int, to clients: inout [Client],
         now: Timestamp
     ) -> (queued: Int, overflowed: Bool) {
@@ -126,7 +128,7 @@ package struct Publisher {
 
     /// Queues a line (`device_added`, `device_removed`) for the subscribers
     /// that follow `device`.
-    private func broadcast(
+    private mutating func broadcast(
         _ text: String, device: DeviceInfo, to clients: inout [Client], now: Timestamp
     ) -> (
         queued: Int, overflowed: Bool
@@ -145,8 +147,9 @@ package struct Publisher {
     }
 
     /// `overflow`, then the client closes once that is written (or after the grace).
-    private func overflow(_ c: inout Client, now: Timestamp) {
-        logger.warning("\(c.label) does not read: outbox over \(c.outboxLimit / 1024) KiB; closing it")
+    private mutating func overflow(_ c: inout Client, now: Timestamp) {
+        let (label, limit) = (c.label, c.outboxLimit / 1024)
+        overflows.note(now: now, logger) { "\(label) does not read: outbox over \(limit) KiB; closing it" }
         c.enqueueFinal(
             ServerMessage.error(
                 code: "overflow", message: "you did not read fast enough; \(c.outboxLimit / 1024) KiB were waiting",

@@ -37,7 +37,8 @@ package final class ReplaySource {
         self.loop = loop
         self.logger = logger
         info = DeviceInfo(
-            id: id, name: loaded.trace.device.name, node: "replay:" + path, vendorProduct: loaded.trace.device.vendorProduct,
+            id: id, name: DeviceInfo.boundedName(loaded.trace.device.name), node: "replay:" + path,
+            vendorProduct: loaded.trace.device.vendorProduct,
             width: loaded.geometry.screenWidth, height: loaded.geometry.screenHeight, sizeSource: loaded.geometry.source,
             rotation: loaded.geometry.rotation, slots: loaded.trace.device.slotCount)
         assembler = TouchAssembler(description: trace.device, geometry: geometry, device: id, file: path)
@@ -63,8 +64,14 @@ package final class ReplaySource {
         return scaled(trace.events[index])
     }
 
-    /// Appends the device (the first time) and every frame due by `now`. A
-    /// trace that cannot be read on is logged and its device removed.
+    /// The most evdev events read in one turn of the loop: a trace denser
+    /// than the loop can follow (or played faster) is read over several
+    /// turns, and what waits stays in the trace, not in memory.
+    static let eventBudget = 4096
+
+    /// Appends the device (the first time) and the frames due by `now`, at
+    /// most `eventBudget` events' worth (the rest are due at once next
+    /// turn). A trace that cannot be read on is logged and its device removed.
     package func read(until now: Timestamp, into events: TouchSourceEvents) {
         guard !failed else { return }
         if !announced {
@@ -73,7 +80,9 @@ package final class ReplaySource {
         }
         guard origin != nil else { return }
         do {
-            while index < trace.events.count {
+            var budget = Self.eventBudget
+            while index < trace.events.count && budget > 0 {
+                budget -= 1
                 let time = scaled(trace.events[index])
                 guard time <= now else { break }
                 var e = trace.events[index]

@@ -12,12 +12,18 @@ import SystemPackage
 /// closing clients that asked for it, failed, fell behind or said nothing.
 ///
 /// One client cannot keep the loop from the others or from the devices: in
-/// one turn at most `acceptBudget` connections are accepted, and each client
-/// has at most `Client.readBudget` bytes read and `requestBudget` requests
-/// answered, and none while `answerBound` bytes of its answers wait unsent.
+/// one turn connections are accepted for at most `acceptTime` (every one
+/// waiting, unless a flood outlasts it), and each client has at most
+/// `Client.readBudget` bytes read and `requestBudget` requests answered,
+/// and none while `answerBound` bytes of its answers wait unsent.
+///
+/// Nobody can flood the log either: clients coming and going are logged at
+/// `debug`, and counted at `info` once a minute (`activity`); each kind of
+/// warning a client can cause is said a few times per ten seconds, then
+/// counted (`RepeatLimiter`).
 package struct Server {
-    /// The most connections accepted in one turn of the loop.
-    static let acceptBudget = 32
+    /// The longest the connections waiting are accepted in one turn of the loop, µs.
+    static let acceptTime: UInt64 = 2000
     /// Requests one client may have answered in one turn of the loop.
     static let requestBudget = 64
     /// While this much of its output waits unsent, a client's requests wait
@@ -25,6 +31,9 @@ package struct Server {
     static let answerBound = 16 * 1024
     /// How long a closing client's last lines may take to drain.
     static let closeGrace = Timestamp.Duration.milliseconds(1000)
+    /// The most chords one client may have typed in a second (a burst of as
+    /// many, then as many a second).
+    static let keysPerSecond = 20
 
     /// The connected clients, closed ones until the end of the turn. The
     /// publisher queues events into their outboxes.
@@ -33,11 +42,25 @@ package struct Server {
     package private(set) var listener: Listener?
     private var access: AccessPolicy
     private var settings: DaemonSettings
+    /// Who is at the seat's screen (nil: nobody asks, `deliver = "everyone"`).
+    private var seat: SeatWatcher.State?
+    /// The daemon's keyboard, made for the first client that will type.
+    private var keyboard: VirtualKeyboard?
+    /// Why the keyboard could not be made, and when that was tried (not again for a while).
+    private var keyboardFailure: (message: String, at: Timestamp)?
     private var logger: Logger
     private var serial = 0
     private var readScratch = [UInt8](repeating: 0, count: Client.readBudget)
     /// Refused connections and accept failures, logged at most a few a second.
-    private var refusals = LogLimiter()
+    private var refusals = RepeatLimiter()
+    /// What clients did wrong (a line too long, not reading, a failed write), likewise.
+    private var clientWarnings = RepeatLimiter()
+    /// Clients that came and went since the last `activity` report, and when it is due.
+    private var came = 0
+    private var went = 0
+    package private(set) var activityDue = Timestamp.never
+    /// How often the comings and goings are counted in the log.
+    static let activityInterval = Timestamp.Duration.milliseconds(60_000)
     /// A descriptor kept open so that, at the process's descriptor limit, a
     /// waiting connection can still be accepted and told why it is refused.
     private var spareFD: Int32 = -1
@@ -46,7 +69,7 @@ package struct Server {
     /// loop again and again.
     private var listenerPaused = false
     /// The listener's token in the loop's set; each client's is its serial above `clientTokens`.
-    static let listenerToken: Readiness.Token = 3
+    static let listenerToken: Readiness.Token = 4
     static let clientTokens: Readiness.Token = 1 << 32
     /// The loop's set, where the listener and the clients are watched.
     private var loop: Readiness?
@@ -65,10 +88,11 @@ package struct Server {
     /// Whether the last `watch` found every client quiet (for the loop's tests).
     var isQuiet: Bool { quiet }
 
-    package init(access: AccessPolicy, settings: DaemonSettings, logger: Logger) {
+    package init(access: AccessPolicy, settings: DaemonSettings, logger: Logger, seat: SeatWatcher.State? = nil) {
         self.access = access
         self.settings = settings
         self.logger = logger
+        self.seat = seat
     }
 
     /// Serves the clients of `listener` from now on, watching it and them in `loop`.
@@ -257,13 +281,16 @@ package struct Server {
         for i in clients.indices where clients[i].fd >= 0 {
             var gone = false
             if clients[i].pending > 0, case .failed(let e) = clients[i].flush() {
-                if e != .brokenPipe && e != .connectionReset { logger.info("\(clients[i].label): write failed: \(e)") }
+                if e != .brokenPipe && e != .connectionReset {
+                    let label = clients[i].label
+                    clientWarnings.note(now: now, logger) { "\(label): write failed: \(e)" }
+                }
                 gone = true
             }
             if clients[i].state == .closing && (clients[i].pending == 0 || now >= clients[i].closeDeadline) { gone = true }
             if gone {
                 shutdown(clients[i].fd, Int32(SHUT_RDWR))
-                logger.info("\(clients[i].label) closed")
+                logger.debug("\(clients[i].label) closed")
                 news.merge(close(i))
             }
         }
@@ -299,7 +326,10 @@ package struct Server {
         while answered < Self.requestBudget && clients[i].state != .closing && clients[i].pending < Self.answerBound {
             guard let line = clients[i].nextLine() else {
                 if clients[i].lineTooLong {
-                    logger.warning("\(clients[i].label): line longer than \(WireProtocol.maxLineLength) bytes; closing")
+                    let label = clients[i].label
+                    clientWarnings.note(now: now, logger) {
+                        "\(label): line longer than \(WireProtocol.maxLineLength) bytes; closing"
+                    }
                     news.merge(
                         refuse(
                             i, code: "line-too-long", message: "lines are at most \(WireProtocol.maxLineLength) bytes",
@@ -326,13 +356,18 @@ package struct Server {
         switch request {
         case .subscribe(let sub):
             let changed = clients[i].state != .subscribed || clients[i].subscription.gestures != sub.gestures
-            news.countsChanged = clients[i].state != .subscribed
+            let wasSubscribed = clients[i].state == .subscribed
+            news.countsChanged = !wasSubscribed
             clients[i].subscription = sub
             clients[i].state = .subscribed
             clients[i].subscribeDeadline = .never
             let reply = ServerMessage.subscribed(sub)
             logger.debug("\(clients[i].label) subscribed: \(reply)")
             news.merge(send(reply, to: i, now: now))
+            if !wasSubscribed && !clients[i].atScreen {
+                news.merge(send(ServerMessage.paused(seat: settings.seat), to: i, now: now))
+            }
+            if sub.keys && clients[i].atScreen { _ = makeKeyboard(now: now) }
             news.subscriptionsChanged = news.subscriptionsChanged || changed
         case .unsubscribe:
             if clients[i].state == .subscribed {
@@ -345,6 +380,71 @@ package struct Server {
             news.merge(send(ServerMessage.unsubscribed, to: i, now: now))
         case .ping:
             news.merge(send(ServerMessage.pong, to: i, now: now))
+        case .keys(let chord):
+            news.merge(send(type(chord, for: i, now: now), to: i, now: now))
+        }
+        return news
+    }
+
+    /// Types `chord` for client `i` if its user is at the screen and it has
+    /// not typed `keysPerSecond` chords this second: the answer.
+    private mutating func type(_ chord: Chord, for i: Int, now: Timestamp) -> String {
+        guard clients[i].atScreen else {
+            return ServerMessage.error(
+                code: "not-at-screen", message: "not typed: another user's session is active on \(settings.seat)", fatal: false)
+        }
+        let rate = Double(Self.keysPerSecond)
+        clients[i].keyTokens = min(rate, clients[i].keyTokens + rate * max(0, (now - clients[i].keyTokensAt).seconds))
+        clients[i].keyTokensAt = now
+        guard clients[i].keyTokens >= 1 else {
+            return ServerMessage.error(
+                code: "rate-limited", message: "not typed: more than \(Self.keysPerSecond) chords in a second", fatal: false)
+        }
+        clients[i].keyTokens -= 1
+        if let failure = makeKeyboard(now: now) {
+            return ServerMessage.error(code: "no-keyboard", message: failure, fatal: false)
+        }
+        guard keyboard!.type(chord) else {
+            return ServerMessage.error(code: "no-keyboard", message: "the kernel refused the keys of \(chord.text)", fatal: false)
+        }
+        logger.debug("\(clients[i].label) typed \(chord.text)")
+        return ServerMessage.typed(chord)
+    }
+
+    /// Makes the daemon's keyboard if it has none; why it cannot, if so (tried again after 10 s).
+    private mutating func makeKeyboard(now: Timestamp) -> String? {
+        if keyboard != nil { return nil }
+        if let f = keyboardFailure, now - f.at < .milliseconds(10_000) { return f.message }
+        do {
+            keyboard = try VirtualKeyboard()
+            keyboardFailure = nil
+            logger.info("made the keyboard that types clients' keys (gestured virtual keyboard)")
+            return nil
+        } catch {
+            keyboardFailure = (error.message, now)
+            logger.warning("\(error.message)")
+            return error.message
+        }
+    }
+
+    // MARK: The seat
+
+    /// Who is at the screen changed: each client whose user came to it or
+    /// left it is told (`resumed`, `paused`); one that left gets no more of
+    /// the gestures under way.
+    package mutating func seatChanged(_ state: SeatWatcher.State?, now: Timestamp) -> News {
+        seat = state
+        quiet = false
+        var news = News()
+        for i in clients.indices where clients[i].fd >= 0 {
+            let now2 = access.atScreen(clients[i].uid, seat: state)
+            guard now2 != clients[i].atScreen else { continue }
+            clients[i].atScreen = now2
+            if !now2 { clients[i].admitted.removeAll() }
+            if clients[i].state == .subscribed {
+                news.merge(send(now2 ? ServerMessage.resumed : ServerMessage.paused(seat: settings.seat), to: i, now: now))
+                if now2 && clients[i].subscription.keys { _ = makeKeyboard(now: now) }
+            }
         }
         return news
     }
@@ -352,7 +452,8 @@ package struct Server {
     /// Queues an answer; a client whose outbox is full is closed with `overflow`.
     private mutating func send(_ line: String, to i: Int, now: Timestamp) -> News {
         guard clients[i].state != .closing, !clients[i].enqueue(line) else { return News() }
-        logger.warning("\(clients[i].label) does not read: outbox over \(clients[i].outboxLimit / 1024) KiB; closing it")
+        let (label, limit) = (clients[i].label, clients[i].outboxLimit / 1024)
+        clientWarnings.note(now: now, logger) { "\(label) does not read: outbox over \(limit) KiB; closing it" }
         let wasSubscribed = clients[i].state == .subscribed
         clients[i].enqueueFinal(
             ServerMessage.error(
@@ -373,7 +474,12 @@ package struct Server {
         // one may take a while): no connecting and overflowing round and round.
         guard let listener else { return news }
         var active = clients.count { $0.fd >= 0 }
-        for _ in 0..<Self.acceptBudget {
+        /// The hello, made once for the turn's newcomers.
+        var hello: [UInt8]?
+        let stop = clinux_monotonic_usec() + Self.acceptTime
+        for n in 0... {
+            // The clock is looked at every 16 connections: each is a few microseconds.
+            if n % 16 == 15 && clinux_monotonic_usec() >= stop { break }
             let fd = clinux_accept(listener.fd)
             if fd < 0 {
                 let e = Errno.last
@@ -396,49 +502,67 @@ package struct Server {
                 continue
             }
             serial += 1
+            came += 1
+            if activityDue == .never { activityDue = now + Self.activityInterval }
+            news.countsChanged = true
+            let limit = settings.maxClients
+            if active >= limit {
+                // Clients that hung up since the last turn do not hold slots.
+                news.merge(reapHungUp())
+                active = clients.count { $0.fd >= 0 }
+            }
+            let share = settings.clientsPerUser
+            let refusal: (code: String, message: String, log: String)?
+            if !access.allows(fd: fd, uid: uid, gid: gid) {
+                refusal = (
+                    "forbidden", "uid \(uid) may not subscribe: not in [daemon] allow-users/allow-groups",
+                    "not in [daemon] allow-users or allow-groups"
+                )
+            } else if active >= limit {
+                refusal = ("busy", "the daemon serves \(limit) clients already", "\(limit) clients already (max-clients)")
+            } else if clients.count(where: { $0.uid == uid && $0.fd >= 0 }) >= share {
+                let why = "uid \(uid) has \(share) clients already (max-clients-per-user)"
+                refusal = ("busy", why, why)
+            } else {
+                refusal = nil
+            }
+            // A welcome connection gets its hello at once: one that is gone
+            // already (a client that connects and closes) is closed here,
+            // with no more work than that.
+            var unsent: ArraySlice<UInt8> = []
+            if refusal == nil {
+                if hello == nil {
+                    hello = Array((ServerMessage.hello(devices: devices, server: "gestured \(gesturedVersion)") + "\n").utf8)
+                }
+                let n = hello!.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+                if n < 0 && errno != EAGAIN {
+                    Glibc.close(fd)
+                    went += 1
+                    continue
+                }
+                unsent = hello![max(0, n)...]
+            }
             // Watched for input from the next wait on (`watch` changes that as it goes).
             if let e = loop?.add(fd, Readiness.input, token: Self.clientTokens + UInt64(serial)) {
                 refusals.note(now: now, logger) { "cannot watch a new connection: \(e)" }
                 Glibc.close(fd)
+                went += 1
                 continue
             }
             clients.append(
                 Client(fd: fd, serial: serial, pid: pid, uid: uid, gid: gid, outboxLimit: settings.clientBuffer))
             let i = clients.count - 1
-            let label = clients[i].label
-            news.countsChanged = true
-            guard access.allows(fd: fd, uid: uid, gid: gid) else {
-                refusals.note(now: now, logger) { "refused \(label): not in [daemon] allow-users or allow-groups" }
-                news.merge(
-                    refuse(
-                        i, code: "forbidden", message: "uid \(uid) may not subscribe: not in [daemon] allow-users/allow-groups",
-                        now: now))
-                continue
-            }
-            let limit = settings.maxClients
-            if active >= limit {
-                // Clients that hung up since the last turn do not hold slots.
-                news.merge(reapHungUp())
-                active = clients.count { $0.fd >= 0 } - 1
-            }
-            guard active < limit else {
-                refusals.note(now: now, logger) { "refused \(label): \(limit) clients already (max-clients)" }
-                news.merge(refuse(i, code: "busy", message: "the daemon serves \(limit) clients already", now: now))
-                continue
-            }
-            let share = settings.clientsPerUser
-            guard clients.count(where: { $0.uid == uid && $0.fd >= 0 }) <= share else {
-                refusals.note(now: now, logger) {
-                    "refused \(label): uid \(uid) has \(share) clients already (max-clients-per-user)"
-                }
-                news.merge(
-                    refuse(i, code: "busy", message: "uid \(uid) has \(share) clients already (max-clients-per-user)", now: now))
+            if let refusal {
+                let label = clients[i].label
+                refusals.note(now: now, logger) { "refused \(label): \(refusal.log)" }
+                news.merge(refuse(i, code: refusal.code, message: refusal.message, now: now))
                 continue
             }
             active += 1
+            clients[i].atScreen = access.atScreen(uid, seat: seat)
             clients[i].subscribeDeadline = now + subscribeTimeout
-            logger.info("\(clients[i].label) connected")
-            _ = send(ServerMessage.hello(devices: devices, server: "gestured \(gesturedVersion)"), to: i, now: now)
+            logger.debug("\(clients[i].label) connected")
+            if !unsent.isEmpty { _ = unsent.withUnsafeBytes { clients[i].enqueue($0) } }
         }
         return news
     }
@@ -478,6 +602,17 @@ package struct Server {
         listenerPaused = true
     }
 
+    /// Counts in the log the clients that came and went in the last
+    /// minute, if any did (the daemon calls it at `activityDue`).
+    package mutating func reportActivity(now: Timestamp) {
+        guard now >= activityDue else { return }
+        let count = clients.count { $0.fd >= 0 }
+        logger.info("in the last minute \(came) connection(s) came and \(went) went; \(count) client(s) now")
+        came = 0
+        went = 0
+        activityDue = .never
+    }
+
     // MARK: Closing
 
     /// Sends a fatal error and closes the client once it is written (or after a grace period).
@@ -490,12 +625,13 @@ package struct Server {
 
     /// Closes a client now (it hung up, or reading from it failed).
     private mutating func drop(_ i: Int, _ why: String) -> News {
-        logger.info("\(clients[i].label) \(why)")
+        logger.debug("\(clients[i].label) \(why)")
         return close(i)
     }
 
     /// Closes the client's socket; it leaves `clients` at the end of the turn.
     private mutating func close(_ i: Int) -> News {
+        went += 1
         let wasSubscribed = clients[i].state == .subscribed
         Glibc.close(clients[i].fd)
         clients[i].markClosed()
@@ -518,7 +654,7 @@ package struct Server {
         quiet = false
         self.access = access
         self.settings = settings
-        var news = News()
+        var news = seatChanged(seat, now: now)
         for i in clients.indices
         where clients[i].fd >= 0 && !access.allows(fd: clients[i].fd, uid: clients[i].uid, gid: clients[i].gid) {
             news.merge(
@@ -543,7 +679,9 @@ package struct Server {
             var set = clients.map { pollfd(fd: $0.fd, events: Int16(POLLOUT), revents: 0) }
             _ = poll(&set, nfds_t(set.count), 50)
         }
-        listener?.close()
+        if let listener, let why = listener.close() {
+            logger.notice("left the socket \(listener.path) (\(why)); the next start replaces it")
+        }
         listener = nil
         if spareFD >= 0 { Glibc.close(spareFD) }
         spareFD = -1

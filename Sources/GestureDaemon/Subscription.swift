@@ -27,6 +27,10 @@ package struct Subscription: Equatable, Sendable {
     package var directions: Set<GestureDirection>?
     /// The panel edges a gesture must start at (nil: anywhere, at an edge or not).
     package var edges: Set<PanelEdge>?
+    /// The client will ask the daemon to type keys (protocol 1.3): the
+    /// daemon makes its keyboard now, so that the first chord is not lost
+    /// while the compositor meets a new device.
+    package var keys = false
 
     package init() {}
 
@@ -87,7 +91,7 @@ package struct Subscription: Equatable, Sendable {
 
     package static func == (a: Subscription, b: Subscription) -> Bool {
         a.gestures == b.gestures && a.fingers == b.fingers && a.devices == b.devices && a.phases == b.phases
-            && a.directions == b.directions && a.edges == b.edges
+            && a.directions == b.directions && a.edges == b.edges && a.keys == b.keys
             && a.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] } == b.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] }
     }
 
@@ -136,6 +140,7 @@ package struct Subscription: Equatable, Sendable {
         } else {
             s += "null"
         }
+        s += #","keys":\#(keys)"#
         s += #","region":"#
         if let r = region {
             s += "["

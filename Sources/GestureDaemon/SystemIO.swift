@@ -53,6 +53,25 @@ package func readFileBytes(_ path: String, limit: Int = 1 << 30) throws(FileErro
     }
 }
 
+/// What a file gives until its end, at most `limit` bytes (the rest is
+/// left unread): for files whose size says nothing of what they hold, as
+/// /proc's report 0.
+package func readUntilEnd(_ path: String, limit: Int) throws(FileError) -> [UInt8] {
+    let fd: FileDescriptor
+    do {
+        fd = try FileDescriptor.open(path, .readOnly, options: [.nonBlocking, .closeOnExec])
+    } catch {
+        throw FileError(path: path, reason: "\(error)")
+    }
+    defer { try? fd.close() }
+    var bytes = [UInt8](repeating: 0, count: limit)
+    let count = try bytes.withUnsafeMutableBufferPointer { buffer throws(FileError) in
+        try readAll(fd, into: buffer, path: path)
+    }
+    bytes.removeLast(limit - count)
+    return bytes
+}
+
 /// Opens `path` (non-blocking: a FIFO would wait for a writer), and calls
 /// `body` with it and its size if it is a regular file of at most `limit`
 /// bytes; otherwise an error saying what it is.

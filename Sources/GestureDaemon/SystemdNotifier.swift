@@ -13,8 +13,11 @@ import CLinux
 /// (its queue holds `net.unix.max_dgram_qlen` datagrams) costs a status
 /// update, not the loop. What systemd must hear (`READY=1`, `STOPPING=1`)
 /// waits up to `patience` for room; a status update does not wait.
-package struct SystemdNotifier {
+package final class SystemdNotifier {
     let address: String?
+    /// The socket, connected on the first message and kept: a daemon that
+    /// was root when it first spoke still reaches systemd once it is not.
+    private var fd: Int32 = -1
     /// How long a message that must arrive waits for room in the receiver's queue.
     static let patienceMs: Int32 = 1000
 
@@ -22,18 +25,31 @@ package struct SystemdNotifier {
         address = value.flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    deinit { if fd >= 0 { close(fd) } }
+
     package var isActive: Bool { address != nil }
+
+    /// Connects to `$NOTIFY_SOCKET` now, if not yet (so that poll(2) tells
+    /// when the receiver's queue has room); false when there is none.
+    @discardableResult
+    package func connect() -> Bool {
+        if fd >= 0 { return true }
+        guard let address, let addr = UnixAddress(address) else { return false }
+        let s = clinux_unix_socket(Int32(SOCK_DGRAM.rawValue), 1)
+        guard s >= 0 else { return false }
+        guard addr.withSockaddr({ Glibc.connect(s, $0, $1) }) == 0 else {
+            close(s)
+            return false
+        }
+        fd = s
+        return true
+    }
 
     /// Sends `state` ("READY=1\nSTATUS=…"); returns false if it could not be
     /// sent. With `wait`, a full queue is waited on for a moment.
     @discardableResult
     package func notify(_ state: String, wait: Bool = true) -> Bool {
-        guard let address, let addr = UnixAddress(address) else { return false }
-        let fd = clinux_unix_socket(Int32(SOCK_DGRAM.rawValue), 1)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        // Connected, so that poll(2) tells when the receiver's queue has room.
-        guard addr.withSockaddr({ connect(fd, $0, $1) }) == 0 else { return false }
+        guard connect() else { return false }
         let bytes = Array(state.utf8)
         for attempt in 0..<2 {
             let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

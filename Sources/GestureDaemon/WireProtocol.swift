@@ -4,12 +4,12 @@ package import GestureCore
 /// The socket protocol: JSON Lines over a stream socket (docs/protocol.md).
 ///
 /// The server speaks first with `hello`; a client sends `subscribe` (with
-/// optional filters), `unsubscribe` or `ping`. Unknown fields are ignored by
-/// both sides; additive changes bump the minor version, renames and new
-/// meanings the major.
+/// optional filters), `unsubscribe`, `ping` or `keys`. Unknown fields are
+/// ignored by both sides; additive changes bump the minor version, renames
+/// and new meanings the major.
 package enum WireProtocol {
     package static let name = "gestured"
-    package static let version = (major: 1, minor: 2)
+    package static let version = (major: 1, minor: 3)
     /// The longest line a client may send, newline excluded.
     package static let maxLineLength = 64 * 1024
 }
@@ -19,6 +19,8 @@ package enum ClientRequest: Equatable, Sendable {
     case subscribe(Subscription)
     case unsubscribe
     case ping
+    /// Type this chord on the daemon's keyboard (protocol 1.3).
+    case keys(Chord)
 }
 
 /// A line a client sent that cannot be used: what was wrong and what to send instead.
@@ -39,6 +41,11 @@ extension ClientRequest {
         var region: [Double]?
         var directions: [String]?
         var edges: [String]?
+        var keys: Bool?
+    }
+
+    private struct KeysWire: Decodable {
+        var keys: String
     }
 
     private struct TypeOnly: Decodable {
@@ -77,14 +84,25 @@ extension ClientRequest {
             }
             var subscription = try Subscription(wire.gestures, fingers, wire.devices, wire.phases, wire.region)
             try subscription.set(directions: wire.directions, edges: wire.edges)
+            subscription.keys = wire.keys ?? false
             return .subscribe(subscription)
         case "unsubscribe": return .unsubscribe
         case "ping": return .ping
+        case "keys":
+            guard let wire = try? decoder.decode(KeysWire.self, from: data), wire.keys.utf8.count <= 128 else {
+                throw RequestError(code: "bad-request", message: "\"keys\" must be \(fieldHelp["keys"]!)")
+            }
+            do {
+                return .keys(try Chord(wire.keys))
+            } catch {
+                throw RequestError(code: "bad-request", message: error.message)
+            }
         case nil:
-            throw RequestError(code: "bad-request", message: "a request needs \"type\": subscribe, unsubscribe or ping")
+            throw RequestError(code: "bad-request", message: "a request needs \"type\": subscribe, unsubscribe, ping or keys")
         case let other?:
             throw RequestError(
-                code: "unknown-type", message: "unknown request type '\(other.prefix(40))'; known: subscribe, unsubscribe, ping")
+                code: "unknown-type",
+                message: "unknown request type '\(other.prefix(40))'; known: subscribe, unsubscribe, ping, keys")
         }
     }
 
@@ -96,6 +114,7 @@ extension ClientRequest {
         "region": "[x0, y0, x1, y1], fractions 0..1 of the panel",
         "directions": "a list of directions, e.g. [\"up\",\"left\"]",
         "edges": "a list of panel edges, e.g. [\"left\",\"bottom\"]",
+        "keys": "a key chord of at most 128 bytes, e.g. \"alt+Left\"",
     ]
 
     private static func explain(_ error: Error) -> String {
@@ -131,6 +150,15 @@ package enum ServerMessage {
 
     package static let unsubscribed = #"{"type":"unsubscribed"}"#
     package static let pong = #"{"type":"pong"}"#
+
+    package static func typed(_ chord: Chord) -> String { #"{"type":"typed","keys":"# + jsonString(chord.text) + "}" }
+
+    /// The client's user is not at the screen: no gestures come until `resumed`.
+    package static func paused(seat: String) -> String {
+        #"{"type":"paused","reason":"# + jsonString("another user's session is active on \(seat)") + "}"
+    }
+
+    package static let resumed = #"{"type":"resumed"}"#
 
     package static func deviceAdded(_ d: DeviceInfo, time: Timestamp) -> String {
         var object = d.jsonObject

@@ -40,7 +40,8 @@ struct ActCommand: ParsableCommand {
     func run() throws {
         if check {
             do {
-                let (files, bindings) = try ActionsFiles.load(files)
+                let (files, bindings, skipped) = try ActionsFiles.load(files)
+                for message in skipped { printError("gestured act: \(message)") }
                 print("\(bindings.count) binding(s) in \(files.joined(separator: ", ")):")
                 for b in bindings { print("  \(b.origin): \(b.summary)") }
             } catch {
@@ -50,9 +51,10 @@ struct ActCommand: ParsableCommand {
             return
         }
         let path = socket ?? Listener.clientPath()
-        guard UnixAddress(path) != nil else {
+        guard path.hasPrefix("/"), UnixAddress(path) != nil else {
             printError(
-                "gestured act: \(path) cannot be a socket path (at most 107 bytes; for the abstract namespace, a leading @)")
+                "gestured act: \(path) cannot be the daemon's socket: give its absolute path, of at most 107 bytes (the daemon never uses the abstract namespace)"
+            )
             throw ExitCode(1)
         }
         var options = Actor.Options(socketPath: path)

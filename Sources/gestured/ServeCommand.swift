@@ -71,6 +71,12 @@ struct ServeCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Log at debug level.")
     var verbose = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Started as root: once its devices and socket are open, run as this user (default: gestured if there is one, else nobody; root keeps root, without capabilities, where only root may open touchscreens plugged in later).",
+            valueName: "NAME"))
+    var user: String?
+
     func validate() throws {
         guard speed >= 0.1 && speed <= 100 else { throw ValidationError("--speed must be from 0.1 to 100") }
         if replay == nil && (loop || size != nil || waitSubscribers != 0 || speed != 1) {
@@ -98,6 +104,7 @@ struct ServeCommand: ParsableCommand {
         options.speed = speed
         options.loop = loop
         options.waitSubscribers = waitSubscribers
+        options.runAs = user
         if verbose {
             options.logLevel = .debug
         } else if let logLevel {

@@ -20,7 +20,7 @@ struct ProtocolTests {
         let hello = try #require(try c.next())
         #expect(hello["type"] as? String == "hello")
         #expect(hello["protocol"] as? String == "gestured")
-        #expect(hello["version"] as? [Int] == [1, 2])
+        #expect(hello["version"] as? [Int] == [1, 3])
         #expect(hello["gestures"] as? [String] == GestureKind.allCases.map(\.rawValue))
         #expect((hello["gestures"] as? [String])?.contains("rotate") == true)
         let devices = try #require(hello["devices"] as? [[String: Any]])
@@ -212,7 +212,7 @@ struct ProtocolTests {
 
     @Test("disconnects and half-closed clients: the daemon carries on serving")
     func disconnects() throws {
-        let d = try DaemonProcess(["--replay", Self.tap, "--wait-subscribers", "2"])
+        let d = try DaemonProcess(["--replay", Self.tap, "--wait-subscribers", "2", "--log-level", "debug"])
         var gone: SocketClient? = try SocketClient(path: d.socket)
         try gone?.subscribe()
         // A client that shuts down its sending side still receives.

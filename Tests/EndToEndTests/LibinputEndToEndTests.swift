@@ -37,9 +37,11 @@ struct LibinputEndToEndTests {
         #expect(try session.command("stop") == "exited 0")
     }
 
-    /// Starts the daemon on the udev backend (seat0) in a fresh testbed and waits for READY=1.
+    /// Starts the daemon on the udev backend (seat0) in a fresh testbed and
+    /// waits for READY=1. It stays root when started as root: only root may
+    /// open the testbed's device nodes, which come later (hotplug).
     static func seatDaemon(_ session: UmockdevSession, extra: [String] = []) throws {
-        try session.startDaemon(["serve", "--socket", session.socket, "--seat", "seat0", "-v"] + extra)
+        try session.startDaemon(["serve", "--socket", session.socket, "--seat", "seat0", "-v", "--user", "root"] + extra)
         _ = try session.notify.wait(for: "READY=1", timeout: 10)
     }
 

@@ -11,17 +11,25 @@ package final class DaemonProcess {
     package let process: Child
     package let directory: String
     package let notify: NotifyListener
-    package var socket: String { directory + "/gestured.sock" }
+    /// DIR/gestured.sock, unless the test named another.
+    package let socket: String
     private let logPath: String
 
-    /// Starts `gestured serve --socket DIR/gestured.sock ARGS` and waits for READY=1.
+    /// Starts `gestured serve --socket DIR/gestured.sock ARGS` (or `socketPath`) and waits for READY=1.
     /// `config` is written to DIR/gestured.toml and passed with --config.
-    package init(_ arguments: [String], config: String? = nil, wrapper: [String] = [], waitReady: Bool = true) throws {
+    /// The daemon asks no system bus but `systemBus` (a test's own, where
+    /// `LogindMock` plays logind): never the machine's logind, so that who
+    /// is logged in here changes nothing.
+    package init(
+        _ arguments: [String], config: String? = nil, wrapper: [String] = [], waitReady: Bool = true, systemBus: String? = nil,
+        socketPath: String? = nil
+    ) throws {
         directory = NSTemporaryDirectory() + "gestured-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        socket = socketPath ?? directory + "/gestured.sock"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         notify = try NotifyListener(path: directory + "/notify.sock")
         logPath = directory + "/gestured.log"
-        var args = ["serve", "--socket", directory + "/gestured.sock"] + arguments
+        var args = ["serve", "--socket", socket] + arguments
         if let config {
             try config.write(toFile: directory + "/gestured.toml", atomically: true, encoding: .utf8)
             args += ["--config", directory + "/gestured.toml"]
@@ -29,6 +37,7 @@ package final class DaemonProcess {
         var env = ProcessInfo.processInfo.environment
         env["NOTIFY_SOCKET"] = notify.path
         for k in ["LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "JOURNAL_STREAM"] { env.removeValue(forKey: k) }
+        env["DBUS_SYSTEM_BUS_ADDRESS"] = systemBus ?? "unix:path=\(directory)/no-system-bus"
         process = try Child(wrapper + [BuildProducts.gestured] + args, environment: env, stdout: .file(logPath))
         if waitReady { _ = try notify.wait(for: "READY=1", timeout: 10) }
     }

@@ -28,6 +28,11 @@ package struct Requirement: Sendable {
     /// The tests run as root.
     package static let isRoot = geteuid() == 0
 
+    /// A uid with no account: not the tests' user, not root, and not what a
+    /// daemon started as root becomes (`gestured`, or `nobody`), for a
+    /// client of someone else.
+    package static let strangerUID: UInt32 = 4321
+
     /// `sudo -n` runs a command as root without asking for a password.
     package static let sudoWorks: Bool = {
         guard !isRoot, FileManager.default.isExecutableFile(atPath: "/usr/bin/sudo") else { return false }

@@ -45,6 +45,9 @@ uint64_t clinux_monotonic_usec(void);
 /// timers to batch wake-ups (50 µs by default). prctl is variadic, which Swift
 /// cannot call.
 int clinux_set_timer_slack_ns(unsigned long ns);
+/// prctl(PR_SET_CHILD_SUBREAPER): descendants whose parent exits are
+/// reparented to this process instead of to init, so it can reap them.
+int clinux_set_child_subreaper(void);
 
 struct pollfd;
 
@@ -81,10 +84,12 @@ typedef void (*clinux_log_callback)(void *user_data, int priority, const char *m
 /// format) to `callback`, with libinput's user data as the first argument.
 void clinux_libinput_set_log(struct libinput *li, clinux_log_callback callback, int priority);
 
-/// Drops every capability for good: the bounding, ambient, permitted,
-/// effective and inheritable sets, then sets no_new_privs. Swift has no
-/// capset(2) and no linux/capability.h. 0, or -1 with errno.
-int clinux_drop_capabilities(void);
+/// Drops every capability for good: the bounding and ambient sets; then,
+/// unless `uid` is -1, the supplementary groups and every gid and uid for
+/// `gid` and `uid`; then the permitted, effective and inheritable sets, and
+/// sets no_new_privs. Swift has no capset(2), no linux/capability.h, and
+/// setresuid(2) needs _GNU_SOURCE. 0, or -1 with errno.
+int clinux_drop_capabilities(uid_t uid, gid_t gid);
 
 /// Closes every descriptor from `keep_below` up that the process inherited
 /// (read from /proc/self/fd); how many were closed, or -1 with errno.
@@ -98,6 +103,10 @@ int clinux_close_inherited(int keep_below);
 /// that were resident and are given back, or -1 with errno (nothing is
 /// given back when /proc/self/pagemap cannot be read).
 long clinux_release_file_pages(void *start, size_t length);
+/// Opens /proc/self/pagemap for the two calls here, once, and keeps it:
+/// call it before giving up root (a process that did cannot open it). 0,
+/// or -1 with errno.
+int clinux_open_pagemap(void);
 
 /// clinux_release_file_pages over the executable's own segments that are
 /// not writable (its code and read-only data; relocated data is in the

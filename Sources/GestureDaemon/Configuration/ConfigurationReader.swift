@@ -157,7 +157,7 @@ public enum ConfigurationReader {
             if let text = v.string, let size = parseSize(text) {
                 section.size = size
             } else {
-                problems.add(line("size"), "size must be \"WIDTHxHEIGHT\" in mm, e.g. \"277x156\"")
+                problems.add(line("size"), "size must be \"WIDTHxHEIGHT\" in mm, each 1 to 10000, e.g. \"277x156\"")
             }
         }
         if let v = table["rotation"] {
@@ -220,7 +220,10 @@ public enum ConfigurationReader {
                 fail("socket-group", "socket-group must be a group name or \"\"")
             }
         }
-        for (key, path) in [("allow-users", \DaemonSettings.allowUsers), ("allow-groups", \DaemonSettings.allowGroups)]
+        for (key, path) in [
+            ("allow-users", \DaemonSettings.allowUsers), ("allow-groups", \DaemonSettings.allowGroups),
+            ("any-session-users", \DaemonSettings.anySessionUsers),
+        ]
             as [(String, WritableKeyPath<DaemonSettings, [String]>)]
         {
             guard let v = table[key] else { continue }
@@ -236,6 +239,13 @@ public enum ConfigurationReader {
                 d[keyPath: path] = names
             } else {
                 fail(key, "\(key) must be a list of names or ids, e.g. [\"alice\", 1000]")
+            }
+        }
+        if let v = table["deliver"] {
+            if let value = v.string, DaemonSettings.deliveries.contains(value) {
+                d.deliver = value
+            } else {
+                fail("deliver", "deliver must be one of \(DaemonSettings.deliveries.joined(separator: ", "))")
             }
         }
         if let v = table["seat"] {

@@ -10,6 +10,8 @@ import TOML
 /// socket-group = "gesture"
 /// allow-users = ["alice", 1000]
 /// allow-groups = ["gesture"]
+/// deliver = "active-session"
+/// any-session-users = ["kiosk"]
 /// seat = "seat0"
 /// log-level = "info"
 /// client-buffer-kib = 256
@@ -28,6 +30,14 @@ public struct DaemonSettings: Sendable, Hashable {
     public var allowUsers: [String] = []
     /// Groups (names or gids) whose members may subscribe (primary or supplementary group).
     public var allowGroups: [String] = []
+    /// Who receives gestures: `active-session` (the default), only clients
+    /// of the user whose login session is active on the seat (logind), and
+    /// of `anySessionUsers`, root and the daemon's user; `everyone`, every
+    /// allowed client.
+    public var deliver = "active-session"
+    /// Users (names or uids) whose clients receive gestures whichever
+    /// session is active: a kiosk's service, which has no login session.
+    public var anySessionUsers: [String] = []
     /// The udev seat whose touchscreens are used (default `seat0`).
     public var seat = "seat0"
     /// Least important messages logged: error, warning, notice, info or debug (default info).
@@ -49,12 +59,16 @@ public struct DaemonSettings: Sendable, Hashable {
 
     public init() {}
 
+    /// The values `deliver` accepts.
+    public static let deliveries = ["active-session", "everyone"]
+
     /// The log levels `log-level` accepts, most severe first.
     public static let logLevels = ["error", "warning", "notice", "info", "debug"]
 
     /// The keys of the section, for messages.
     static let keys = [
-        "socket", "socket-mode", "socket-group", "allow-users", "allow-groups", "seat", "log-level",
+        "socket", "socket-mode", "socket-group", "allow-users", "allow-groups", "deliver", "any-session-users", "seat",
+        "log-level",
         "client-buffer-kib", "max-clients", "max-clients-per-user", "subscribe-timeout",
     ]
 
@@ -72,6 +86,8 @@ public struct DaemonSettings: Sendable, Hashable {
         s += "socket-group = \(TOMLText.quoted(socketGroup ?? ""))\n"
         s += "allow-users = \(list(allowUsers))\n"
         s += "allow-groups = \(list(allowGroups))\n"
+        s += "deliver = \"\(deliver)\"\n"
+        s += "any-session-users = \(list(anySessionUsers))\n"
         s += "seat = \(TOMLText.quoted(seat))\n"
         s += "log-level = \"\(logLevel)\"\n"
         s += "client-buffer-kib = \(clientBuffer / 1024)\n"

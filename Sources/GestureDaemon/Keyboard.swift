@@ -39,12 +39,19 @@ package struct Chord: Sendable, Equatable {
                         "'\(part)' in '\(text)' is not a key; use the kernel's names without KEY_ (Left, PageUp, F5, volumeup, a) or ctrl, alt, shift, super"
                 )
             }
+            guard Chord.typeable(UInt32(code)) else {
+                throw ChordError(message: "'\(part)' in '\(text)' is a button, not a key")
+            }
             guard !codes.contains(UInt32(code)) else {
                 throw ChordError(message: "'\(part)' appears twice in '\(text)'")
             }
             codes.append(UInt32(code))
         }
     }
+
+    /// Whether `code` is a key (not a mouse, joystick or pad button): the
+    /// codes the daemon's keyboard has.
+    static func typeable(_ code: UInt32) -> Bool { (1..<0x100).contains(code) || (0x160..<0x2c0).contains(code) }
 
     /// The events that type the chord: each key pressed in order, a report,
     /// then released in reverse order, a report. (type, code, value).
@@ -73,26 +80,27 @@ extension String {
     }
 }
 
-/// A keyboard made through uinput that types the bindings' chords.
+/// The daemon's keyboard, made through uinput, which types the chords of
+/// the clients at the screen (`keys` requests): every key, no button, so
+/// that it is a keyboard to udev and the compositor and nothing else.
 package final class VirtualKeyboard {
     private let device: OpaquePointer
     private let uinput: OpaquePointer
 
-    /// Creates the keyboard with every key of `chords`; the error says how
-    /// to get write access to /dev/uinput.
-    package init(keys chords: [Chord]) throws(KeyboardError) {
+    /// Creates the keyboard; the error says how the daemon gets write access
+    /// to /dev/uinput.
+    package init(name: String = "gestured virtual keyboard") throws(KeyboardError) {
         guard let dev = libevdev_new() else { throw KeyboardError(message: "libevdev_new failed") }
-        libevdev_set_name(dev, "gestured act virtual keyboard")
+        libevdev_set_name(dev, name)
         libevdev_enable_event_type(dev, UInt32(EV_KEY))
-        for code in Set(chords.flatMap(\.codes)) { libevdev_enable_event_code(dev, UInt32(EV_KEY), code, nil) }
+        for code in UInt32(1)..<0x2c0 where Chord.typeable(code) { libevdev_enable_event_code(dev, UInt32(EV_KEY), code, nil) }
         var ui: OpaquePointer?
         let r = libevdev_uinput_create_from_device(dev, Int32(LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue), &ui)
         guard r == 0, let ui else {
             libevdev_free(dev)
-            let why = "\(Errno(rawValue: -r))"
             throw KeyboardError(
                 message:
-                    "cannot create a virtual keyboard through /dev/uinput: \(why). `keys` bindings need write access to it: 71-gestured-uinput.rules (installed by `sudo make install`) lets the user of the active seat write it; after installing, run `sudo udevadm trigger --sysname-match=uinput` or log in again (README, \"Binding gestures\"). Or bind a command with `run` instead"
+                    "the daemon cannot make its keyboard through /dev/uinput: \(Errno(rawValue: -r)). The system service gets write access to it from 75-gestured-uinput.rules (sudo make install, then sudo udevadm trigger --sysname-match=uinput); a daemon you run yourself needs it too"
             )
         }
         device = dev

@@ -1,0 +1,223 @@
+import CSystemd
+package import GestureCore
+import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Who is at the screen: the user whose login session logind calls active
+/// on the daemon's seat (`org.freedesktop.login1`, the seat's
+/// `ActiveSession`, then that session's `User`), followed on the system bus
+/// through sd-bus, inside the daemon's loop: its descriptor is in the
+/// loop's set and its timeout among the deadlines, and every call is
+/// asynchronous, so a slow or absent logind never holds up a frame.
+///
+/// `$DBUS_SYSTEM_BUS_ADDRESS` points it at another bus (the tests' private
+/// one, where python-dbusmock plays logind).
+package final class SeatWatcher {
+    package enum State: Equatable, Sendable {
+        /// Asked, no answer yet.
+        case waiting
+        /// No system bus, or no logind on it: sessions cannot be told apart.
+        case unavailable(String)
+        /// This user's session is the active one.
+        case active(UInt32)
+        /// No session is active on the seat (a greeter may be switching).
+        case nobody
+    }
+
+    package let seat: String
+    package private(set) var state = State.waiting
+    /// The state changed since the last `takeChange`.
+    private var changed = false
+    private var bus: OpaquePointer?
+    /// The signal match, the call asking for the active session and the
+    /// one asking whose it is. A new question drops the pending one's slot,
+    /// which cancels it: no late answer about an older session is taken.
+    private var matchSlot: OpaquePointer?
+    private var activeSlot: OpaquePointer?
+    private var userSlot: OpaquePointer?
+
+    private static let service = "org.freedesktop.login1"
+
+    /// Connects to the system bus; without one the state is `unavailable`.
+    package init(seat: String) {
+        self.seat = seat
+        var b: OpaquePointer?
+        let r = sd_bus_open_system(&b)
+        guard r >= 0, let b else {
+            state = .unavailable("no system bus (\(Errno(rawValue: -r)))")
+            return
+        }
+        bus = b
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let match =
+            "type='signal',sender='\(Self.service)',path='\(seatPath)',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'"
+        _ = sd_bus_add_match_async(bus, &matchSlot, match, Self.onSeatChanged, nil, me)
+        askActiveSession()
+    }
+
+    deinit { close() }
+
+    private func close() {
+        for slot in [matchSlot, activeSlot, userSlot] { sd_bus_slot_unref(slot) }
+        (matchSlot, activeSlot, userSlot) = (nil, nil, nil)
+        if let bus { sd_bus_flush_close_unref(bus) }
+        bus = nil
+    }
+
+    /// The seat's object path (`sd_bus_path_encode` escapes what logind escapes).
+    private var seatPath: String {
+        var out: UnsafeMutablePointer<CChar>?
+        guard sd_bus_path_encode("/org/freedesktop/login1/seat", seat, &out) >= 0, let out else {
+            return "/org/freedesktop/login1/seat/" + seat
+        }
+        defer { free(out) }
+        return String(cString: out)
+    }
+
+    /// The bus's descriptor, for the loop's set (-1 without a bus).
+    package var fd: Int32 { bus.map { sd_bus_get_fd($0) } ?? -1 }
+
+    /// Whether the bus has something to write (watch the descriptor for output too).
+    package var wantsOutput: Bool { bus.map { sd_bus_get_events($0) & Int32(POLLOUT) != 0 } ?? false }
+
+    /// When the bus must be processed even if nothing arrives (a call's timeout).
+    package var deadline: Timestamp {
+        guard let bus else { return .never }
+        var usec: UInt64 = 0
+        guard sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max else { return .never }
+        return Timestamp(microseconds: Int64(clamping: usec))
+    }
+
+    /// Handles what the bus has (replies, signals) and writes what waits.
+    package func process() {
+        guard let bus else { return }
+        while true {
+            let r = sd_bus_process(bus, nil)
+            if r < 0 {
+                set(.unavailable("the system bus connection failed (\(Errno(rawValue: -r)))"))
+                close()
+                return
+            }
+            if r == 0 { return }
+        }
+    }
+
+    /// The state, if it changed since the last call.
+    package func takeChange() -> State? {
+        guard changed else { return nil }
+        changed = false
+        return state
+    }
+
+    private func set(_ new: State) {
+        if new != state {
+            state = new
+            changed = true
+        }
+    }
+
+    // MARK: Calls
+
+    /// Calls `org.freedesktop.DBus.Properties.Get(interface, property)` on
+    /// `path`; the reply goes to `handler`. `slot` is the question's: the
+    /// one pending there is dropped first.
+    private func getProperty(
+        _ path: String, _ interface: String, _ property: String, _ handler: sd_bus_message_handler_t,
+        slot: inout OpaquePointer?
+    ) {
+        sd_bus_slot_unref(slot)
+        slot = nil
+        guard let bus else { return }
+        var m: OpaquePointer?
+        guard
+            sd_bus_message_new_method_call(bus, &m, Self.service, path, "org.freedesktop.DBus.Properties", "Get") >= 0,
+            let m
+        else { return }
+        defer { sd_bus_message_unref(m) }
+        _ = interface.withCString { sd_bus_message_append_basic(m, CChar(UInt8(ascii: "s")), $0) }
+        _ = property.withCString { sd_bus_message_append_basic(m, CChar(UInt8(ascii: "s")), $0) }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        // A second at most: logind answers in microseconds, or is not there.
+        _ = sd_bus_call_async(bus, &slot, m, handler, me, 1_000_000)
+    }
+
+    private func askActiveSession() {
+        getProperty(seatPath, "org.freedesktop.login1.Seat", "ActiveSession", Self.onActiveSession, slot: &activeSlot)
+    }
+
+    /// The error of a reply, as text; nil when it is not one.
+    private static func error(of m: OpaquePointer) -> String? {
+        guard sd_bus_message_is_method_error(m, nil) != 0 else { return nil }
+        guard let e = sd_bus_message_get_error(m) else { return "an error" }
+        let name = e.pointee.name.map { String(cString: $0) } ?? "an error"
+        let message = e.pointee.message.map { String(cString: $0) } ?? ""
+        return message.isEmpty ? name : "\(name): \(message)"
+    }
+
+    private static func watcher(_ userdata: UnsafeMutableRawPointer?) -> SeatWatcher {
+        Unmanaged<SeatWatcher>.fromOpaque(userdata!).takeUnretainedValue()
+    }
+
+    /// Reads a string-like basic value (`s`, `o`) at the message's position.
+    private static func readString(_ m: OpaquePointer, _ type: UInt8) -> String? {
+        var p: UnsafePointer<CChar>?
+        guard sd_bus_message_read_basic(m, CChar(type), &p) > 0, let p else { return nil }
+        return String(cString: p)
+    }
+
+    private static func enter(_ m: OpaquePointer, _ type: UInt8, _ contents: String) -> Bool {
+        sd_bus_message_enter_container(m, CChar(type), contents) > 0
+    }
+
+    /// The seat's properties changed: ask again which session is active.
+    private static let onSeatChanged: sd_bus_message_handler_t = { _, userdata, _ in
+        watcher(userdata).askActiveSession()
+        return 0
+    }
+
+    /// `ActiveSession` is `(so)`: the session's id and object path ("/" for none).
+    private static let onActiveSession: sd_bus_message_handler_t = { m, userdata, _ in
+        let me = watcher(userdata)
+        guard let m else { return 0 }
+        if let error = error(of: m) {
+            me.set(.unavailable("logind did not answer for \(me.seat): \(error)"))
+            return 0
+        }
+        guard enter(m, UInt8(ascii: "v"), "(so)"), enter(m, UInt8(ascii: "r"), "so"), readString(m, UInt8(ascii: "s")) != nil,
+            let path = readString(m, UInt8(ascii: "o"))
+        else {
+            me.set(.unavailable("logind's ActiveSession of \(me.seat) is not (so)"))
+            return 0
+        }
+        if path == "/" {
+            sd_bus_slot_unref(me.userSlot)
+            me.userSlot = nil
+            me.set(.nobody)
+        } else {
+            me.getProperty(path, "org.freedesktop.login1.Session", "User", onSessionUser, slot: &me.userSlot)
+        }
+        return 0
+    }
+
+    /// A session's `User` is `(uo)`: the uid and the user's object path.
+    private static let onSessionUser: sd_bus_message_handler_t = { m, userdata, _ in
+        let me = watcher(userdata)
+        guard let m else { return 0 }
+        if let error = error(of: m) {
+            me.set(.unavailable("logind did not say whose the active session is: \(error)"))
+            return 0
+        }
+        var uid: UInt32 = 0
+        guard enter(m, UInt8(ascii: "v"), "(uo)"), enter(m, UInt8(ascii: "r"), "uo"),
+            sd_bus_message_read_basic(m, CChar(UInt8(ascii: "u")), &uid) > 0
+        else {
+            me.set(.unavailable("logind's session User is not (uo)"))
+            return 0
+        }
+        me.set(.active(uid))
+        return 0
+    }
+}
