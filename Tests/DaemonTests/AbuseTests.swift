@@ -79,12 +79,7 @@ struct AbuseTests {
         let after = Self.rss(pid)
         print(
             "daemon resident memory: \(before) KiB at start, \(withIdle) KiB with 300 idle clients, \(after) KiB after the storm")
-        if ProcessInfo.processInfo.environment["GESTURED_SANITIZER"] == nil {
-            #expect(after - withIdle < 8 * 1024, "grew from \(withIdle) to \(after) KiB")
-        } else {
-            // AddressSanitizer keeps freed memory in quarantine: resident memory measures it, not the daemon.
-            print("memory bound not checked under a sanitizer (make sanitize)")
-        }
+        ResidentMemory.expect(after - withIdle, below: 8 * 1024, "growth from \(withIdle) KiB with idle clients")
         idle.removeAll()
         #expect(try d.stop() == 0)
     }
