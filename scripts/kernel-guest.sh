@@ -186,4 +186,7 @@ kill -TERM "$serve"
 wait "$serve"
 echo "serve exited $?" >>"$out/guest.log"
 kill "$monitor" 2>/dev/null
+
+# Claimed touchscreens, with a daemon of their own.
+"$repo/scripts/kernel-guest-claim.sh" "$out" "$repo" "$gestured" "$touch"
 echo ok >"$out/status"

@@ -206,16 +206,28 @@ main=$(inside systemctl show -p MainPID --value gestured.service)
 inside kill -9 "$main"
 # One read of the three: read one at a time, "active" could come from before
 # systemd noticed the kill and "MainPID=0" from after it.
+restarts=1
 restarted() {
     local state
     state=$(inside systemctl show -p ActiveState -p MainPID -p NRestarts gestured.service)
-    grep -qx 'ActiveState=active' <<<"$state" && grep -qx 'NRestarts=1' <<<"$state" &&
+    grep -qx 'ActiveState=active' <<<"$state" && grep -qx "NRestarts=$restarts" <<<"$state" &&
         ! grep -qx -e 'MainPID=0' -e "MainPID=$main" <<<"$state"
 }
 wait_for 60 "gestured.service restarted (NRestarts=1) and active with a new process after kill -9" restarted
 echo "after kill -9 of pid $main: service active, restarts $(inside systemctl show -p NRestarts --value gestured.service)"
 hello_as member "after kill -9"
 echo "after kill -9: socket $(socket_owner)"
+step="2. the watchdog (WatchdogSec=10s): kept alive by the loop, a stopped loop restarted"
+main=$(inside systemctl show -p MainPID --value gestured.service)
+sleep 12
+[ "$(inside systemctl show -p NRestarts --value gestured.service)" = 1 ] ||
+    { echo "systemd-smoke: gestured.service was restarted while serving: its loop did not send WATCHDOG=1 within WatchdogSec"; exit 1; }
+# Only the watchdog can restart a stopped process.
+inside kill -STOP "$main"
+restarts=2
+wait_for 60 "gestured.service, stopped with SIGSTOP, restarted by its watchdog (NRestarts=2)" restarted
+echo "a stopped loop: restarted by the watchdog, restarts $(inside systemctl show -p NRestarts --value gestured.service)"
+hello_as member "after the watchdog"
 step="3. a member churning connections, then systemctl reload, stop"
 echo "== 3. a member churning connections for 3 s, then systemctl reload, stop"
 # Connections that come and go are not one journal line each: the reload's

@@ -183,6 +183,11 @@ package struct Actor {
         gestures.removeAll()
     }
 
+    /// What the bindings claim together, on claimed touchscreens.
+    static func claims(of bindings: [Binding]) -> ClaimSet {
+        bindings.reduce(into: ClaimSet()) { $0.formUnion($1.claims) }
+    }
+
     /// The subscription, so that the daemon sends only what is bound: the
     /// bound gestures; their fingers, and edges, when every binding names
     /// them; the directions of swipes and flicks when every binding of those
@@ -207,6 +212,11 @@ package struct Actor {
             line += #","phases":["began","recognized","ended","cancelled"]"#
         }
         if bindings.contains(where: { $0.keys != nil }) { line += #","keys":true"# }
+        let claims = Self.claims(of: bindings)
+        if !claims.isEmpty {
+            line += #","claim":{"fingers":["# + claims.fingers.sorted().map(String.init).joined(separator: ",") + "]"
+            line += #","edges":"# + list(claims.edges.map(\.rawValue)) + "}"
+        }
         return line + "}\n"
     }
 
@@ -261,7 +271,9 @@ package struct Actor {
         case .message(let type):
             switch type {
             case "subscribed":
-                log("connected to \(options.socketPath): \(bindings.count) binding(s)")
+                let claims = Self.claims(of: bindings)
+                let claiming = claims.isEmpty ? "" : ", claiming \(claims.summary) on claimed touchscreens"
+                log("connected to \(options.socketPath): \(bindings.count) binding(s)\(claiming)")
                 backoff = .milliseconds(100)
                 saidWaiting = false
             case "error":

@@ -37,6 +37,21 @@ package struct Binding: Sendable, Equatable {
     /// The most commands and chords the binding starts in a second, hooks
     /// included; more are skipped (and logged, at most once a second).
     package var maxPerSecond = 10
+    /// Whether its touches are taken from the apps on a claimed touchscreen
+    /// (nil: the default of `claims`).
+    package var claim: Bool?
+
+    /// What it claims on a claimed touchscreen: by default its finger
+    /// counts of three or more, and its edges (one-finger touches that
+    /// start there); with `claim = true` two fingers too; with `claim =
+    /// false` nothing. One and two fingers are what apps use.
+    package var claims: ClaimSet {
+        guard claim != false else { return ClaimSet() }
+        let least = claim == true ? 2 : 3
+        var c = ClaimSet(fingers: Set((fingers ?? []).filter { $0 >= least }))
+        if let edges, fingers?.contains(1) ?? true { c.edges = Set(edges) }
+        return c
+    }
 
     /// Whether `event` meets every criterion but the phase.
     package func matches(_ event: ReceivedEvent, start: (x: Double, y: Double)?) -> Bool {
@@ -71,6 +86,7 @@ package struct Binding: Sendable, Equatable {
         if onBegan != nil { does.append("on-began") }
         if onChanged != nil { does.append("on-changed (at most every \(changedInterval.microseconds / 1000) ms)") }
         if onEnded != nil { does.append("on-ended") }
+        if !claims.isEmpty { does.append("claims " + claims.summary) }
         return s + " → " + does.joined(separator: ", ")
     }
 }

@@ -17,7 +17,7 @@ import TOML
 package enum BindingsReader {
     static let keys = [
         "gesture", "fingers", "direction", "edge", "region", "device", "phase", "run", "keys", "on-began", "on-changed",
-        "on-ended", "changed-interval-ms", "timeout-ms", "max-per-second",
+        "on-ended", "changed-interval-ms", "timeout-ms", "max-per-second", "claim",
     ]
 
     package static func read(_ text: String, file: String) throws(ConfigurationError) -> [Binding] {
@@ -154,6 +154,15 @@ package enum BindingsReader {
         b.onEnded = try command("on-ended")
         if let d = try milliseconds("changed-interval-ms", 0...60_000) { b.changedInterval = d }
         if let d = try milliseconds("timeout-ms", 1...3_600_000) { b.timeout = d }
+        if let v = t["claim"] {
+            guard let c = v.bool else { throw fail("claim", "claim must be true or false") }
+            b.claim = c
+            if c && b.claims.isEmpty {
+                throw fail(
+                    "claim",
+                    "claim = true needs fingers of 2 or more, or an edge: one finger anywhere would take every touch from apps")
+            }
+        }
         if let v = t["max-per-second"] {
             guard let n = v.int, (1...1000).contains(n) else {
                 throw fail("max-per-second", "max-per-second must be a whole number of times, 1 to 1000")

@@ -38,6 +38,12 @@ public struct GestureThresholds: Hashable, Sendable {
     public var pinchMinSpanChange: Double = 4
     /// Distance from a panel edge that tags a gesture with that edge, in mm. Default 4.
     public var edgeBand: Double = 4
+    /// On a claimed touchscreen, how soon after the first finger the Nth
+    /// of a claimed count must land for the touches to be claimed, in ms. Default 150.
+    public var claimWindow: Double = 150
+    /// On a claimed touchscreen, the longest a touch that lands in a
+    /// claimed edge band is held back before it is passed on, in ms. Default 150.
+    public var claimEdgeHold: Double = 150
 
     public init() {}
 
@@ -91,6 +97,12 @@ extension GestureThresholds {
             name: "pinch.minSpanChange", unit: "mm", keyPath: \.pinchMinSpanChange,
             summary: "centroid travel, span change or turn that decides drag, pinch or rotate"),
         Key(name: "edge.band", unit: "mm", keyPath: \.edgeBand, summary: "first touch this close to an edge tags the gesture"),
+        Key(
+            name: "claim.window", unit: "ms", keyPath: \.claimWindow,
+            summary: "claimed touchscreen: the Nth finger of a claimed count lands within this of the first"),
+        Key(
+            name: "claim.edgeHold", unit: "ms", keyPath: \.claimEdgeHold,
+            summary: "claimed touchscreen: the longest a touch in a claimed edge band is held back"),
     ]
 
     /// Checks the relations between values; returns a message per problem.

@@ -57,6 +57,10 @@ package struct Daemon {
     private var signals: SignalSource?
     private var libinput: LibinputSource?
     private var replay: ReplaySource?
+    /// Claimed touchscreens, read raw (docs/claiming.md), and the earliest
+    /// time one of them waits for (a touch held back at an edge).
+    private var claimed: [ClaimedDevice] = []
+    private var claimDue = Timestamp.never
     /// Who is at the seat's screen (logind), unless `deliver = "everyone"`.
     private var seatWatcher: SeatWatcher?
     /// When the bus must be processed next, and whether its descriptor is
@@ -82,6 +86,11 @@ package struct Daemon {
     static let signalsToken: Readiness.Token = 1
     static let libinputToken: Readiness.Token = 2
     static let busToken: Readiness.Token = 3
+    /// A claimed touchscreen's token is this plus its device id.
+    static let claimTokens: Readiness.Token = 1 << 16
+    /// `WATCHDOG=1` goes to systemd this often, when it asks (`WatchdogSec=`).
+    private var watchdogInterval: Timestamp.Duration?
+    private var watchdogDue = Timestamp.never
 
     private var running = true
     /// Devices, subscribers and clients in the last STATUS= sent to systemd.
@@ -344,8 +353,17 @@ package struct Daemon {
         sourceEvents.removeAll()
         replay?.read(until: now, into: sourceEvents)
         libinput?.read(into: sourceEvents)
+        startClaims(now: now)
         recognize(now: now)
         publish(now: now)
+        // systemd's watchdog (WatchdogSec=): a loop that stops turning is stopped, and its grabs and clones go with it.
+        if let usec = getenv("WATCHDOG_USEC").flatMap({ Int64(String(cString: $0)) }), usec > 0,
+            getenv("WATCHDOG_PID").flatMap({ Int32(String(cString: $0)) }).map({ $0 == getpid() }) ?? true
+        {
+            watchdogInterval = Timestamp.Duration(microseconds: usec / 2)
+            watchdogDue = now
+            scheduleChores()
+        }
     }
 
     /// Adds a source's descriptor to the loop.
@@ -364,9 +382,15 @@ package struct Daemon {
         guard server.listener != nil else { return }
 
         // 1. Wait: every descriptor, until the earliest deadline; the clock, once.
-        let deadline = min(pipeline.nextDeadline, replay?.nextTime ?? .never, server.deadline(), choresDue, seatDue)
+        let deadline = min(
+            pipeline.nextDeadline, replay?.nextTime ?? .never, server.deadline(), choresDue, seatDue, claimDue)
         let (now, failure) = loop.wait(until: deadline, clock: clock, maxWait: maxWait)
         if let failure { waitFailed(failure) }
+
+        // First of all, the claimed touchscreens: what the compositor is to
+        // see goes on to their clones before anything else is done.
+        sourceEvents.removeAll()
+        if !claimed.isEmpty { passThrough(now: now) }
 
         // 2. Signals; logind's answers about who is at the screen.
         if loop.readable(Self.signalsToken) { handleSignals(now: now) }
@@ -374,8 +398,10 @@ package struct Daemon {
         if now >= seatDue || loop.events(Self.busToken) != 0 { seatNews = followSeat(now: now) }
 
         // 3. The sources: what they saw, into the recognizer; its timers.
-        sourceEvents.removeAll()
-        if loop.readable(Self.libinputToken) { libinput?.read(into: sourceEvents) }
+        if loop.readable(Self.libinputToken) {
+            libinput?.read(into: sourceEvents)
+            startClaims(now: now)
+        }
         replay?.read(until: now, into: sourceEvents)
         var news = recognize(now: now)
         pipeline.advance(to: now, into: &outbound.gestures)
@@ -398,7 +424,13 @@ package struct Daemon {
     /// subscribers want; the status is stale; one-off work ran.
     @inline(never)
     private mutating func follow(_ news: Server.News, now: Timestamp) {
-        if news.subscriptionsChanged { followSubscriptions(now: now) }
+        if news.subscriptionsChanged {
+            followSubscriptions(now: now)
+            if !claimed.isEmpty {
+                let claims = server.claims
+                for c in claimed { c.set(claims: claims) }
+            }
+        }
         if news.countsChanged { statusStale = true }
         oneOffWorkRan(now: now)
     }
@@ -413,7 +445,8 @@ package struct Daemon {
     }
 
     private mutating func scheduleChores() {
-        choresDue = min(statusStale ? lastStatusTime + Self.statusInterval : .never, pagesDue, server.activityDue)
+        choresDue = min(
+            statusStale ? lastStatusTime + Self.statusInterval : .never, pagesDue, server.activityDue, watchdogDue)
     }
 
     @inline(never)
@@ -421,6 +454,10 @@ package struct Daemon {
         if statusStale && now >= lastStatusTime + Self.statusInterval { updateStatus(now: now) }
         if now >= pagesDue { givePagesBack(after: "one-off work") }
         if now >= server.activityDue { server.reportActivity(now: now) }
+        if now >= watchdogDue, let interval = watchdogInterval {
+            notifier.notify("WATCHDOG=1", wait: false)
+            watchdogDue = now + interval
+        }
         scheduleChores()
     }
 
@@ -448,7 +485,9 @@ package struct Daemon {
         case .frame:
             return Server.News()
         case .added(let index):
-            let (info, geometry) = sourceEvents.devices[index]
+            var (info, geometry) = sourceEvents.devices[index]
+            // Claimed only if reading it raw began (libinput asked for it).
+            info.claimed = claimed.contains { $0.id == info.id }
             devices.removeAll { $0.id == info.id }
             devices.append(info)
             pipeline.addDevice(
@@ -456,6 +495,7 @@ package struct Daemon {
                 thresholds: configuration.thresholds(forName: info.name, vendorProduct: info.vendorProduct))
             outbound.device(ServerMessage.deviceAdded(info, time: now), info)
         case .removed(let id):
+            if let i = claimed.firstIndex(where: { $0.id == id }) { dropClaim(i) }
             guard let info = devices.first(where: { $0.id == id }) else { return Server.News() }
             // Its continuous gestures end cancelled, before it goes.
             pipeline.removeDevice(id, at: now, into: &outbound.gestures)
@@ -495,6 +535,69 @@ package struct Daemon {
                 running = false
             }
         }
+    }
+
+    // MARK: Claimed touchscreens
+
+    /// Reads the claimed touchscreens that have something, and passes what
+    /// waited at an edge long enough.
+    private mutating func passThrough(now: Timestamp) {
+        var gone: [Int] = []
+        for (i, c) in claimed.enumerated() {
+            if loop.events(Self.claimTokens + UInt64(c.id.rawValue)) != 0, !c.read(into: sourceEvents) { gone.append(i) }
+            if now >= c.deadline { c.advance(to: now) }
+        }
+        for i in gone.reversed() {
+            logger.notice("\(claimed[i].name): gone")
+            dropClaim(i)
+        }
+        endReleasedClaims()
+        claimDue = claimed.map(\.deadline).min() ?? .never
+    }
+
+    /// Claims the touchscreens libinput handed over since the last turn.
+    private mutating func startClaims(now: Timestamp) {
+        guard let requests = libinput?.takeClaimRequests(), !requests.isEmpty else { return }
+        oneOffWorkRan(now: now)
+        let claims = server.claims
+        for r in requests {
+            let thresholds = configuration.thresholds(forName: r.name, vendorProduct: r.vendorProduct)
+            do {
+                let c = try ClaimedDevice(
+                    id: r.id, path: r.node, geometry: r.geometry, thresholds: thresholds, claims: claims, logger: logger)
+                try watch(c.fd, token: Self.claimTokens + UInt64(r.id.rawValue), "the claimed \(r.node)")
+                claimed.append(c)
+                markClaimed(r.id, true)
+            } catch {
+                logger.warning("\(error.description); libinput reads it as any other")
+                libinput?.unclaim(r.id)
+            }
+        }
+        endReleasedClaims()
+        claimDue = claimed.map(\.deadline).min() ?? .never
+    }
+
+    /// Claimed touchscreens let go since (a reload), or that could not be
+    /// grabbed: libinput reads them again.
+    private mutating func endReleasedClaims() {
+        for i in claimed.indices.reversed()
+        where (claimed[i].releasing && !claimed[i].grabbed) || claimed[i].grabRefused {
+            let id = claimed[i].id
+            dropClaim(i)
+            libinput?.unclaim(id)
+        }
+    }
+
+    /// Stops reading a claimed touchscreen; its clone goes with it.
+    private mutating func dropClaim(_ i: Int) {
+        loop.remove(claimed[i].fd)
+        markClaimed(claimed[i].id, false)
+        claimed.remove(at: i)
+    }
+
+    /// What `hello` says of a device present.
+    private mutating func markClaimed(_ id: GestureCore.DeviceID, _ on: Bool) {
+        if let i = devices.firstIndex(where: { $0.id == id }) { devices[i].claimed = on }
     }
 
     // MARK: The seat
@@ -596,6 +699,19 @@ package struct Daemon {
         for info in devices {
             pipeline.setThresholds(new.thresholds(forName: info.name, vendorProduct: info.vendorProduct), for: info.id)
         }
+        for c in claimed {
+            if let info = devices.first(where: { $0.id == c.id }) {
+                c.set(thresholds: new.thresholds(forName: info.name, vendorProduct: info.vendorProduct))
+            }
+        }
+        for id in libinput?.reconsiderClaims() ?? [] {
+            if let i = claimed.firstIndex(where: { $0.id == id }) {
+                logger.notice("\(claimed[i].name): no longer claimed; let go once no finger is down")
+                claimed[i].release(at: now)
+            }
+        }
+        endReleasedClaims()
+        startClaims(now: now)
         var news = server.reload(access: newAccess, settings: new.daemon, now: now)
         do {
             try watchSeat(now: now)
@@ -634,6 +750,9 @@ package struct Daemon {
     /// Tells every client, lets their last lines drain (briefly), closes everything.
     package mutating func stop() {
         notifier.notify("STOPPING=1\nSTATUS=stopping")
+        // The clones' touches cancelled; the grabs and clones end with their descriptors.
+        for c in claimed { c.release(at: clock.now) }
+        claimed.removeAll()
         server.stop(clock: clock)
         libinput?.shutdown()
         libinput = nil

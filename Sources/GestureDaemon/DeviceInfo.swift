@@ -16,6 +16,9 @@ package struct DeviceInfo: Sendable, Hashable {
     package var rotation: Int
     /// How many touches the device tracks at once (0: unknown).
     package var slots: Int
+    /// Claimed (docs/claiming.md): read raw, what no client claims passed
+    /// on to the compositor through a clone.
+    package var claimed = false
 
     /// The longest name a device is given, bytes: the kernel's are at most
     /// 80 (uinput) or 255; a trace's `N:` line can be anything.
@@ -41,7 +44,7 @@ package struct DeviceInfo: Sendable, Hashable {
         s += #","height_mm":"#
         GestureEvent.appendJSONNumber(height, scale: 10, to: &s)
         s += #","size_source":"# + jsonString(sizeSource.rawValue)
-        s += #","rotation":\#(rotation),"slots":\#(slots)}"#
+        s += #","rotation":\#(rotation),"slots":\#(slots),"claimed":\#(claimed)}"#
         return s
     }
 
@@ -49,5 +52,6 @@ package struct DeviceInfo: Sendable, Hashable {
     package var summary: String {
         let size = NumberText.fixed(width, 1) + " x " + NumberText.fixed(height, 1) + " mm"
         return "\(name)  \(node)  \(vendorProduct)  \(size) (\(sizeSource.rawValue))  rotation \(rotation)  slots \(slots)"
+            + (claimed ? "  claimed" : "")
     }
 }

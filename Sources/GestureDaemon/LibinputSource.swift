@@ -1,6 +1,6 @@
 import CInput
 import CLinux
-import GestureCore
+package import GestureCore
 package import Logging
 import SystemPackage
 
@@ -43,6 +43,13 @@ package final class LibinputSource {
     @exclusivity(unchecked) private var lastHandle: OpaquePointer?
     @exclusivity(unchecked) private var lastIndex = 0
     @exclusivity(unchecked) private var nextID: Int
+    /// Touchscreens to claim (`claim = true`), not yet taken by the daemon;
+    /// and the indexes of those libinput reads no more for that.
+    private var claimRequests: [ClaimRequest] = []
+    private var claimedIndexes: Set<Int> = []
+    /// The clones' nodes `open_restricted` refused: libinput's complaint
+    /// that it could not open one is no warning.
+    fileprivate var clonesLeft: Set<String> = []
     /// Whether `libinput_event_get_touch_event` hands back the event it is
     /// given: asked of the first touch event, nil until then. It is a checked
     /// cast in libinput (the touch event begins with its base event); once
@@ -166,6 +173,18 @@ package final class LibinputSource {
             return -EACCES
         }
         defer { udev_device_unref(dev) }
+        // A clone a claimed touchscreen's frames go through (this daemon's
+        // or another's) is for the compositor: reading it too would see
+        // every gesture twice.
+        let deviceName = udev_device_get_parent(dev).flatMap { udev_device_get_sysattr_value($0, "name") }.map {
+            String(cString: $0)
+        }
+        if deviceName?.hasSuffix(ClaimedDevice.cloneSuffix) == true {
+            if clonesLeft.insert(path).inserted {
+                logger.debug("left \(path) (\(deviceName!)) alone: a clone of a claimed touchscreen, for the compositor")
+            }
+            return -EACCES
+        }
         let touchscreen = udev_device_get_property_value(dev, "ID_INPUT_TOUCHSCREEN").map { String(cString: $0) }
         guard touchscreen == "1" else {
             let name = udev_device_get_parent(dev).flatMap { udev_device_get_sysattr_value($0, "name") }.map {
@@ -380,7 +399,88 @@ package final class LibinputSource {
         logger.notice("added \(info.summary)")
         handles.append(handle)
         infos.append(info)
-        return (info, geometry)
+        if configuration.claims(name: name, vendorProduct: vp) {
+            var raw = geometry
+            raw.flipX = sections.compactMap(\.flipX).last ?? false
+            raw.flipY = sections.compactMap(\.flipY).last ?? false
+            claim(index, geometry: raw)
+        }
+        return (infos[index], geometry)
+    }
+
+    // MARK: Claiming
+
+    /// A touchscreen whose `[[device]]` says `claim = true`: the daemon
+    /// reads it raw (`ClaimedDevice`); libinput's events of it are off.
+    package struct ClaimRequest {
+        package var id: GestureCore.DeviceID
+        package var node: String
+        package var name: String
+        package var vendorProduct: String
+        /// Its size and calibration, for raw positions (the axes' ranges
+        /// are the device's own).
+        package var geometry: PanelGeometry
+    }
+
+    /// The touchscreens to claim that came since the last call.
+    package func takeClaimRequests() -> [ClaimRequest] {
+        defer { claimRequests.removeAll() }
+        return claimRequests
+    }
+
+    private func claim(_ index: Int, geometry: PanelGeometry) {
+        guard let handle = handles[index], !claimedIndexes.contains(index) else { return }
+        // libinput closes the device while its events are off, and keeps it for its removal.
+        guard
+            libinput_device_config_send_events_set_mode(handle, LIBINPUT_CONFIG_SEND_EVENTS_DISABLED.rawValue)
+                == LIBINPUT_CONFIG_STATUS_SUCCESS
+        else {
+            logger.warning("\(infos[index].name): libinput would not let it go; not claimed")
+            return
+        }
+        claimedIndexes.insert(index)
+        infos[index].claimed = true
+        let info = infos[index]
+        claimRequests.append(
+            ClaimRequest(id: info.id, node: info.node, name: info.name, vendorProduct: info.vendorProduct, geometry: geometry))
+    }
+
+    /// Gives a claimed touchscreen back to libinput (its claim ended, or
+    /// could not start).
+    package func unclaim(_ id: GestureCore.DeviceID) {
+        guard let index = infos.firstIndex(where: { $0.id == id }), claimedIndexes.contains(index),
+            let handle = handles[index]
+        else { return }
+        claimedIndexes.remove(index)
+        infos[index].claimed = false
+        _ = libinput_device_config_send_events_set_mode(handle, LIBINPUT_CONFIG_SEND_EVENTS_ENABLED.rawValue)
+    }
+
+    /// After a reload: the touchscreens present that are to be claimed now
+    /// (as requests, taken with `takeClaimRequests`), and those claimed that
+    /// are to be let go.
+    package func reconsiderClaims() -> [GestureCore.DeviceID] {
+        var release: [GestureCore.DeviceID] = []
+        for (index, handle) in handles.enumerated() {
+            guard let handle else { continue }
+            let info = infos[index]
+            let wanted = configuration.claims(
+                name: String(cString: libinput_device_get_name(handle)), vendorProduct: info.vendorProduct)
+            if wanted && !claimedIndexes.contains(index) {
+                let sections = configuration.sections(forName: info.name, vendorProduct: info.vendorProduct)
+                var g = PanelGeometry(
+                    minX: 0, maxX: 1, minY: 0, maxY: 1,
+                    width: info.rotation % 180 == 0 ? info.width : info.height,
+                    height: info.rotation % 180 == 0 ? info.height : info.width, source: info.sizeSource)
+                g.rotation = info.rotation
+                g.flipX = sections.compactMap(\.flipX).last ?? false
+                g.flipY = sections.compactMap(\.flipY).last ?? false
+                claim(index, geometry: g)
+            } else if !wanted && claimedIndexes.contains(index) {
+                release.append(info.id)
+            }
+        }
+        return release
     }
 }
 
@@ -404,6 +504,10 @@ private let libinputLog: clinux_log_callback = { user, priority, message in
     guard let user, let message else { return }
     let source = Unmanaged<LibinputSource>.fromOpaque(user).takeUnretainedValue()
     let text = "libinput: " + String(cString: message)
+    if !source.clonesLeft.isEmpty, source.clonesLeft.contains(where: { text.contains("'\($0)'") }) {
+        source.logger.debug("\(text)")
+        return
+    }
     switch priority {
     case 30...: source.logger.warning("\(text)")
     case 20..<30: source.logger.info("\(text)")

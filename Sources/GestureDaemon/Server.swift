@@ -148,6 +148,14 @@ package struct Server {
 
     package var subscriberCount: Int { clients.count { $0.state == .subscribed } }
 
+    /// What the subscribers at the screen claim, together (a claim lasts
+    /// while its client is connected and at the screen).
+    package var claims: ClaimSet {
+        var all = ClaimSet()
+        for c in clients where c.state == .subscribed && c.atScreen && c.fd >= 0 { all.formUnion(c.subscription.claims) }
+        return all
+    }
+
     /// What the recognizer should report: the union of the subscriptions;
     /// whether some subscriber wants taps at their lift while another waits
     /// for double taps; the kinds whose `changed` events some subscriber
@@ -355,7 +363,9 @@ package struct Server {
         }
         switch request {
         case .subscribe(let sub):
-            let changed = clients[i].state != .subscribed || clients[i].subscription.gestures != sub.gestures
+            let changed =
+                clients[i].state != .subscribed || clients[i].subscription.gestures != sub.gestures
+                || clients[i].subscription.claims != sub.claims
             let wasSubscribed = clients[i].state == .subscribed
             news.countsChanged = !wasSubscribed
             clients[i].subscription = sub
@@ -440,6 +450,7 @@ package struct Server {
             let now2 = access.atScreen(clients[i].uid, seat: state)
             guard now2 != clients[i].atScreen else { continue }
             clients[i].atScreen = now2
+            if !clients[i].subscription.claims.isEmpty { news.subscriptionsChanged = true }
             if !now2 { clients[i].admitted.removeAll() }
             if clients[i].state == .subscribed {
                 news.merge(send(now2 ? ServerMessage.resumed : ServerMessage.paused(seat: settings.seat), to: i, now: now))

@@ -31,6 +31,10 @@ package struct Subscription: Equatable, Sendable {
     /// daemon makes its keyboard now, so that the first chord is not lost
     /// while the compositor meets a new device.
     package var keys = false
+    /// What the client claims on claimed touchscreens (protocol 1.3;
+    /// docs/claiming.md): touch sequences of these finger counts (2 or
+    /// more), and one-finger touches that start at these edges.
+    package var claims = ClaimSet()
 
     package init() {}
 
@@ -91,7 +95,7 @@ package struct Subscription: Equatable, Sendable {
 
     package static func == (a: Subscription, b: Subscription) -> Bool {
         a.gestures == b.gestures && a.fingers == b.fingers && a.devices == b.devices && a.phases == b.phases
-            && a.directions == b.directions && a.edges == b.edges && a.keys == b.keys
+            && a.directions == b.directions && a.edges == b.edges && a.keys == b.keys && a.claims == b.claims
             && a.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] } == b.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] }
     }
 
@@ -141,6 +145,13 @@ package struct Subscription: Equatable, Sendable {
             s += "null"
         }
         s += #","keys":\#(keys)"#
+        s += #","claim":"#
+        if claims.isEmpty {
+            s += "null"
+        } else {
+            s += #"{"fingers":["# + claims.fingers.sorted().map(String.init).joined(separator: ",") + #"],"edges":["#
+            s += PanelEdge.allCases.filter(claims.edges.contains).map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]}"
+        }
         s += #","region":"#
         if let r = region {
             s += "["

@@ -42,6 +42,12 @@ extension ClientRequest {
         var directions: [String]?
         var edges: [String]?
         var keys: Bool?
+        var claim: ClaimWire?
+    }
+
+    private struct ClaimWire: Decodable {
+        var fingers: [Double]?
+        var edges: [String]?
     }
 
     private struct KeysWire: Decodable {
@@ -85,6 +91,18 @@ extension ClientRequest {
             var subscription = try Subscription(wire.gestures, fingers, wire.devices, wire.phases, wire.region)
             try subscription.set(directions: wire.directions, edges: wire.edges)
             subscription.keys = wire.keys ?? false
+            if let claim = wire.claim {
+                let fingers = claim.fingers ?? []
+                guard fingers.allSatisfy({ $0 == $0.rounded() && $0 >= 2 && $0 <= Double(TouchFrame.capacity) }) else {
+                    throw RequestError(
+                        code: "bad-request",
+                        message:
+                            "\"claim\" fingers are counts from 2 to \(TouchFrame.capacity): one finger anywhere would take every touch from apps; claim an edge instead"
+                    )
+                }
+                subscription.claims = ClaimSet(
+                    fingers: Set(fingers.map { Int($0) }), edges: try Subscription.named(claim.edges ?? [], "edge"))
+            }
             return .subscribe(subscription)
         case "unsubscribe": return .unsubscribe
         case "ping": return .ping
@@ -115,6 +133,7 @@ extension ClientRequest {
         "directions": "a list of directions, e.g. [\"up\",\"left\"]",
         "edges": "a list of panel edges, e.g. [\"left\",\"bottom\"]",
         "keys": "a key chord of at most 128 bytes, e.g. \"alt+Left\"",
+        "claim": "{\"fingers\": [3, 4], \"edges\": [\"left\"]}",
     ]
 
     private static func explain(_ error: Error) -> String {

@@ -11,7 +11,7 @@ struct DevicesCommand: ParsableCommand {
             Opens the seat's touchscreens through libinput as the daemon does (other devices are \
             refused), prints one line per touchscreen and exits: name, node, vendor:product, size in \
             screen orientation and its source (configuration, resolution, display, fallback), \
-            rotation and slots. Needs read access to /dev/input (root or group 'input').
+            rotation, slots, and "claimed" when its [[device]] section says claim = true. Needs read access to /dev/input (root or group 'input').
             """
     )
 

@@ -19,7 +19,7 @@ struct Gestured: ParsableCommand {
         subcommands: [
             ServeCommand.self, ActCommand.self, MonitorCommand.self, DevicesCommand.self, RecordCommand.self, ReplayCommand.self,
             TuneCommand.self,
-            CheckConfigCommand.self,
+            CheckConfigCommand.self, ClonePropertiesCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

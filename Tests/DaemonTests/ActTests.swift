@@ -77,6 +77,27 @@ struct ActTests {
         }
     }
 
+    @Test(
+        "what a binding claims: three fingers or more and edges by default, two with claim = true, nothing with false; one finger anywhere is refused"
+    )
+    func claims() throws {
+        func claims(_ extra: String) throws -> ClaimSet {
+            try BindingsReader.read("[[bind]]\ngesture = \"swipe\"\nrun = [\"x\"]\n" + extra, file: "a.toml")[0].claims
+        }
+        #expect(try claims("fingers = [3, 4]") == ClaimSet(fingers: [3, 4]))
+        #expect(try claims("fingers = 2") == ClaimSet())
+        #expect(try claims("fingers = 2\nclaim = true") == ClaimSet(fingers: [2]))
+        #expect(try claims("fingers = 3\nclaim = false") == ClaimSet())
+        #expect(try claims("edge = \"left\"") == ClaimSet(edges: [.left]))
+        #expect(try claims("fingers = 2\nedge = \"left\"") == ClaimSet(), "an edge claims one-finger touches only")
+        #expect(try claims("") == ClaimSet(), "any number of fingers claims nothing by default")
+        #expect {
+            _ = try claims("fingers = 1\nclaim = true")
+        } throws: { error in
+            "\(error)".contains("a.toml:5: claim = true needs fingers of 2 or more, or an edge")
+        }
+    }
+
     @Test("the subscription asks the daemon for only what is bound")
     func subscription() throws {
         let strokes = try BindingsReader.read(
@@ -97,7 +118,7 @@ struct ActTests {
             """, file: "a.toml")
         #expect(
             Actor.subscribeLine(for: strokes)
-                == #"{"type":"subscribe","gestures":["flick","swipe"],"fingers":[1,2,3],"edges":["bottom","left"],"directions":["left","right","up"],"phases":["began","recognized","ended","cancelled"]}"#
+                == #"{"type":"subscribe","gestures":["flick","swipe"],"fingers":[1,2,3],"edges":["bottom","left"],"directions":["left","right","up"],"phases":["began","recognized","ended","cancelled"],"claim":{"fingers":[3],"edges":["left"]}}"#
                 + "\n")
         let mixed = try BindingsReader.read(
             """

@@ -194,7 +194,7 @@ struct SystemdUnitTests {
     }
 
     @Test(
-        "under a real systemd: systemd-run --service-type=notify, then the socket-activated service as user gestured; the socket survives restarts and kill -9",
+        "under a real systemd: systemd-run --service-type=notify, then the socket-activated service as user gestured; the socket survives restarts, kill -9 and a stopped loop the watchdog restarts",
         .requires(.root, .tool("/lib/systemd/systemd", package: "systemd")))
     func smoke() throws {
         let (status, output) = try Self.script("systemd-smoke.sh", asRoot: true)
@@ -210,6 +210,8 @@ struct SystemdUnitTests {
             #expect(output.contains("\(moment): socket srw-rw---- root gesture drwxr-xr-x root root"), "\(output)")
         }
         #expect(output.contains("service active, restarts 1"), "\(output)")
+        #expect(output.contains("a stopped loop: restarted by the watchdog, restarts 2"), "\(output)")
+        #expect(output.contains("after the watchdog: member got hello"), "\(output)")
         #expect(output.contains("other got no hello") && output.contains("Permission denied"), "\(output)")
         // Thousands of connections in the journal as a handful of lines; the reload's notice among them.
         let churned = output.split(separator: "\n").first { $0.hasPrefix("churn: ") }.flatMap {

@@ -108,6 +108,15 @@ struct DaemonPartsTests {
             return
         }
         #expect(any == Subscription())
+        // A claim (protocol 1.3), echoed in `subscribed`.
+        let claiming = #"{"type":"subscribe","claim":{"fingers":[4,3],"edges":["left"]}}"#
+        guard case .subscribe(let c) = try ClientRequest.parse(Array(claiming.utf8)) else {
+            Issue.record("not a subscribe")
+            return
+        }
+        #expect(c.claims == ClaimSet(fingers: [3, 4], edges: [.left]))
+        #expect(c.jsonFields.contains(#""claim":{"fingers":[3,4],"edges":["left"]}"#), "\(c.jsonFields)")
+        #expect(any.jsonFields.contains(#""claim":null"#))
     }
 
     @Test(
@@ -120,6 +129,9 @@ struct DaemonPartsTests {
             (#"{"type":"subscribe","devices":"all"}"#, "\"devices\""),
             (#"{"type":"subscribe","gestures":[1]}"#, "\"gestures\""),
             (#"{"type":"subscribe","phases":["over"]}"#, "over"),
+            (#"{"type":"subscribe","claim":{"fingers":[1]}}"#, "claim an edge instead"),
+            (#"{"type":"subscribe","claim":{"edges":["middle"]}}"#, "middle"),
+            (#"{"type":"subscribe","claim":[3]}"#, "\"claim\""),
         ])
     func badRequests(line: String, says: String) {
         do {
@@ -243,7 +255,7 @@ struct DaemonPartsTests {
         let added = ServerMessage.deviceAdded(d, time: Timestamp(microseconds: 42))
         #expect(
             added
-                == #"{"type":"device_added","time_us":42,"device":"A \"quoted\" panel","node":"/dev/input/event5","vendor_product":"056a:00e6","width_mm":276.9,"height_mm":155.8,"size_source":"display","rotation":90,"slots":10}"#
+                == #"{"type":"device_added","time_us":42,"device":"A \"quoted\" panel","node":"/dev/input/event5","vendor_product":"056a:00e6","width_mm":276.9,"height_mm":155.8,"size_source":"display","rotation":90,"slots":10,"claimed":false}"#
         )
         #expect(!ServerMessage.hello(devices: [d], server: "gestured").contains("\n"))
         #expect(

@@ -13,8 +13,13 @@ struct KernelRun: Sendable {
     var files: [String: String]
     var vm: String
 
-    /// Boots once per test run.
+    /// Boots once per test run; or, with `GESTURED_KERNEL_RESULTS=DIR`,
+    /// reads what an earlier boot left in DIR (a scratch directory given to
+    /// scripts/kernel-test.sh), for working on the tests themselves.
     static let shared: Result<KernelRun, ChannelError> = {
+        if let earlier = ProcessInfo.processInfo.environment["GESTURED_KERNEL_RESULTS"] {
+            return .success(KernelRun(files: read(earlier), vm: "an earlier run, from \(earlier)"))
+        }
         let dir = NSTemporaryDirectory() + "gestured-kernel-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer { try? FileManager.default.removeItem(atPath: dir) }
         do {
@@ -23,10 +28,7 @@ struct KernelRun: Sendable {
             env["GESTURED_BIN"] = BuildProducts.gestured
             let r = try Child.run(
                 ["/bin/bash", BuildProducts.packageRoot + "/scripts/kernel-test.sh", dir], environment: env, timeout: 1200)
-            var files: [String: String] = [:]
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] {
-                files[name] = (try? String(contentsOfFile: dir + "/" + name, encoding: .utf8)) ?? ""
-            }
+            let files = read(dir)
             guard r.status == 0 else {
                 return .failure(ChannelError("scripts/kernel-test.sh exited \(r.status):\n\(r.err)\n\(files["guest.log"] ?? "")"))
             }
@@ -35,6 +37,15 @@ struct KernelRun: Sendable {
             return .failure(error as? ChannelError ?? ChannelError("\(error)"))
         }
     }()
+
+    /// The files of a guest's directory, by name.
+    static func read(_ dir: String) -> [String: String] {
+        var files: [String: String] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] {
+            files[name] = (try? String(contentsOfFile: dir + "/" + name, encoding: .utf8)) ?? ""
+        }
+        return files
+    }
 
     /// Every message the subscriber received, parsed.
     var messages: [[String: Any]] {

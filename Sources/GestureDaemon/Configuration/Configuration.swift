@@ -23,6 +23,9 @@ public struct Configuration: Sendable {
         public var rotation: Int?
         public var flipX: Bool?
         public var flipY: Bool?
+        /// Claim the touchscreen (docs/claiming.md): read it raw and pass the
+        /// compositor what no client claims, through a clone (nil: not set here).
+        public var claim: Bool?
         /// Thresholds set in this section, applied over the global ones.
         public var overrides: [(key: String, value: Double)] = []
         /// Where the section starts, "file:line".
@@ -36,6 +39,11 @@ public struct Configuration: Sendable {
         public func matches(name: String, vendorProduct: String) -> Bool {
             match == name || match.lowercased() == vendorProduct
         }
+    }
+
+    /// Whether a device is claimed: the last matching section that says.
+    public func claims(name: String, vendorProduct: String) -> Bool {
+        sections(forName: name, vendorProduct: vendorProduct).compactMap(\.claim).last ?? false
     }
 
     /// The sections matching a device, in file order (later ones win).
@@ -81,6 +89,7 @@ public struct Configuration: Sendable {
             if let r = d.rotation { s += "rotation = \(r)\n" }
             if let f = d.flipX { s += "flip-x = \(f)\n" }
             if let f = d.flipY { s += "flip-y = \(f)\n" }
+            if let c = d.claim { s += "claim = \(c)\n" }
             if !d.overrides.isEmpty {
                 s += "[device.thresholds]\n"
                 for (k, v) in d.overrides { s += "\(k) = \(NumberText.exact(v))\n" }

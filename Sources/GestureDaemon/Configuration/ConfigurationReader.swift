@@ -59,7 +59,7 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
 public enum ConfigurationReader {
     static let topLevel = ["daemon", "thresholds", "device"]
 
-    static let deviceKeys = ["match", "size", "rotation", "flip-x", "flip-y", "thresholds"]
+    static let deviceKeys = ["match", "size", "rotation", "flip-x", "flip-y", "claim", "thresholds"]
 
     /// Every problem of one file, reported together in line order: a file
     /// with four mistakes takes one run of check-config, not four.
@@ -167,7 +167,10 @@ public enum ConfigurationReader {
                 problems.add(line("rotation"), "rotation must be 0, 90, 180 or 270 (degrees clockwise)")
             }
         }
-        for (key, path) in [("flip-x", \Configuration.DeviceSection.flipX), ("flip-y", \Configuration.DeviceSection.flipY)]
+        for (key, path) in [
+            ("flip-x", \Configuration.DeviceSection.flipX), ("flip-y", \Configuration.DeviceSection.flipY),
+            ("claim", \Configuration.DeviceSection.claim),
+        ]
             as [(String, WritableKeyPath<Configuration.DeviceSection, Bool?>)]
         {
             guard let v = table[key] else { continue }

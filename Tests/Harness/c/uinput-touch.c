@@ -1,7 +1,7 @@
 /* uinput-touch: real evdev devices for the kernel tests (scripts/kernel-test.sh).
  *
  *   uinput-touch play FILE.evemu [--no-resolution] [--stop-after N] [--settle MS] [--suffix S] [--wait-for PATH] [--burst]
- *                                [--echo OUT.evemu]
+ *                                [--echo OUT.evemu] [--sent OUT.evemu] [--pause-after N PATH]
  *       Creates a device through uinput (libevdev) from the evemu file's
  *       description, prints "node /dev/input/eventN", waits MS (1500) for udev
  *       and its readers, writes the file's events with their recorded timing,
@@ -17,7 +17,25 @@
  *       writes what the kernel delivered, with the kernel's timestamps, to
  *       OUT.evemu (the description, then E: lines): under software emulation
  *       the player can fall behind its schedule, and what a reader saw is
- *       then not the recording's timing.
+ *       then not the recording's timing. --sent gives each frame the
+ *       monotonic time it is written at, as its own timestamp (uinput
+ *       keeps it), and writes the frames so to OUT.evemu: what a reader
+ *       of the device, or of a clone of it, is to receive.
+ *       --pause-after stops before the frame holding the Nth event (fingers
+ *       down, the device still there), prints "paused", and goes on, with
+ *       the rest of the timing, once PATH exists.
+ *   uinput-touch record NAME SECONDS OUT.evemu
+ *       Waits up to SECONDS for an input device named NAME, then writes
+ *       what it delivers (on CLOCK_MONOTONIC: E: lines with absolute times,
+ *       each frame followed by "# read +N us", how long after its time it
+ *       was read) to OUT.evemu until it goes away or SECONDS have passed.
+ *   uinput-touch grab PATH
+ *       Tries EVIOCGRAB on PATH and says "grabbed" or why not.
+ *   uinput-touch relay NAME SECONDS
+ *       The least a pass-through can do, to measure gestured's against:
+ *       waits up to SECONDS for a device named NAME, makes a copy of it
+ *       named "NAME (relay)", grabs it and writes every frame it reads to
+ *       the copy, one write per frame, until it goes away.
  *   uinput-touch keyboard SECONDS
  *       A keyboard that exists for SECONDS (a device gestured must not open).
  *   uinput-touch watch NAME SECONDS
@@ -37,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 struct event { long long usec; unsigned type, code; int value; };
@@ -81,7 +100,8 @@ static void echo_events(int fd, FILE *out) {
 }
 
 static int play(const char *path, int no_resolution, long stop_after, long settle_ms, const char *suffix,
-                const char *wait_for, int burst, const char *echo) {
+                const char *wait_for, int burst, const char *echo, const char *sent, long pause_after,
+                const char *pause_path) {
     FILE *f = fopen(path, "r");
     if (!f) die("cannot open the trace");
     /* The description as created (the name with its suffix), for --echo. */
@@ -184,6 +204,8 @@ static int play(const char *path, int no_resolution, long stop_after, long settl
         fprintf(echo_out, "# EVEMU 1.3\n# What the kernel delivered when uinput-touch played %s\n%s", path, header);
     }
     free(header);
+    FILE *sent_out = NULL;
+    if (sent && !(sent_out = fopen(sent, "w"))) die("--sent: cannot write the file");
     usleep((useconds_t)settle_ms * 1000);
     if (wait_for) {
         for (int i = 0; access(wait_for, F_OK) != 0; i++) {
@@ -200,6 +222,17 @@ static int play(const char *path, int no_resolution, long stop_after, long settl
     size_t n = 0;
     for (size_t i = 0; i < count; i++) {
         if (stop_after >= 0 && (long)i >= stop_after) break;
+        if (pause_path && n == 0 && (long)i >= pause_after) {
+            long long paused = now_usec();
+            printf("paused\n");
+            fflush(stdout);
+            for (int k = 0; access(pause_path, F_OK) != 0; k++) {
+                if (k > 6000) die("--pause-after: PATH never appeared");
+                usleep(10000);
+            }
+            start += now_usec() - paused;
+            pause_path = NULL;
+        }
         frame[n++] = (struct input_event){ .type = (unsigned short)events[i].type, .code = (unsigned short)events[i].code,
                                            .value = events[i].value };
         int end = events[i].type == EV_SYN && events[i].code == SYN_REPORT;
@@ -208,6 +241,15 @@ static int play(const char *path, int no_resolution, long stop_after, long settl
         sleep_until(due);
         long long late = now_usec() - due;
         if (late > worst) worst = late;
+        if (sent_out) {
+            long long t = now_usec();
+            for (size_t k = 0; k < n; k++) {
+                frame[k].input_event_sec = t / 1000000;
+                frame[k].input_event_usec = t % 1000000;
+                fprintf(sent_out, "E: %lld.%06lld %04x %04x %d\n", t / 1000000, t % 1000000, frame[k].type, frame[k].code,
+                        frame[k].value);
+            }
+        }
         if (write(fd, frame, n * sizeof *frame) != (ssize_t)(n * sizeof *frame)) die("write to uinput failed");
         n = 0;
         /* uinput hands a write to evdev's readers before it returns. */
@@ -219,6 +261,7 @@ static int play(const char *path, int no_resolution, long stop_after, long settl
         close(echo_fd);
         if (fclose(echo_out) != 0) die("--echo: cannot write the file");
     }
+    if (sent_out && fclose(sent_out) != 0) die("--sent: cannot write the file");
     printf("late %lld us at worst\n", worst);
     fflush(stdout); /* a caller waits for this line while the device still exists */
     if (stop_after < 0) usleep(1000000);
@@ -266,6 +309,99 @@ static int open_named(const char *name, struct libevdev **out) {
     return -1;
 }
 
+static int record(const char *name, long seconds, const char *out_path) {
+    struct libevdev *dev = NULL;
+    int fd = -1;
+    long long give_up = now_usec() + seconds * 1000000LL;
+    while ((fd = open_named(name, &dev)) < 0) {
+        if (now_usec() > give_up) die("no device with that name appeared");
+        usleep(5000);
+    }
+    int clock = CLOCK_MONOTONIC;
+    if (ioctl(fd, EVIOCSCLOCKID, &clock) != 0) die("EVIOCSCLOCKID failed");
+    FILE *out = fopen(out_path, "w");
+    if (!out) die("cannot write the file");
+    printf("recording %s\n", name);
+    fflush(stdout);
+    long long end = now_usec() + seconds * 1000000LL;
+    while (now_usec() < end) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        poll(&p, 1, 50);
+        if (p.revents & (POLLHUP | POLLERR)) break;
+        struct input_event ev[64];
+        ssize_t r = read(fd, ev, sizeof ev);
+        if (r < 0 && errno == ENODEV) break;
+        long long now = now_usec();
+        for (ssize_t i = 0; i < r / (ssize_t)sizeof *ev; i++) {
+            fprintf(out, "E: %lld.%06lld %04x %04x %d\n", (long long)ev[i].input_event_sec, (long long)ev[i].input_event_usec,
+                    ev[i].type, ev[i].code, ev[i].value);
+            if (ev[i].type == EV_SYN && ev[i].code == SYN_REPORT)
+                fprintf(out, "# read +%lld us\n",
+                        now - ((long long)ev[i].input_event_sec * 1000000 + (long long)ev[i].input_event_usec));
+        }
+        fflush(out);
+    }
+    fclose(out);
+    libevdev_free(dev);
+    close(fd);
+    return 0;
+}
+
+static int grab(const char *path) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        printf("cannot open %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    if (ioctl(fd, EVIOCGRAB, 1) != 0) {
+        printf("cannot grab %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    printf("grabbed %s\n", path);
+    ioctl(fd, EVIOCGRAB, 0);
+    close(fd);
+    return 0;
+}
+
+static int relay(const char *name, long seconds) {
+    struct libevdev *dev = NULL;
+    int fd = -1;
+    long long give_up = now_usec() + seconds * 1000000LL;
+    while ((fd = open_named(name, &dev)) < 0) {
+        if (now_usec() > give_up) die("no device with that name appeared");
+        usleep(5000);
+    }
+    int clock = CLOCK_MONOTONIC;
+    if (ioctl(fd, EVIOCSCLOCKID, &clock) != 0) die("EVIOCSCLOCKID failed");
+    char copy[512];
+    snprintf(copy, sizeof copy, "%s (relay)", name);
+    libevdev_set_name(dev, copy);
+    struct libevdev_uinput *ui = create(dev);
+    if (ioctl(fd, EVIOCGRAB, 1) != 0) die("EVIOCGRAB failed");
+    int out = libevdev_uinput_get_fd(ui);
+    struct input_event ev[256];
+    size_t n = 0;
+    for (;;) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        poll(&p, 1, -1);
+        ssize_t r = read(fd, ev + n, sizeof ev - n * sizeof *ev);
+        if (r <= 0) break;
+        size_t got = n + (size_t)r / sizeof *ev, start = 0;
+        for (size_t i = n; i < got; i++) {
+            if (ev[i].type != EV_SYN || ev[i].code != SYN_REPORT) continue;
+            if (write(out, ev + start, (i + 1 - start) * sizeof *ev) < 0) die("write to uinput failed");
+            start = i + 1;
+        }
+        memmove(ev, ev + start, (got - start) * sizeof *ev);
+        n = got - start;
+        if (n == sizeof ev / sizeof *ev) n = 0;
+    }
+    libevdev_uinput_destroy(ui);
+    libevdev_free(dev);
+    close(fd);
+    return 0;
+}
+
 static int watch(const char *name, long seconds) {
     struct libevdev *dev = NULL;
     int fd = -1;
@@ -299,7 +435,8 @@ int main(int argc, char **argv) {
         int no_resolution = 0;
         long stop_after = -1, settle = 1500;
         const char *suffix = "";
-        const char *wait_for = NULL, *echo = NULL;
+        const char *wait_for = NULL, *echo = NULL, *sent = NULL, *pause_path = NULL;
+        long pause_after = -1;
         int burst = 0;
         for (int i = 3; i < argc; i++) {
             if (!strcmp(argv[i], "--no-resolution")) no_resolution = 1;
@@ -309,12 +446,21 @@ int main(int argc, char **argv) {
             else if (!strcmp(argv[i], "--wait-for") && i + 1 < argc) wait_for = argv[++i];
             else if (!strcmp(argv[i], "--burst")) burst = 1;
             else if (!strcmp(argv[i], "--echo") && i + 1 < argc) echo = argv[++i];
-            else die("unknown option; usage: uinput-touch play FILE [--no-resolution] [--stop-after N] [--settle MS] [--suffix S] [--wait-for PATH] [--burst] [--echo OUT]");
+            else if (!strcmp(argv[i], "--sent") && i + 1 < argc) sent = argv[++i];
+            else if (!strcmp(argv[i], "--pause-after") && i + 2 < argc) {
+                pause_after = atol(argv[++i]);
+                pause_path = argv[++i];
+            }
+            else die("unknown option; usage: uinput-touch play FILE [--no-resolution] [--stop-after N] [--settle MS] [--suffix S] [--wait-for PATH] [--burst] [--echo OUT] [--sent OUT] [--pause-after N PATH]");
         }
-        return play(argv[2], no_resolution, stop_after, settle, suffix, wait_for, burst, echo);
+        return play(argv[2], no_resolution, stop_after, settle, suffix, wait_for, burst, echo, sent, pause_after,
+                    pause_path);
     }
     if (argc == 3 && !strcmp(argv[1], "keyboard")) return keyboard(atol(argv[2]));
     if (argc == 4 && !strcmp(argv[1], "watch")) return watch(argv[2], atol(argv[3]));
+    if (argc == 5 && !strcmp(argv[1], "record")) return record(argv[2], atol(argv[3]), argv[4]);
+    if (argc == 3 && !strcmp(argv[1], "grab")) return grab(argv[2]);
+    if (argc == 4 && !strcmp(argv[1], "relay")) return relay(argv[2], atol(argv[3]));
     die("usage: uinput-touch play FILE [--no-resolution] [--stop-after N] [--settle MS] [--burst] | keyboard SECONDS");
     return 1;
 }

@@ -1,0 +1,266 @@
+#!/usr/bin/env bash
+# Claimed touchscreens on a real kernel (docs/claiming.md): run by
+# scripts/kernel-guest.sh inside the virtual machine once its own daemon has
+# stopped. A daemon with `claim = true` for the devices named "… #claim-TAG",
+# the compositor played by readers of each clone (uinput-touch record, for
+# the frames and when they arrived; libinput debug-events, for what
+# libinput makes of them), and plain readers of unclaimed devices named
+# "… #plain-TAG" playing the same recordings, for comparison. Everything it
+# saw lands in OUT as claim-*; Tests/EndToEndTests/KernelTests reads it.
+# Usage: kernel-guest-claim.sh OUT REPO GESTURED UINPUT_TOUCH
+set -uo pipefail
+out=$1 repo=$2 gestured=$3 touch=$4
+log() { echo "claim: $(cut -d' ' -f1 /proc/uptime) s: $*" >>"$out/guest.log"; }
+run=$(mktemp -d)
+chmod 755 "$run"
+
+# The shipped rules, for user daemon (no user gestured here): read access to
+# touchscreens, write access to /dev/uinput (given already), and the clone
+# rule calling this build's `gestured clone-properties`.
+sed 's/u:gestured:/u:daemon:/' "$repo/systemd/74-gestured.rules" >/run/udev/rules.d/74-gestured.rules
+sed "s|@BINDIR@|$(dirname "$gestured")|" "$repo/systemd/81-gestured-clone.rules" >/run/udev/rules.d/81-gestured-clone.rules
+# What a machine's rules would give its touchscreen: the clone must get it too.
+printf '%s\n' 'ACTION!="remove", SUBSYSTEM=="input", KERNEL=="event*", ATTRS{name}=="*#claim-*", ATTRS{name}!="*(gestured)", ENV{WL_OUTPUT}="DSI-1", ENV{LIBINPUT_CALIBRATION_MATRIX}="1 0 0 0 1 0"' \
+    >/run/udev/rules.d/60-claim-test.rules
+udevadm control --reload
+
+# A tap in the left edge band of the laptop's panel (x 1 mm in), held 80 ms
+# with a little jitter: what an edge binding must not swallow.
+laptop=$repo/Recordings/edge-swipe-left.laptop.evemu
+edgetap=$run/edge-tap.laptop.evemu
+{
+    sed '/^E: /,$d' "$laptop"
+    printf 'E: 1000.000000 0003 0039 1\nE: 1000.000000 0003 0035 11\nE: 1000.000000 0003 0036 828\nE: 1000.000000 0001 014a 1\nE: 1000.000000 0000 0000 0\n'
+    printf 'E: 1000.040000 0003 0036 830\nE: 1000.040000 0000 0000 0\n'
+    printf 'E: 1000.080000 0003 0039 -1\nE: 1000.080000 0001 014a 0\nE: 1000.080000 0000 0000 0\n'
+} >"$edgetap"
+# The same finger resting there 400 ms: longer than the hold-back bound.
+edgerest=$run/edge-rest.laptop.evemu
+{
+    sed '/^E: /,$d' "$laptop"
+    printf 'E: 1000.000000 0003 0039 1\nE: 1000.000000 0003 0035 11\nE: 1000.000000 0003 0036 828\nE: 1000.000000 0001 014a 1\nE: 1000.000000 0000 0000 0\n'
+    for t in 040 080 120 160 200 240 280 320 360; do printf 'E: 1000.%s000 0003 0036 %d\nE: 1000.%s000 0000 0000 0\n' $t $((828 + ${t#0} % 3)) $t; done
+    printf 'E: 1000.400000 0003 0039 -1\nE: 1000.400000 0001 014a 0\nE: 1000.400000 0000 0000 0\n'
+} >"$edgerest"
+
+# Each scenario: TAG and the recording it plays.
+file_of() {
+    case $1 in
+        tap) echo "$repo/Recordings/tap-1f.phone.evemu" ;;
+        drag) echo "$repo/Recordings/slow-drag-right.tablet.evemu" ;;
+        pinch | reload | kill | term) echo "$repo/Recordings/pinch-close-2f.phone.evemu" ;;
+        swipe | free | removed) echo "$repo/Recordings/swipe-up-3f.kiosk.evemu" ;;
+        edge) echo "$laptop" ;;
+        edgetap) echo "$edgetap" ;;
+        edgerest) echo "$edgerest" ;;
+        rest) echo "$repo/Recordings/hold-1f.tablet.evemu" ;;
+    esac
+}
+name_of() { sed -n 's/^N: //p' "$(file_of "$1")" | head -n 1; }
+# A [[device]] section for TAG's device named NAME: claimed or not, and the
+# size the recording's .expect gives, if any (where the recording reports
+# no resolution).
+section() { # TAG NAME CLAIM
+    local expect size
+    expect=$(file_of "$1")
+    expect=$repo/Recordings/$(basename "${expect%.evemu}" | sed 's/^edge-\(tap\|rest\)/edge-swipe-left/').expect
+    size=$(sed -n 's/^# size: *//p' "$expect" | head -n 1)
+    printf '[[device]]\nmatch = "%s"\nclaim = %s\n' "$2" "$3"
+    [ -z "$size" ] || printf 'size = "%s"\n' "$size"
+    echo
+}
+claimed_tags="tap drag pinch free swipe edge edgetap edgerest removed reload kill term"
+config() { # the daemon's configuration; RELOADED: the reload scenario's device no longer claimed
+    local tag
+    for tag in $claimed_tags; do
+        if [ "$tag" = reload ] && [ "${1:-}" = reloaded ]; then
+            section "$tag" "$(name_of "$tag") #claim-$tag" false
+        else
+            section "$tag" "$(name_of "$tag") #claim-$tag" true
+        fi
+    done
+}
+config >"$run/claim.toml"
+section rest "$(name_of rest) #claim-rest" true >"$run/rest.toml"
+
+start_daemon() {
+    # A daemon that could not remove its socket (its user may not write
+    # this directory) left it behind.
+    rm -f "$run/c.sock"
+    local subscribed
+    subscribed=$(grep -c '"type":"subscribed"' "$out/claim-events.jsonl" 2>/dev/null)
+    "$gestured" serve --socket "$run/c.sock" --config "$run/claim.toml" --user daemon --log-level info >>"$out/claim-serve.log" 2>&1 &
+    daemon=$!
+    for _ in $(seq 300); do [ -S "$run/c.sock" ] && break; sleep 0.1; done
+    "$gestured" monitor --socket "$run/c.sock" --json >>"$out/claim-events.jsonl" 2>>"$out/claim-monitor.log" &
+    monitor=$!
+    for _ in $(seq 600); do
+        [ "$(grep -c '"type":"subscribed"' "$out/claim-events.jsonl")" -gt "${subscribed:-0}" ] && break
+        sleep 0.05
+    done
+}
+start_daemon
+
+# The node of the input device named NAME, once it exists.
+node_named() {
+    for _ in $(seq 600); do
+        for e in /sys/class/input/event*; do
+            if [ "$(cat "$e/device/name" 2>/dev/null)" = "$1" ]; then
+                echo "/dev/input/${e##*/}"
+                return 0
+            fi
+        done
+        sleep 0.05
+    done
+    return 1
+}
+# Every input device's name, now.
+names() { cat /sys/class/input/event*/device/name 2>/dev/null | sort; }
+
+# Plays TAG's recording on a device named "NAME #KIND-TAG" (KIND: claim or
+# plain) with the frames' times in claim-sent-KIND-TAG.evemu; reads the
+# clone (claim) or the device itself (plain) as a compositor would, into
+# claim-read-KIND-TAG.evemu and claim-libinput-KIND-TAG.out. Extra
+# arguments go to the player. Sets `played`, `reader`, `li`, `source`.
+play() {
+    local kind=$1 tag=$2
+    shift 2
+    local name
+    name="$(name_of "$tag") #$kind-$tag"
+    "$touch" play "$(file_of "$tag")" --settle 0 --suffix " #$kind-$tag" --wait-for "$run/go-$kind-$tag" \
+        --sent "$out/claim-sent-$kind-$tag.evemu" "$@" </dev/null >"$out/claim-play-$kind-$tag.out" 2>&1 &
+    played=$!
+    source=$(node_named "$name")
+    local read=$name
+    if [ "$kind" = claim ]; then
+        read="$name (gestured)"
+        # The daemon has it when its monitor hears of it.
+        for _ in $(seq 600); do grep -q "\"type\":\"device_added\".*#claim-$tag\"" "$out/claim-events.jsonl" && break; sleep 0.05; done
+    fi
+    "$touch" record "$read" 60 "$out/claim-read-$kind-$tag.evemu" >"$out/claim-record-$kind-$tag.out" 2>&1 &
+    reader=$!
+    for _ in $(seq 600); do grep -q '^recording' "$out/claim-record-$kind-$tag.out" && break; sleep 0.05; done
+    libinput debug-events --device "$(node_named "$read")" >"$out/claim-libinput-$kind-$tag.out" 2>&1 &
+    li=$!
+    for _ in $(seq 600); do grep -q 'DEVICE_ADDED' "$out/claim-libinput-$kind-$tag.out" && break; sleep 0.05; done
+    log "$kind $tag"
+    touch "$run/go-$kind-$tag"
+}
+# Waits for the player and the readers (the readers end with their device).
+finish() {
+    wait "$played"
+    wait "$reader" 2>/dev/null
+    sleep 0.5
+    kill "$li" 2>/dev/null
+    wait "$li" 2>/dev/null
+}
+
+# 1. The same recordings plain and claimed, with nothing claimed yet: a
+#    one-finger tap and drag, a pinch, and a three-finger swipe that no
+#    binding wants.
+for tag in tap drag pinch free; do
+    play plain "$tag"
+    finish
+    play claim "$tag"
+    finish
+done
+
+# 2. gestured act with a three-finger swipe and a left-edge swipe bound: act
+#    claims both (three fingers and edges by default).
+printf '[[bind]]\ngesture = "swipe"\nfingers = 3\nrun = ["sh", "-c", "echo swipe >>%s/ran"]\n\n' "$run" >"$run/actions.toml"
+printf '[[bind]]\ngesture = "swipe"\nedge = "left"\nrun = ["sh", "-c", "echo edge >>%s/ran"]\n' "$run" >>"$run/actions.toml"
+chmod 644 "$run/actions.toml"
+"$gestured" act --config "$run/actions.toml" --socket "$run/c.sock" >"$out/claim-act.log" 2>&1 &
+act=$!
+for _ in $(seq 600); do grep -q 'connected to' "$out/claim-act.log" && break; sleep 0.05; done
+play claim swipe
+finish
+for tag in edgetap edgerest; do
+    play plain "$tag"
+    finish
+    play claim "$tag"
+    finish
+done
+play claim edge
+finish
+sleep 1
+cp "$run/ran" "$out/claim-ran.out" 2>/dev/null || : >"$out/claim-ran.out"
+
+# 3. Endings in the middle of a claimed touchscreen's touches. After each:
+#    the devices there are, whether the source can be grabbed (it cannot
+#    while a grab is held), then the rest of the recording.
+interrupted() { # TAG HOW
+    local tag=$1 how=$2 events
+    events=$(grep -c '^E: ' "$(file_of "$tag")")
+    if [ "$how" = removed ]; then
+        play claim "$tag" --stop-after $((events / 2))
+    else
+        play claim "$tag" --pause-after $((events / 2)) "$run/resume-$tag"
+        for _ in $(seq 600); do grep -q '^paused' "$out/claim-play-claim-$tag.out" && break; sleep 0.05; done
+    fi
+    # The device as the compositor reads it, once the claim has ended.
+    local source_li=""
+    if [ "$how" != removed ]; then
+        libinput debug-events --device "$source" >"$out/claim-libinput-source-$tag.out" 2>&1 &
+        source_li=$!
+        for _ in $(seq 600); do grep -q 'DEVICE_ADDED' "$out/claim-libinput-source-$tag.out" && break; sleep 0.05; done
+    fi
+    log "$how in the middle of $tag"
+    case $how in
+        kill) kill -KILL "$daemon" ;;
+        term) kill -TERM "$daemon" ;;
+        reload)
+            # What `gestured devices` says of it (it opens it as the daemon does, for a moment).
+            "$gestured" devices --config "$run/claim.toml" --device "$source" >"$out/claim-devices.out" 2>&1
+            config reloaded >"$run/claim.toml"
+            kill -HUP "$daemon"
+            for _ in $(seq 600); do grep -q "#claim-reload: no longer claimed" "$out/claim-serve.log" && break; sleep 0.05; done
+            # Still held while the fingers are down.
+            "$touch" grab "$source" >"$out/claim-grab-during-$tag.out" 2>&1
+            ;;
+    esac
+    [ "$how" = kill ] || [ "$how" = term ] && wait "$daemon" 2>/dev/null
+    sleep 1
+    names >"$out/claim-names-during-$tag.out"
+    touch "$run/resume-$tag"
+    [ "$how" = removed ] || { for _ in $(seq 600); do grep -q '^late' "$out/claim-play-claim-$tag.out" && break; sleep 0.05; done; }
+    sleep 0.5
+    names >"$out/claim-names-after-$tag.out"
+    [ "$how" = removed ] || "$touch" grab "$source" >"$out/claim-grab-after-$tag.out" 2>&1
+    finish
+    if [ -n "$source_li" ]; then
+        kill "$source_li" 2>/dev/null
+        wait "$source_li" 2>/dev/null
+    fi
+}
+interrupted removed removed
+interrupted reload reload
+interrupted term term
+echo "claim daemon exited after SIGTERM" >>"$out/claim-serve.log"
+kill "$act" "$monitor" 2>/dev/null
+wait "$act" "$monitor" 2>/dev/null
+config >"$run/claim.toml"
+start_daemon
+interrupted kill kill
+kill "$monitor" 2>/dev/null
+wait "$monitor" 2>/dev/null
+
+# 4. A finger resting when the daemon starts: no grab until it lifts. The
+#    hold is paused with its finger down, a daemon claiming it starts.
+"$touch" play "$(file_of rest)" --settle 0 --suffix " #claim-rest" --pause-after 10 "$run/resume-rest" \
+    </dev/null >"$out/claim-play-claim-rest.out" 2>&1 &
+played=$!
+for _ in $(seq 600); do grep -q '^paused' "$out/claim-play-claim-rest.out" && break; sleep 0.05; done
+"$touch" record "$(name_of rest) #claim-rest" 60 "$out/claim-read-source-rest.evemu" >/dev/null 2>&1 &
+reader=$!
+"$gestured" serve --socket "$run/r.sock" --config "$run/rest.toml" --user daemon --log-level info >>"$out/claim-rest.log" 2>&1 &
+rest=$!
+for _ in $(seq 300); do grep -q "#claim-rest: claimed" "$out/claim-rest.log" && break; sleep 0.1; done
+sleep 1
+echo "--- resumed" >>"$out/claim-rest.log"
+touch "$run/resume-rest"
+wait "$played" "$reader"
+kill -TERM "$rest"
+wait "$rest"
+echo "rest daemon exited $?" >>"$out/claim-rest.log"
+log "rest done"
