@@ -195,7 +195,8 @@ interrupted() { # TAG HOW
     if [ "$how" = removed ]; then
         play claim "$tag" --stop-after $((events / 2))
     else
-        play claim "$tag" --pause-after $((events / 2)) "$run/resume-$tag"
+        # Kept until the grab below has tried it.
+        play claim "$tag" --pause-after $((events / 2)) "$run/resume-$tag" --keep-until "$run/looked-$tag"
         for _ in $(seq 600); do grep -q '^paused' "$out/claim-play-claim-$tag.out" && break; sleep 0.05; done
     fi
     # The device as the compositor reads it, once the claim has ended.
@@ -227,6 +228,7 @@ interrupted() { # TAG HOW
     sleep 0.5
     names >"$out/claim-names-after-$tag.out"
     [ "$how" = removed ] || "$touch" grab "$source" >"$out/claim-grab-after-$tag.out" 2>&1
+    touch "$run/looked-$tag"
     finish
     if [ -n "$source_li" ]; then
         kill "$source_li" 2>/dev/null

@@ -1,7 +1,7 @@
 /* uinput-touch: real evdev devices for the kernel tests (scripts/kernel-test.sh).
  *
  *   uinput-touch play FILE.evemu [--no-resolution] [--stop-after N] [--settle MS] [--suffix S] [--wait-for PATH] [--burst]
- *                                [--echo OUT.evemu] [--sent OUT.evemu] [--pause-after N PATH]
+ *                                [--echo OUT.evemu] [--sent OUT.evemu] [--pause-after N PATH] [--keep-until PATH]
  *       Creates a device through uinput (libevdev) from the evemu file's
  *       description, prints "node /dev/input/eventN", waits MS (1500) for udev
  *       and its readers, writes the file's events with their recorded timing,
@@ -23,7 +23,9 @@
  *       of the device, or of a clone of it, is to receive.
  *       --pause-after stops before the frame holding the Nth event (fingers
  *       down, the device still there), prints "paused", and goes on, with
- *       the rest of the timing, once PATH exists.
+ *       the rest of the timing, once PATH exists. --keep-until keeps the
+ *       device, once played, until PATH exists (at most 60 s) instead of
+ *       a second: for a caller that still looks at it.
  *   uinput-touch record NAME SECONDS OUT.evemu
  *       Waits up to SECONDS for an input device named NAME, then writes
  *       what it delivers (on CLOCK_MONOTONIC: E: lines with absolute times,
@@ -101,7 +103,7 @@ static void echo_events(int fd, FILE *out) {
 
 static int play(const char *path, int no_resolution, long stop_after, long settle_ms, const char *suffix,
                 const char *wait_for, int burst, const char *echo, const char *sent, long pause_after,
-                const char *pause_path) {
+                const char *pause_path, const char *keep_until) {
     FILE *f = fopen(path, "r");
     if (!f) die("cannot open the trace");
     /* The description as created (the name with its suffix), for --echo. */
@@ -264,7 +266,14 @@ static int play(const char *path, int no_resolution, long stop_after, long settl
     if (sent_out && fclose(sent_out) != 0) die("--sent: cannot write the file");
     printf("late %lld us at worst\n", worst);
     fflush(stdout); /* a caller waits for this line while the device still exists */
-    if (stop_after < 0) usleep(1000000);
+    if (keep_until) {
+        for (int k = 0; access(keep_until, F_OK) != 0; k++) {
+            if (k > 6000) die("--keep-until: PATH never appeared");
+            usleep(10000);
+        }
+    } else if (stop_after < 0) {
+        usleep(1000000);
+    }
     libevdev_uinput_destroy(ui);
     libevdev_free(dev);
     free(events);
@@ -435,7 +444,7 @@ int main(int argc, char **argv) {
         int no_resolution = 0;
         long stop_after = -1, settle = 1500;
         const char *suffix = "";
-        const char *wait_for = NULL, *echo = NULL, *sent = NULL, *pause_path = NULL;
+        const char *wait_for = NULL, *echo = NULL, *sent = NULL, *pause_path = NULL, *keep_until = NULL;
         long pause_after = -1;
         int burst = 0;
         for (int i = 3; i < argc; i++) {
@@ -451,10 +460,11 @@ int main(int argc, char **argv) {
                 pause_after = atol(argv[++i]);
                 pause_path = argv[++i];
             }
-            else die("unknown option; usage: uinput-touch play FILE [--no-resolution] [--stop-after N] [--settle MS] [--suffix S] [--wait-for PATH] [--burst] [--echo OUT] [--sent OUT] [--pause-after N PATH]");
+            else if (!strcmp(argv[i], "--keep-until") && i + 1 < argc) keep_until = argv[++i];
+            else die("unknown option; usage: uinput-touch play FILE [--no-resolution] [--stop-after N] [--settle MS] [--suffix S] [--wait-for PATH] [--burst] [--echo OUT] [--sent OUT] [--pause-after N PATH] [--keep-until PATH]");
         }
         return play(argv[2], no_resolution, stop_after, settle, suffix, wait_for, burst, echo, sent, pause_after,
-                    pause_path);
+                    pause_path, keep_until);
     }
     if (argc == 3 && !strcmp(argv[1], "keyboard")) return keyboard(atol(argv[2]));
     if (argc == 4 && !strcmp(argv[1], "watch")) return watch(argv[2], atol(argv[3]));
