@@ -19,48 +19,9 @@ bin=${GESTURED_BIN:-$(swift build -c release --show-bin-path)/gestured}
 [ -x "$bin" ] || { echo "systemd-smoke: no gestured at $bin; build first (make release) or set GESTURED_BIN" >&2; exit 1; }
 work=$(mktemp -d /var/tmp/gestured-smoke.XXXXXX)
 chmod 755 "$work"
-pid1=""
-ns=""
-step="starting"
-# What the units and the daemon said, for a step that failed. Each command is
-# bounded: a systemd that stopped answering must not hang the report.
-diagnose() {
-    echo "systemd-smoke: FAILED during: $step (${SECONDS}s into the script)"
-    if [ -n "$pid1" ]; then
-        echo "-- systemctl status gestured.socket gestured.service"
-        timeout 10 nsenter -t "$pid1" -m -p -- systemctl status --no-pager --lines=0 gestured.socket gestured.service 2>&1 || true
-        echo "-- journal (last 40 lines)"
-        timeout 10 nsenter -t "$pid1" -m -p -- journalctl --no-pager -n 40 -o short-monotonic 2>&1 || true
-        echo "-- processes in the namespace"
-        timeout 10 nsenter -t "$pid1" -m -p -- ps -eo pid,user,stat,etimes,comm 2>&1 || true
-    fi
-    echo "-- systemd's log"
-    tail -n 40 "$work/systemd.log" 2>/dev/null || true
-}
-cleanup() {
-    local status=$?
-    [ "$status" -eq 0 ] || diagnose
-    # systemd as the namespace's PID 1, and everything in the session unshare
-    # leads (setsid), whichever of them got as far as starting.
-    [ -n "$pid1" ] && kill -9 "$pid1" 2>/dev/null || true
-    [ -n "$ns" ] && { pkill -9 -s "$ns" 2>/dev/null; kill -9 "$ns" 2>/dev/null; } || true
-    # The control groups the throwaway systemd made (it shares the machine's
-    # cgroup file system), deepest first, once the killed processes have left them.
-    if [ -f "$work/cgroups.before" ]; then
-        local left
-        new_cgroups() { find /sys/fs/cgroup -mindepth 1 -type d 2>/dev/null | sort | comm -13 "$work/cgroups.before" - | sort -r; }
-        for _ in $(seq 50); do
-            left=$(new_cgroups)
-            [ -n "$left" ] || break
-            echo "$left" | xargs -r -d '\n' rmdir 2>/dev/null || true
-            sleep 0.1
-        done
-        left=$(new_cgroups)
-        [ -z "$left" ] || echo "systemd-smoke: could not remove these control groups: $left" >&2
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
+name=systemd-smoke
+. scripts/throwaway-systemd.sh
+trap 'throwaway_cleanup $?' EXIT
 # timeout(1) ends a script that ran too long with SIGTERM: report, then clean up.
 trap 'exit 143' TERM
 
@@ -73,69 +34,18 @@ cp -r Recordings "$work$root/Recordings"
 
 # Nothing the throwaway systemd or its services write reaches the machine:
 # /etc is a copy on a tmpfs, /run, /tmp, /var/tmp, /var/log and
-# /var/lib/systemd are empty tmpfs. Only what the test starts runs: every
-# unit the distribution ships is masked but the journal's (the test reads
-# it), and no generator runs. Otherwise starting gestured.service, which
-# wants sysinit.target, would boot the machine again: udev coldplug,
-# sysctl, tmpfiles, journal files in /var/log/journal, each slow under load.
-cat >"$work/boot.sh" <<'BOOT'
-set -e
-mount -t tmpfs tmpfs /run
-mkdir -p /run/systemd /run/etc
+# /var/lib/systemd are empty tmpfs.
+throwaway_boot '
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /mnt
 cp -a "$1/mnt/gestured" /mnt/
+mkdir -p /run/etc
 cp -a /etc/. /run/etc/
 mount --bind /run/etc /etc
-for d in /var/tmp /var/log /var/lib/systemd /lib/systemd/system-generators; do
+for d in /var/tmp /var/log /var/lib/systemd; do
     if [ -d "$d" ]; then mount -t tmpfs tmpfs "$d"; fi
-done
-rm -rf /etc/systemd/system
-mkdir -p /etc/systemd/system /etc/systemd/journald.conf.d
-printf '[Journal]\nStorage=volatile\nReadKMsg=no\n' >/etc/systemd/journald.conf.d/smoke.conf
-for unit in /lib/systemd/system/*; do
-    [ -d "$unit" ] && continue
-    case ${unit##*/} in
-        *.target | *.slice | systemd-journald.service | systemd-journald.socket | systemd-journald-dev-log.socket) ;;
-        # gestured's own, if a package installed them on this machine: the
-        # copies under test replace them below.
-        gestured*) ;;
-        *) ln -s /dev/null "/etc/systemd/system/${unit##*/}" ;;
-    esac
-done
-printf '[Unit]\nDescription=gestured smoke test\nDefaultDependencies=no\n' >/etc/systemd/system/smoke.target
-exec /lib/systemd/systemd --system --unit=smoke.target --log-target=console --log-level=warning </dev/null
-BOOT
-find /sys/fs/cgroup -mindepth 1 -type d 2>/dev/null | sort >"$work/cgroups.before"
-user_ns=""
-[ "$(id -u)" -eq 0 ] || user_ns="--map-root-user"
-setsid unshare $user_ns --pid --fork --mount --uts --propagation private --mount-proc sh "$work/boot.sh" "$work" \
-    >"$work/systemd.log" 2>&1 </dev/null &
-ns=$!
-step="booting systemd in its own namespaces"
-deadline=$((SECONDS + 30))
-until [ -n "$pid1" ] && timeout 10 nsenter -t "$pid1" -m -p -- systemctl is-system-running >/dev/null 2>&1; do
-    [ "$SECONDS" -lt "$deadline" ] || { echo "systemd-smoke: systemd did not start within 30 s"; exit 1; }
-    sleep 0.1
-    pid1=$(pgrep -f "systemd --system --unit=smoke.target" | head -1 || true)
-done
-# A command inside the namespaces, bounded: none of them should take a minute.
-inside() { timeout -k 5 60 nsenter -t "$pid1" -m -p -- "$@"; }
-# wait_for SECONDS WHAT COMMAND...: until COMMAND succeeds, or fail saying WHAT.
-wait_for() {
-    local limit=$1 what=$2
-    shift 2
-    local deadline=$((SECONDS + limit))
-    until "$@"; do
-        if [ "$SECONDS" -ge "$deadline" ]; then
-            echo "systemd-smoke: $what: not within $limit s"
-            return 1
-        fi
-        sleep 0.2
-    done
-}
+done'
 active() { [ "$(inside systemctl show -p ActiveState --value "$1")" = active ]; }
-echo "== systemd $(inside systemctl --version | head -1 | cut -d' ' -f2) running as PID 1 of its own namespaces"
 
 step="1. systemd-run --service-type=notify"
 echo "== 1. systemd-run --service-type=notify --collect gestured serve --replay … --loop"
@@ -154,24 +64,6 @@ inside sh -c 'echo "gesture:x:995:member" >>/etc/group; echo "input:x:994:" >>/e
     echo "gestured:x:993:" >>/etc/group; echo "gestured:x:993:993::/:/usr/sbin/nologin" >>/etc/passwd
     echo "member:x:992:" >>/etc/group; echo "member:x:992:992::/:/usr/sbin/nologin" >>/etc/passwd
     echo "other:x:991:" >>/etc/group; echo "other:x:991:991::/:/usr/sbin/nologin" >>/etc/passwd'
-# Connects as USER (with that user's groups) and prints the daemon's first line,
-# or why it could not: a member of `gesture` must get `hello` every time.
-hello_as() {
-    local who=$1 what=$2
-    local line
-    # A few tries: a service being restarted (slowly, under a sanitizer) may
-    # not answer within socat's one second of quiet.
-    for _ in 1 2 3 4 5 6 7 8 9 10; do
-        line=$(inside setpriv --reuid "$who" --regid "$who" --init-groups -- \
-            timeout 5 socat -T 1 -u UNIX-CONNECT:/run/gestured/gestured.sock STDOUT 2>&1 | head -1) || true
-        case "$line" in *'"type":"hello"'* | *'Permission denied'*) break ;; esac
-        sleep 0.5
-    done
-    case "$line" in
-        *'"type":"hello"'*) echo "$what: $who got hello" ;;
-        *) echo "$what: $who got no hello: ${line:-nothing}" ;;
-    esac
-}
 socket_owner() { inside stat -c '%A %U %G' /run/gestured/gestured.sock /run/gestured 2>&1 | paste -sd' ' -; }
 inside sh -c "cp $root/system/gestured.service $root/system/gestured.socket /etc/systemd/system/"
 if [ -n "${GESTURED_SANITIZER:-}" ]; then
