@@ -23,7 +23,7 @@ MANDIR ?= $(DATADIR)/man
 TEST_LIMIT ?= 1200
 TEST_RUN = scripts/test-run.sh $(TEST_LIMIT)
 
-.PHONY: all setup build release test test-kernel sanitize fuzz bench bench-smoke bench-update lint format harness install install-files uninstall check-units systemd-smoke recordings throughput demo pictures man clean
+.PHONY: all setup build release deb test test-kernel sanitize fuzz bench bench-smoke bench-update lint format harness install install-files uninstall check-units systemd-smoke recordings throughput demo pictures man clean
 
 # `make` builds, as you, what `sudo make install` copies: the release binary
 # and the man pages (about 2 minutes the first time on two cores, most of it
@@ -84,12 +84,23 @@ release:
 	$(SWIFT) build -c release --build-path $(RELEASE_BUILD) --product gestured --static-swift-stdlib -Xswiftc -warnings-as-errors \
 	    $(RELEASE_LTO) $(RELEASE_LINK) $(RELEASE_ORDER) $(RELEASE_PROFILE)
 
-# Style and warnings (lint), the end-to-end harness, every test (Swift Testing), the
-# real-kernel tests in a virtual machine (test-kernel), the release build
-# (as `make` builds it: LTO, the order file, the profile) installed into a
-# scratch directory (scripts/check-install.sh), the
-# benchmarks' allocation counts against Benchmarks/Thresholds (no timing),
-# 20 s of each fuzz target, then every test again under the sanitizers. Each
+# The Debian package, .build/deb/gestured_VERSION_ARCH.deb, built by
+# debhelper from debian/ (which runs `make release man` and `make
+# install-files` with Debian's paths) and checked by lintian (scripts/deb.sh;
+# docs/packaging.md).
+VERSION := $(shell sed -n 's/^package let gesturedVersion = "\(.*\)"$$/\1/p' Sources/GestureDaemon/Daemon.swift)
+DEB_FILE = .build/deb/gestured_$(VERSION)_$(shell dpkg --print-architecture).deb
+deb:
+	scripts/deb.sh
+
+# Style and warnings (lint), the end-to-end harness, every test (Swift
+# Testing), the release build (as `make` builds it: LTO, the order file, the
+# profile) installed into a scratch directory (scripts/check-install.sh), the
+# Debian package built, checked by lintian, then installed, upgraded and
+# purged in a throwaway systemd (make deb, scripts/deb-test.sh), the
+# real-kernel tests in a virtual machine (test-kernel, which installs the
+# package there last), the benchmarks' allocation counts against
+# Benchmarks/Thresholds (no timing), 20 s of each fuzz target, then every test again under the sanitizers. Each
 # test run is stopped with a report if it hangs (TEST_LIMIT, scripts/watchdog.sh).
 # Real recordings in ../shared/traces are replayed when that folder is present.
 # A test that needs what this machine lacks (root, a tool, a virtual
@@ -98,9 +109,11 @@ release:
 test: lint harness
 	$(SWIFT) build --build-tests
 	$(TEST_RUN) $(SWIFT) test --skip-build --skip KernelTests
-	$(MAKE) test-kernel
 	$(MAKE) release
 	GESTURED_BIN=$(RELEASE_BUILD)/release/gestured scripts/check-install.sh
+	$(MAKE) deb
+	scripts/deb-test.sh $(DEB_FILE)
+	GESTURED_DEB=$(CURDIR)/$(DEB_FILE) $(MAKE) test-kernel
 	$(MAKE) bench-smoke
 	$(MAKE) fuzz FUZZ_SECONDS=20
 	$(MAKE) sanitize
@@ -111,6 +124,8 @@ test: lint harness
 # bundled recordings. Run on their own, not beside the other suites, whose
 # timings a virtual machine on two cores would disturb. Outside CI they are
 # skipped, saying so, where no virtual machine can be booted.
+# GESTURED_DEB=PATH (make test passes the package make deb built) has the
+# guest install it and plug in a touchscreen after (scripts/kernel-guest-deb.sh).
 test-kernel: harness
 	$(SWIFT) build --build-tests
 	GESTURED_KERNEL_TESTS=1 $(TEST_RUN) $(SWIFT) test --skip-build --filter KernelTests
@@ -218,7 +233,7 @@ install-files:
 	if [ -f "$(MANPAGES)/gestured.toml.5" ]; then install -Dm644 "$(MANPAGES)/gestured.toml.5" "$(DESTDIR)$(MANDIR)/man5/gestured.toml.5"; fi
 	install -d "$(DESTDIR)$(DATADIR)/bash-completion/completions" "$(DESTDIR)$(DATADIR)/zsh/site-functions" \
 	    "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d"
-	"$(GESTURED_BIN)" --generate-completion-script bash > "$(DESTDIR)$(DATADIR)/bash-completion/completions/gestured"
+	"$(GESTURED_BIN)" --generate-completion-script bash | sed '1{/^#!/d}' > "$(DESTDIR)$(DATADIR)/bash-completion/completions/gestured"
 	"$(GESTURED_BIN)" --generate-completion-script zsh > "$(DESTDIR)$(DATADIR)/zsh/site-functions/_gestured"
 	"$(GESTURED_BIN)" --generate-completion-script fish > "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/gestured.fish"
 	if [ -z "$(DESTDIR)" ] && [ "$(SYSUSERSDIR)" = "$(PREFIX)/lib/sysusers.d" ] && [ -d /run/systemd/system ]; then \

@@ -2,9 +2,9 @@
 # Runs inside the virtual machine scripts/kernel-test.sh boots, as root, on a
 # real kernel: uinput, evdev, udev, libinput's udev backend. Writes what it
 # saw into OUT (the only directory it may write on the host).
-# Usage: kernel-guest.sh OUT REPO GESTURED UINPUT_TOUCH
+# Usage: kernel-guest.sh OUT REPO GESTURED UINPUT_TOUCH [DEB]
 set -uo pipefail
-out=$1 repo=$2 gestured=$3 touch=$4
+out=$1 repo=$2 gestured=$3 touch=$4 deb=${5:-}
 log() { echo "guest: $*" >>"$out/guest.log"; }
 exec 2>>"$out/guest.log"
 run=$(mktemp -d)
@@ -189,4 +189,7 @@ kill "$monitor" 2>/dev/null
 
 # Claimed touchscreens, with a daemon of their own.
 "$repo/scripts/kernel-guest-claim.sh" "$out" "$repo" "$gestured" "$touch"
+# The Debian package, installed last: it replaces the rules above with its own.
+# Bounded: the results above are kept whatever happens to it.
+if [ -n "$deb" ]; then timeout -k 10 300 "$repo/scripts/kernel-guest-deb.sh" "$out" "$repo" "$deb" "$touch" || log "the package step exited $?"; fi
 echo ok >"$out/status"

@@ -8,6 +8,8 @@
 # Uses KVM when it boots the kernel, else software emulation; OUT/vm says which.
 # Needs: qemu-system-x86, linux-image-amd64, virtme-ng (make setup), busybox-static,
 # the debug build (GESTURED_BIN picks another) and scripts/build-harness.sh.
+# GESTURED_DEB names the Debian package (make deb) the guest installs last
+# (scripts/kernel-guest-deb.sh); `make test` passes the one it built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -49,7 +51,12 @@ printf '[[device]]\nmatch = "%s #rotated"\nrotation = 90\n\n' "$device" >>"$out/
 : >"$out/extra-plays"
 
 # GESTURED_GUEST picks another guest script (scripts/kernel-cost.sh's).
-guest="$repo/scripts/${GESTURED_GUEST:-kernel-guest.sh} $out $repo $gestured $touch"
+deb=""
+if [ -n "${GESTURED_DEB:-}" ]; then
+    [ -f "$GESTURED_DEB" ] || { echo "kernel-test: GESTURED_DEB=$GESTURED_DEB is not a file (make deb)" >&2; exit 2; }
+    deb=$(cd "$(dirname "$GESTURED_DEB")" && pwd)/$(basename "$GESTURED_DEB")
+fi
+guest="$repo/scripts/${GESTURED_GUEST:-kernel-guest.sh} $out $repo $gestured $touch $deb"
 boot() {
     local started=$SECONDS
     rm -f "$out/status"

@@ -763,4 +763,4 @@ package struct Daemon {
 }
 
 /// The version `hello` and `--version` report.
-package let gesturedVersion = "0.2.0"
+package let gesturedVersion = "0.3.0"
