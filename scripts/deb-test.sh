@@ -10,10 +10,10 @@
 #      enabled for no one; the example configuration is in the docs folder;
 #   2. an upgrade (from the same package numbered just below) keeps an edited
 #      /etc/gestured/gestured.toml and restarts the running service;
-#   3. `apt-get remove` stops and disables the units; `apt-get purge` leaves
-#      no file, user, group or unit of gestured: the file list of /etc, /usr
-#      and /var (dpkg's and apt's own records aside) and getent's users and
-#      groups are those from before the install.
+#   3. `apt-get remove` stops the units (their enabling stays until a purge);
+#      `apt-get purge` leaves no file, user, group or unit of gestured: the
+#      file list of /etc, /usr and /var (dpkg's and apt's own records
+#      aside) and getent's users and groups are those from before the install.
 # Usage: scripts/deb-test.sh [PACKAGE]  (default: the one make deb built)
 # Needs root (or sudo through the caller) and systemd; prints "deb-test: ok".
 set -euo pipefail
@@ -112,6 +112,8 @@ apt remove gestured | tail -2
 expect_eq "gestured.socket after remove" "$(inside systemctl is-active gestured.socket || true)" inactive
 expect_eq "gestured.service after remove" "$(inside systemctl is-active gestured.service || true)" inactive
 inside test ! -e /usr/bin/gestured
+inside test -L /etc/systemd/system/sockets.target.wants/gestured.socket ||
+    { echo "deb-test: remove forgot that the admin enabled gestured.socket (only purge should)"; exit 1; }
 apt purge gestured | tail -2
 inside systemctl daemon-reload
 snapshot >"$work/files.after"
