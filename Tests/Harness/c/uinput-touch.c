@@ -318,14 +318,21 @@ static int open_named(const char *name, struct libevdev **out) {
     return -1;
 }
 
+/* Waits up to SECONDS, looking every POLL_US, for a device named NAME;
+ * returns its descriptor (and *dev), or dies saying none appeared. */
+static int await_named(const char *name, long seconds, useconds_t poll_us, struct libevdev **dev) {
+    int fd;
+    long long give_up = now_usec() + seconds * 1000000LL;
+    while ((fd = open_named(name, dev)) < 0) {
+        if (now_usec() > give_up) die("no device with that name appeared");
+        usleep(poll_us);
+    }
+    return fd;
+}
+
 static int record(const char *name, long seconds, const char *out_path) {
     struct libevdev *dev = NULL;
-    int fd = -1;
-    long long give_up = now_usec() + seconds * 1000000LL;
-    while ((fd = open_named(name, &dev)) < 0) {
-        if (now_usec() > give_up) die("no device with that name appeared");
-        usleep(5000);
-    }
+    int fd = await_named(name, seconds, 5000, &dev);
     int clock = CLOCK_MONOTONIC;
     if (ioctl(fd, EVIOCSCLOCKID, &clock) != 0) die("EVIOCSCLOCKID failed");
     FILE *out = fopen(out_path, "w");
@@ -374,12 +381,7 @@ static int grab(const char *path) {
 
 static int relay(const char *name, long seconds) {
     struct libevdev *dev = NULL;
-    int fd = -1;
-    long long give_up = now_usec() + seconds * 1000000LL;
-    while ((fd = open_named(name, &dev)) < 0) {
-        if (now_usec() > give_up) die("no device with that name appeared");
-        usleep(5000);
-    }
+    int fd = await_named(name, seconds, 5000, &dev);
     int clock = CLOCK_MONOTONIC;
     if (ioctl(fd, EVIOCSCLOCKID, &clock) != 0) die("EVIOCSCLOCKID failed");
     char copy[512];
@@ -413,12 +415,7 @@ static int relay(const char *name, long seconds) {
 
 static int watch(const char *name, long seconds) {
     struct libevdev *dev = NULL;
-    int fd = -1;
-    long long give_up = now_usec() + seconds * 1000000LL;
-    while ((fd = open_named(name, &dev)) < 0) {
-        if (now_usec() > give_up) die("no device with that name appeared");
-        usleep(20000);
-    }
+    int fd = await_named(name, seconds, 20000, &dev);
     printf("found %s\n", name);
     fflush(stdout);
     long long end = now_usec() + seconds * 1000000LL;
