@@ -65,6 +65,7 @@ struct DeviceRecognizer: Sendable {
         var d = taps.deadline
         if state == .touching && group.settleDeadline < d { d = group.settleDeadline }
         if (state == .touching || state == .undecided) && group.holdDeadline < d { d = group.holdDeadline }
+        if (state == .pinching || state == .rotating) && group.endDeadline < d { d = group.endDeadline }
         return d
     }
 
@@ -85,6 +86,9 @@ struct DeviceRecognizer: Sendable {
             } else if due == group.settleDeadline {
                 group.settleDeadline = .never
                 handle(.settled, now: due)
+            } else if due == group.endDeadline {
+                group.endDeadline = .never
+                handle(.bounceOver, now: due)
             } else {
                 group.holdDeadline = .never
                 handle(.holdDeadline, now: due)
@@ -113,30 +117,40 @@ struct DeviceRecognizer: Sendable {
             }
             guard c.slot >= 0, c.slot < TouchFrame.capacity, down.contains(c.slot) else { continue }
             moveFinger(c.slot, x: c.x, y: c.y, now: now)
-            if fingers[c.slot].isMember { anyMoved = true }
+            guard fingers[c.slot].isMember else { continue }
+            if c.size >= t.palmMinSize {
+                notFinger(c.slot, now: now)
+            } else {
+                anyMoved = true
+            }
         }
         if anyMoved {
             accumulateMotion()
-            if state.weighsMotion || log.tracing {
+            if state.weighsMotion {
+                dropGrips(now: now)
                 // Measured only as far as the thresholds it is compared with need.
                 let m = motion(now: now, below: t.smallestDecisionDistance)
                 updateMoved(m, now: now)
-                handle(classify(m), now: now)
+                // While a finger that lifted may bounce back, the others'
+                // motion alone decides nothing.
+                handle(now < group.bounceUntil ? .still : classify(m), now: now)
+            } else if state != .finished && memberDown >= 2 {
+                // A drag, pinch or rotation goes on, unless it has clearly
+                // become another kind.
+                handle(kindChange(now: now), now: now)
+            } else if log.tracing {
+                handle(classify(motion(now: now, below: t.smallestDecisionDistance)), now: now)
             } else {
-                // A drag, pinch, rotation or finished group takes every motion
+                // One finger's drag, or a finished group, takes every motion
                 // alike: no geometry to measure (but for a trace, which names it).
                 handle(.still, now: now)
             }
         }
         if others & ContactPhase.cancel.bit != 0 {
-            var cancelled = false
             for i in 0..<frame.count where contacts[i].phase == .cancel {
                 let c = contacts[i]
                 guard c.slot >= 0, c.slot < TouchFrame.capacity, down.contains(c.slot) else { continue }
-                if fingers[c.slot].isMember && !cancelled {
-                    cancelled = true
-                    handle(.cancel, now: now)
-                }
+                if fingers[c.slot].isMember { notFinger(c.slot, now: now) }
                 release(slot: c.slot, now: now)
             }
         }
@@ -149,10 +163,14 @@ struct DeviceRecognizer: Sendable {
                 fingers[c.slot].releaseVY = v.vy
                 let member = fingers[c.slot].isMember
                 release(slot: c.slot, now: now)
-                if member { handle(memberDown == 0 ? .lastUp : .fingerUp, now: now) }
+                guard member else { continue }
+                // The fingers left may be only a hand gripping the device.
+                dropGrips(now: now)
+                if memberDown > 0 { group.bounceUntil = now + t.bounceMaxInterval }
+                handle(memberDown == 0 ? .lastUp : .fingerUp, now: now)
             }
         }
-        if state == .finished && downCount == 0 { allLifted(now: now) }
+        if state == .finished && memberDown == 0 { allLifted(now: now) }
         if others & ContactPhase.down.bit != 0 {
             for i in 0..<frame.count where contacts[i].phase == .down {
                 let c = contacts[i]
@@ -162,7 +180,7 @@ struct DeviceRecognizer: Sendable {
                     moveFinger(c.slot, x: c.x, y: c.y, now: now)
                     continue
                 }
-                land(slot: c.slot, x: c.x, y: c.y, now: now)
+                land(slot: c.slot, x: c.x, y: c.y, palm: c.size >= t.palmMinSize, now: now)
             }
         }
         for s in down {
@@ -269,21 +287,137 @@ struct DeviceRecognizer: Sendable {
 
     // MARK: - Fingers
 
-    mutating func land(slot: Int, x: Double, y: Double, now: Timestamp) {
-        if state == .idle { startGroup(x: x, y: y, now: now) }
-        fingers[slot].land(at: now, x: x, y: y, member: state.acceptsFingers)
+    /// A contact lands. A palm (`palm.minSize`) is no finger: it joins no
+    /// group. A finger of the group that bounced (`bouncedFinger`) goes on
+    /// as the same finger.
+    mutating func land(slot: Int, x: Double, y: Double, palm: Bool = false, now: Timestamp) {
+        let bounced = palm ? nil : bouncedFinger(x: x, y: y, now: now)
+        let old = bounced.map { fingers[$0] }
+        let atBezel = min(x, y, width - x, height - y) <= t.gripBand
+        if state == .holding && !palm && !atBezel && onlyGripsDown() {
+            handle(.grip, now: now)
+        }
+        if state == .idle && !palm { startGroup(x: x, y: y, now: now) }
+        fingers[slot].land(at: now, x: x, y: y, member: !palm && (state.acceptsFingers || bounced != nil))
         paths[slot].removeAll()
         paths[slot].add(time: now, x: x, y: y)
         downCount += 1
         down.insert(slot)
-        if fingers[slot].isMember {
-            memberDown += 1
-            group.touched += 1
-            inGroup.insert(slot)
-        } else {
+        guard fingers[slot].isMember else {
             inGroup.remove(slot)
+            return
         }
+        memberDown += 1
+        if let bounced, let old {
+            group.bounceUntil = .zero
+            fingers[slot].continueTouch(of: old)
+            inGroup.remove(bounced)
+            group.atBezel.remove(bounced)
+            inGroup.insert(slot)
+            if old.atBezel { group.atBezel.insert(slot) }
+            handle(.fingerBack, now: now)
+            return
+        }
+        fingers[slot].atBezel = atBezel
+        if atBezel { group.atBezel.insert(slot) } else { group.atBezel.remove(slot) }
+        group.touched = max(group.touched, memberDown)
+        inGroup.insert(slot)
         handle(.fingerDown, now: now)
+    }
+
+    /// The finger of the group under way that lifted most recently, within
+    /// `bounce.maxInterval` before `now` and `bounce.maxDistance` of (x, y),
+    /// while another of its fingers is down: a landing there is that finger
+    /// again. None when every finger lifted (a second tap is a new touch).
+    func bouncedFinger(x: Double, y: Double, now: Timestamp) -> Int? {
+        guard memberDown > 0, state != .idle, state != .finished else { return nil }
+        var best: Int?
+        for s in inGroup.subtracting(down) {
+            let f = fingers[s]
+            guard now - f.liftedAt <= t.bounceMaxInterval,
+                Trig.hypot(x - f.x, y - f.y) <= t.bounceMaxDistance
+            else { continue }
+            if best.map({ fingers[$0].liftedAt < f.liftedAt }) ?? true { best = s }
+        }
+        return best
+    }
+
+    /// A member down is a palm (its size, or its touch cancelled): it is no
+    /// finger. Before anything is decided it leaves the group, which goes
+    /// on with the others (or ends, with none left); a gesture under way
+    /// with it is cancelled.
+    mutating func notFinger(_ slot: Int, now: Timestamp) {
+        switch state {
+        case .touching, .undecided:
+            leaveGroup(slot)
+            if memberDown == 0 { handle(.cancel, now: now) }
+        case .holding, .dragging, .pinching, .rotating:
+            handle(.cancel, now: now)
+            leaveGroup(slot)
+        case .idle, .finished:
+            leaveGroup(slot)
+        }
+    }
+
+    /// A member down stops being one: it is not among the group's fingers.
+    mutating func leaveGroup(_ slot: Int) {
+        guard fingers[slot].isMember, down.contains(slot) else { return }
+        fingers[slot].isMember = false
+        memberDown -= 1
+        group.touched -= 1
+        inGroup.remove(slot)
+        group.atBezel.remove(slot)
+    }
+
+    /// Members that landed at the bezel (`grip.band`) at least `settle`
+    /// before the group's first other finger, and rest there (within slop
+    /// of where they landed), are a hand gripping the device, not fingers of
+    /// the gesture the others make: they leave the group, which starts
+    /// again, with its edge and its timers, from its first finger left.
+    /// Looked at before anything is decided: when members move, when one
+    /// lifts, and at the hold deadline. Returns whether any left.
+    @discardableResult
+    mutating func dropGrips(now: Timestamp) -> Bool {
+        guard state == .touching || state == .undecided, !(group.atBezel & down).isEmpty else { return false }
+        var resting = SlotSet()
+        var firstOther = Timestamp.never
+        for s in inGroup {
+            let f = fingers[s]
+            if f.atBezel && f.isDown && Trig.hypot(f.x - f.startX, f.y - f.startY) <= t.slop {
+                resting.insert(s)
+            } else if f.downTime < firstOther {
+                firstOther = f.downTime
+            }
+        }
+        guard firstOther != .never else { return false }
+        var dropped = false
+        for s in resting where fingers[s].downTime + t.settle <= firstOther {
+            leaveGroup(s)
+            dropped = true
+        }
+        guard dropped else { return false }
+        var first = firstOther
+        var firstSlot: Int?
+        for s in inGroup where fingers[s].downTime <= first {
+            first = fingers[s].downTime
+            firstSlot = s
+        }
+        group.start = first
+        group.settleDeadline = max(first + t.settle, now)
+        group.holdDeadline = first + t.holdMinDuration
+        if let s = firstSlot { group.edge = edgeAt(x: fingers[s].startX, y: fingers[s].startY) }
+        return true
+    }
+
+    /// Whether every member down landed at the bezel and rests there: the
+    /// hold they make may be a hand gripping the device.
+    func onlyGripsDown() -> Bool {
+        guard memberDown > 0 else { return false }
+        for s in inGroup & down {
+            let f = fingers[s]
+            if !f.atBezel || Trig.hypot(f.x - f.startX, f.y - f.startY) > t.slop { return false }
+        }
+        return true
     }
 
     mutating func moveFinger(_ slot: Int, x: Double, y: Double, now: Timestamp) {

@@ -20,6 +20,9 @@ struct FingerTrack: Sendable {
     var prevX = 0.0, prevY = 0.0
     /// Release velocity (mm/s), set at the lift.
     var releaseVX = 0.0, releaseVY = 0.0
+    /// Landed within `grip.band` of an edge: if it rests there while other
+    /// fingers move, it is a hand gripping the device (`DeviceRecognizer.dropGrips`).
+    var atBezel = false
 
     mutating func land(at time: Timestamp, x px: Double, y py: Double, member: Bool) {
         self = FingerTrack()
@@ -34,6 +37,17 @@ struct FingerTrack: Sendable {
 
     /// Distance from the reference point, mm.
     var displacement: Double { Trig.hypot(x - refX, y - refY) }
+
+    /// Takes over the touch of a finger that lifted and landed again here (a
+    /// bounce): its landing time, and its landing and reference points
+    /// moved by the jump, so that the jump itself is no motion.
+    mutating func continueTouch(of old: FingerTrack) {
+        let (jx, jy) = (x - old.x, y - old.y)
+        downTime = old.downTime
+        (startX, startY) = (old.startX + jx, old.startY + jy)
+        (refX, refY) = (old.refX + jx, old.refY + jy)
+        atBezel = old.atBezel
+    }
 
     mutating func rebase() {
         (refX, refY) = (x, y)
@@ -52,6 +66,8 @@ struct SlotSet: Sequence, Sendable, Equatable {
     func contains(_ slot: Int) -> Bool { bits & (1 << UInt16(slot)) != 0 }
     mutating func insert(_ slot: Int) { bits |= 1 << UInt16(slot) }
     mutating func remove(_ slot: Int) { bits &= ~(1 << UInt16(slot)) }
+
+    var isEmpty: Bool { bits == 0 }
 
     static func & (a: SlotSet, b: SlotSet) -> SlotSet { SlotSet(bits: a.bits & b.bits) }
     /// The slots of this set that are not in `other`.

@@ -22,6 +22,10 @@ public struct GestureThresholds: Hashable, Sendable {
     public var doubleTapMaxDistance: Double = 10
     /// Still contact that makes a touch-and-hold, in ms. Default 500.
     public var holdMinDuration: Double = 500
+    /// Steady motion in one direction (a touch's trend, over the last three
+    /// fifths of `holdMinDuration`) that keeps it from becoming a hold at
+    /// its deadline, in mm. Default 1.
+    public var holdMaxCreep: Double = 1
     /// Window of the least-squares release velocity fit, in ms. Default 100.
     public var velocityWindow: Double = 100
     /// Release speed that makes a drag a flick, in mm/s. Default 100.
@@ -36,6 +40,25 @@ public struct GestureThresholds: Hashable, Sendable {
     public var swipeMaxAngle: Double = 30
     /// Centroid travel, span change or turn that decides a multi-finger gesture (drag, pinch or rotate), in mm. Default 4.
     public var pinchMinSpanChange: Double = 4
+    /// Span change of a two-or-more-finger drag, as a fraction of its span,
+    /// that ends it and begins a pinch (and at least twice
+    /// `pinchMinSpanChange`). Default 0.35.
+    public var pinchSwitchRatio: Double = 0.35
+    /// Travel of a pinch's or rotation's fingers together, with span and
+    /// angle steady, that ends it and begins a drag, in mm. Default 12.
+    public var dragSwitchTravel: Double = 12
+    /// Longest time a finger of a gesture may be up and still be the same
+    /// finger when it lands again, in ms. Default 150.
+    public var bounceMaxInterval: Double = 150
+    /// Largest distance from where a finger lifted to where it lands again
+    /// as the same finger, in mm. Default 8.
+    public var bounceMaxDistance: Double = 8
+    /// Contact size (touch major) from which a contact is a palm or a
+    /// gripping hand, not a finger, in mm; 0 never. Default 18.
+    public var palmMinSize: Double = 18
+    /// A contact that landed this close to an edge and rests there while
+    /// other fingers move is a gripping hand, not a finger, in mm. Default 8.
+    public var gripBand: Double = 8
     /// Distance from a panel edge that tags a gesture with that edge, in mm. Default 4.
     public var edgeBand: Double = 4
     /// On a claimed touchscreen, how soon after the first finger the Nth
@@ -84,6 +107,9 @@ extension GestureThresholds {
             name: "hold.minDuration", unit: "ms", keyPath: \.holdMinDuration, summary: "still contact that makes a touch-and-hold"
         ),
         Key(
+            name: "hold.maxCreep", unit: "mm", keyPath: \.holdMaxCreep,
+            summary: "steady motion one way, over the 3/5 of hold.minDuration before the deadline, that is not still"),
+        Key(
             name: "velocity.window", unit: "ms", keyPath: \.velocityWindow,
             summary: "least-squares window of the release velocity"),
         Key(
@@ -96,6 +122,24 @@ extension GestureThresholds {
         Key(
             name: "pinch.minSpanChange", unit: "mm", keyPath: \.pinchMinSpanChange,
             summary: "centroid travel, span change or turn that decides drag, pinch or rotate"),
+        Key(
+            name: "pinch.switchRatio", unit: "ratio", keyPath: \.pinchSwitchRatio,
+            summary: "span change of a drag, relative to its span, that turns it into a pinch"),
+        Key(
+            name: "drag.switchTravel", unit: "mm", keyPath: \.dragSwitchTravel,
+            summary: "travel together, span and angle steady, that turns a pinch or rotation into a drag"),
+        Key(
+            name: "bounce.maxInterval", unit: "ms", keyPath: \.bounceMaxInterval,
+            summary: "a finger of a gesture up this briefly is the same finger when it lands again"),
+        Key(
+            name: "bounce.maxDistance", unit: "mm", keyPath: \.bounceMaxDistance,
+            summary: "from where a finger lifted to where it lands again as the same finger"),
+        Key(
+            name: "palm.minSize", unit: "mm", keyPath: \.palmMinSize,
+            summary: "touch major from which a contact is a palm, not a finger (0: never)"),
+        Key(
+            name: "grip.band", unit: "mm", keyPath: \.gripBand,
+            summary: "a contact resting this close to an edge while others move is a grip"),
         Key(name: "edge.band", unit: "mm", keyPath: \.edgeBand, summary: "first touch this close to an edge tags the gesture"),
         Key(
             name: "claim.window", unit: "ms", keyPath: \.claimWindow,
@@ -146,6 +190,12 @@ struct ResolvedThresholds: Sendable {
     var doubleTapMinInterval: Duration
     var doubleTapMaxDistance: Double
     var holdMinDuration: Duration
+    var holdMaxCreep: Double
+    /// How soon a hold deadline that met a creeping touch looks again.
+    var holdRecheck: Duration
+    /// The time a touch's trend is measured over at its hold deadline:
+    /// three fifths of `hold.minDuration`.
+    var holdCreepWindow: Duration
     var velocityWindow: Duration
     var flickMinVelocity: Double
     var flickDeceleration: Double
@@ -155,6 +205,13 @@ struct ResolvedThresholds: Sendable {
     var swipeMaxSlope: Double
     var pinchMinSpanChange: Double
     var edgeBand: Double
+    var pinchSwitchRatio: Double
+    var dragSwitchTravel: Double
+    var bounceMaxInterval: Duration
+    var bounceMaxDistance: Double
+    /// `palm.minSize`, or infinity when it is 0 (no contact is a palm by size).
+    var palmMinSize: Double
+    var gripBand: Double
     /// The smallest distance a frame's motion is compared with as it comes
     /// (slop, the roll allowance, the decision distance): below it, the
     /// turn of several fingers need not be measured (`GroupMotion`).
@@ -171,6 +228,9 @@ struct ResolvedThresholds: Sendable {
         doubleTapMinInterval = .milliseconds(t.doubleTapMinInterval)
         doubleTapMaxDistance = t.doubleTapMaxDistance
         holdMinDuration = .milliseconds(t.holdMinDuration)
+        holdMaxCreep = t.holdMaxCreep
+        holdRecheck = .milliseconds(max(t.holdMinDuration / 5, 1))
+        holdCreepWindow = .milliseconds(max(t.holdMinDuration * 0.6, 10))
         velocityWindow = .milliseconds(t.velocityWindow)
         flickMinVelocity = t.flickMinVelocity
         flickDeceleration = t.flickDeceleration
@@ -179,6 +239,12 @@ struct ResolvedThresholds: Sendable {
         swipeMaxSlope = Self.tangent(degrees: t.swipeMaxAngle)
         pinchMinSpanChange = t.pinchMinSpanChange
         edgeBand = t.edgeBand
+        pinchSwitchRatio = t.pinchSwitchRatio
+        dragSwitchTravel = t.dragSwitchTravel
+        bounceMaxInterval = .milliseconds(t.bounceMaxInterval)
+        bounceMaxDistance = t.bounceMaxDistance
+        palmMinSize = t.palmMinSize > 0 ? t.palmMinSize : .infinity
+        gripBand = t.gripBand
         smallestDecisionDistance = min(t.slop, t.tapMaxRoll, t.pinchMinSpanChange)
     }
 

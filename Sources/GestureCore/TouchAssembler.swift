@@ -23,6 +23,8 @@ public struct TouchAssembler: Sendable {
         var trackingID: Int32 = -1
         var rawX: Int32 = 0
         var rawY: Int32 = 0
+        /// `ABS_MT_TOUCH_MAJOR`, device units (0: not reported).
+        var major: Int32 = 0
         /// Reported down to the pipeline.
         var active = false
         var moved = false
@@ -151,7 +153,8 @@ public struct TouchAssembler: Sendable {
                         "ABS_MT_SLOT \(e.value) is outside the device's slots 0...\(max(slotLimit, 1) - 1)")
                 }
                 currentSlot = Int(e.value)
-            case Evdev.ABS_MT_TRACKING_ID, Evdev.ABS_MT_POSITION_X, Evdev.ABS_MT_POSITION_Y, Evdev.ABS_MT_TOOL_TYPE:
+            case Evdev.ABS_MT_TRACKING_ID, Evdev.ABS_MT_POSITION_X, Evdev.ABS_MT_POSITION_Y, Evdev.ABS_MT_TOOL_TYPE,
+                Evdev.ABS_MT_TOUCH_MAJOR:
                 guard currentSlot < TouchFrame.capacity else {
                     if !warnedCapacity {
                         warnedCapacity = true
@@ -173,6 +176,9 @@ public struct TouchAssembler: Sendable {
                     slots[currentSlot].moved = true
                 case Evdev.ABS_MT_POSITION_Y:
                     slots[currentSlot].rawY = e.value
+                    slots[currentSlot].moved = true
+                case Evdev.ABS_MT_TOUCH_MAJOR:
+                    slots[currentSlot].major = e.value
                     slots[currentSlot].moved = true
                 default:
                     slots[currentSlot].palm = e.value == Evdev.MT_TOOL_PALM
@@ -223,6 +229,13 @@ public struct TouchAssembler: Sendable {
 
     private func mm(_ s: Slot) -> (x: Double, y: Double) { geometry.millimetres(rawX: s.rawX, rawY: s.rawY) }
 
+    /// A slot's touch major in mm: the kernel's multitouch protocol gives it
+    /// in surface units, the position axes' own, so it scales as X does.
+    private func size(_ s: Slot) -> Double {
+        guard s.major > 0 else { return 0 }
+        return Double(s.major) * geometry.width / Double(max(1, Int64(geometry.maxX) - Int64(geometry.minX)))
+    }
+
     private mutating func slotsFrame(_ frame: inout TouchFrame) {
         for i in 0..<min(slotLimit, TouchFrame.capacity) {
             var s = slots.span[i]
@@ -243,10 +256,10 @@ public struct TouchAssembler: Sendable {
                 s.active = false
                 s.ignored = s.palm && s.trackingID >= 0
             } else if !s.active && s.trackingID >= 0 && !s.palm && !s.ignored {
-                frame.append(Contact(slot: i, phase: .down, x: p.x, y: p.y))
+                frame.append(Contact(slot: i, phase: .down, x: p.x, y: p.y, size: size(s)))
                 s.active = true
             } else if s.active && s.moved {
-                frame.append(Contact(slot: i, phase: .move, x: p.x, y: p.y))
+                frame.append(Contact(slot: i, phase: .move, x: p.x, y: p.y, size: size(s)))
             }
             if s.trackingID < 0 { s.ignored = false }
             s.moved = false

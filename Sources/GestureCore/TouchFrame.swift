@@ -27,15 +27,26 @@ public struct Contact: Sendable, Hashable {
     /// capacity is).
     private var slotNumber: Int32
     public var phase: ContactPhase
+    /// The contact's size in tenths of a millimetre, 0 when the panel
+    /// reports none; kept in the slot's padding, so a contact stays 24 bytes.
+    private var sizeTenths: UInt16 = 0
     /// Position in mm from the panel's top-left corner, screen orientation.
     public var x: Double
     public var y: Double
 
-    public init(slot: Int, phase: ContactPhase, x: Double, y: Double) {
+    /// The length of the contact's major axis (`ABS_MT_TOUCH_MAJOR`), mm;
+    /// 0 when the panel reports none. Kept to a tenth of a millimetre, up to 6.5 m.
+    public var size: Double {
+        get { Double(sizeTenths) / 10 }
+        set { sizeTenths = newValue.isFinite ? UInt16(clamping: Int((max(newValue, 0) * 10).rounded())) : 0 }
+    }
+
+    public init(slot: Int, phase: ContactPhase, x: Double, y: Double, size: Double = 0) {
         self.slotNumber = Int32(clamping: slot)
         self.phase = phase
         self.x = x
         self.y = y
+        self.size = size
     }
 }
 

@@ -60,16 +60,29 @@ struct TouchGroup: Sendable {
         case movedOne = "moved-one"
         /// Several fingers moved, less than the decision distance.
         case movedMany = "moved-many"
-        /// Several fingers moved by the decision distance, mostly together.
+        /// Several fingers moved by the decision distance, mostly together;
+        /// in a pinch or rotation, by `drag.switchTravel` with span and angle steady.
         case movedTogether = "moved-together"
-        /// Several fingers moved by the decision distance, mostly apart or closer.
+        /// Several fingers moved by the decision distance, mostly apart or
+        /// closer; in a drag, their span changed by `pinch.switchRatio`.
         case movedApart = "moved-apart"
         /// Several fingers moved by the decision distance, mostly around their centroid.
         case movedAround = "moved-around"
         /// The settle window passed.
         case settled
-        /// `hold.minDuration` passed since the first touch.
+        /// `hold.minDuration` passed since the first touch (or, for a touch
+        /// that was creeping then, `holdRecheck` since the last look).
         case holdDeadline = "hold-deadline"
+        /// A finger of the group that lifted landed again within
+        /// `bounce.maxInterval` and `bounce.maxDistance` of where it lifted,
+        /// while others were down: the same finger, not a new one.
+        case fingerBack = "finger-back"
+        /// A pinch or rotation left with one finger waited `bounce.maxInterval`
+        /// and the lifted finger did not come back.
+        case bounceOver = "bounce-over"
+        /// A hold made only of contacts resting at the bezel, and a finger
+        /// lands away from it: the hold was a hand gripping the device.
+        case grip
         /// A member's touch was cancelled (palm) or the device went away.
         case cancel
     }
@@ -78,9 +91,22 @@ struct TouchGroup: Sendable {
     var start: Timestamp = .zero
     var settleDeadline: Timestamp = .never
     var holdDeadline: Timestamp = .never
+    /// A pinch or rotation whose second-to-last finger lifted ends here,
+    /// unless that finger bounces back first.
+    var endDeadline: Timestamp = .never
+    /// The gesture under way began as another kind (a drag that became a
+    /// pinch, or the other way round): it is no swipe.
+    var switched = false
+    /// Members that landed within `grip.band` of an edge.
+    var atBezel = SlotSet()
+    /// Until then a member that lifted while others stayed down may bounce
+    /// back (`bounce.maxInterval`): before a decision, the others' motion
+    /// waits for it.
+    var bounceUntil: Timestamp = .zero
     /// The panel edge the first touch landed at.
     var edge: PanelEdge?
-    /// Fingers that joined the group.
+    /// The group's finger count: the most of its fingers down at once (a
+    /// finger that lifts and another that lands after it make one, not two).
     var touched = 0
     /// The group's motion counts for decisions: it left the allowance for a
     /// rolling tap (see `updateMoved`), or a hold began.
@@ -137,22 +163,25 @@ extension DeviceRecognizer {
         log.record(machine: .touchGroup, from: State.finished.rawValue, event: "all-up", to: state.rawValue, at: now)
     }
 
-    /// Where a group goes when its gesture is over: `idle`, or `finished` while other fingers are down.
-    private var over: State { hasFingersDown ? .finished : .idle }
+    /// Where a group goes when its gesture is over: `idle`, or `finished`
+    /// while some of its fingers are down. Contacts that are not fingers of
+    /// it (a grip, a palm, a finger that landed once a drag was decided)
+    /// do not keep the next gesture from beginning.
+    private var over: State { memberDown > 0 ? .finished : .idle }
 
     private mutating func handleIdle(_ event: Event, now: Timestamp) {
         switch event {
         case .fingerDown:
             state = .touching
         case .fingerUp, .lastUp, .still, .movedOne, .movedMany, .movedTogether, .movedApart, .movedAround, .settled,
-            .holdDeadline, .cancel:
+            .holdDeadline, .fingerBack, .bounceOver, .grip, .cancel:
             bug(event, now: now)
         }
     }
 
     private mutating func handleTouching(_ event: Event, now: Timestamp) {
         switch event {
-        case .fingerDown, .still:
+        case .fingerDown, .still, .fingerBack:
             break
         case .fingerUp:
             // A stroke quicker than the settle window lifts its first finger
@@ -186,16 +215,22 @@ extension DeviceRecognizer {
                 rebaseMembers()
             }
         case .holdDeadline:
-            guard !group.moved, memberDown > 0 else { break }
+            guard !group.moved, memberDown > 0, !dropGrips(now: now) else { break }
             if motion(now: now).largest > t.slop {
                 // Rolled away and resting there past the roll window: it moved.
                 group.moved = true
                 notTap(now: now)
                 decide(classify(motion(now: now)), now: now)
+            } else if isCreeping(now: now) {
+                // Moving steadily, if slowly: not still. Look again soon.
+                notTap(now: now)
+                group.holdDeadline = now + t.holdRecheck
             } else {
                 notTap(now: now)
                 beginHold(now: now)
             }
+        case .bounceOver, .grip:
+            bug(event, now: now)
         case .cancel:
             notTap(now: now)
             state = .finished
@@ -204,7 +239,7 @@ extension DeviceRecognizer {
 
     private mutating func handleUndecided(_ event: Event, now: Timestamp) {
         switch event {
-        case .fingerDown, .fingerUp, .still, .movedMany:
+        case .fingerDown, .fingerUp, .still, .movedMany, .fingerBack:
             break
         case .lastUp:
             // Several fingers that never moved far enough to decide: no gesture.
@@ -214,9 +249,13 @@ extension DeviceRecognizer {
         case .holdDeadline:
             // Several fingers that moved less than the decision distance have
             // decided nothing: they are still, as a group, and now held.
-            guard memberDown > 0 else { break }
-            beginHold(now: now)
-        case .settled:
+            guard memberDown > 0, !dropGrips(now: now) else { break }
+            if isCreeping(now: now) {
+                group.holdDeadline = now + t.holdRecheck
+            } else {
+                beginHold(now: now)
+            }
+        case .settled, .bounceOver, .grip:
             bug(event, now: now)
         case .cancel:
             state = .finished
@@ -231,7 +270,7 @@ extension DeviceRecognizer {
             rebaseMembers()
             group.originX = group.tx
             group.originY = group.ty
-        case .fingerUp:
+        case .fingerUp, .fingerBack:
             break
         case .lastUp:
             emit(group.hold.event(.ended, base(.ended, now: now), tx: group.tx, ty: group.ty))
@@ -245,7 +284,13 @@ extension DeviceRecognizer {
             // gesture begins, with every finger down.
             emit(group.hold.event(.ended, base(.ended, now: now), tx: group.tx, ty: group.ty))
             begin(event, fingers: memberDown, now: now)
-        case .settled, .holdDeadline:
+        case .grip:
+            // It ends; the grip is no finger of what comes next, and the
+            // finger landing begins a gesture of its own.
+            emit(group.hold.event(.ended, base(.ended, now: now), tx: group.tx, ty: group.ty))
+            for s in inGroup & down { leaveGroup(s) }
+            state = .idle
+        case .settled, .holdDeadline, .bounceOver:
             bug(event, now: now)
         case .cancel:
             emit(group.hold.event(.cancelled, base(.cancelled, now: now), tx: group.tx, ty: group.ty))
@@ -255,18 +300,25 @@ extension DeviceRecognizer {
 
     private mutating func handleDragging(_ event: Event, now: Timestamp) {
         switch event {
-        case .fingerDown, .fingerUp:
+        case .fingerDown, .fingerUp, .fingerBack:
             break
         case .lastUp:
             endDrag(now: now)
             state = over
-        case .still, .movedOne, .movedMany, .movedTogether, .movedApart, .movedAround:
+        case .movedApart:
+            // The fingers' span changed by a clear margin (`kindChange`): the
+            // drag ends where it got to and a pinch begins with the fingers down.
+            emit(
+                group.drag.event(
+                    .ended, base(.ended, now: now), tx: group.tx, ty: group.ty, velocity: currentVelocity(now: now)))
+            switchTo(event, now: now)
+        case .still, .movedOne, .movedMany, .movedTogether, .movedAround:
             if wantsChanges(of: .drag) {
                 emit(
                     group.drag.event(
                         .changed, base(.changed, now: now), tx: group.tx, ty: group.ty, velocity: currentVelocity(now: now)))
             }
-        case .settled, .holdDeadline:
+        case .settled, .holdDeadline, .bounceOver, .grip:
             bug(event, now: now)
         case .cancel:
             emit(group.drag.event(.cancelled, base(.cancelled, now: now), tx: group.tx, ty: group.ty, velocity: nil))
@@ -285,19 +337,31 @@ extension DeviceRecognizer {
         case .fingerDown:
             break
         case .fingerUp:
-            // The lifting finger still takes part in this frame; fewer than two remain: over.
+            // Fewer than two remain: over, unless the finger bounces back
+            // (`bounce.maxInterval`).
+            if memberDown < 2 && group.endDeadline == .never { group.endDeadline = now + t.bounceMaxInterval }
+        case .fingerBack:
+            if memberDown >= 2 { group.endDeadline = .never }
+        case .bounceOver:
             if memberDown < 2 {
                 emit(transformEvent(.ended, now: now))
-                state = .finished
+                state = over
             }
         case .lastUp:
+            group.endDeadline = .never
             emit(transformEvent(.ended, now: now))
             state = over
-        case .still, .movedOne, .movedMany, .movedTogether, .movedApart, .movedAround:
+        case .movedTogether:
+            // The fingers travelled together with span and angle steady
+            // (`kindChange`): it ends where it got to and a drag begins.
+            emit(transformEvent(.ended, now: now))
+            switchTo(event, now: now)
+        case .still, .movedOne, .movedMany, .movedApart, .movedAround:
             if wantsChanges(of: state == .rotating ? .rotate : .pinch) { emit(transformEvent(.changed, now: now)) }
-        case .settled, .holdDeadline:
+        case .settled, .holdDeadline, .grip:
             bug(event, now: now)
         case .cancel:
+            group.endDeadline = .never
             emit(transformEvent(.cancelled, now: now))
             state = .finished
         }
@@ -313,9 +377,9 @@ extension DeviceRecognizer {
     private mutating func handleFinished(_ event: Event, now: Timestamp) {
         switch event {
         case .fingerDown, .fingerUp, .lastUp, .still, .movedOne, .movedMany, .movedTogether, .movedApart, .movedAround,
-            .cancel:
+            .fingerBack, .cancel:
             break
-        case .settled, .holdDeadline:
+        case .settled, .holdDeadline, .bounceOver, .grip:
             bug(event, now: now)
         }
     }
@@ -361,6 +425,46 @@ extension DeviceRecognizer {
         return Self.event(m.kindNow)
     }
 
+    /// Whether a touch that stayed within slop is creeping at its hold
+    /// deadline: the trend of some member down (`SampleRing.trend`, over
+    /// `holdCreepWindow`) carries it at least `hold.maxCreep` over that
+    /// window. A finger that wobbles in place, or drifted as it pressed and
+    /// came to rest, has no such trend and is still.
+    func isCreeping(now: Timestamp) -> Bool {
+        let limit = t.holdMaxCreep / t.holdCreepWindow.seconds
+        for s in inGroup & down {
+            let v = paths[s].trend(at: now, window: t.holdCreepWindow)
+            if Trig.hypot(v.vx, v.vy) >= limit { return true }
+        }
+        return false
+    }
+
+    /// Whether the continuous gesture under way has clearly become another
+    /// kind, measured from the members' references (where they were when it
+    /// began, or when a pinch or rotation last changed its span or angle):
+    /// `.movedApart` for a drag whose span changed by `pinch.switchRatio` of
+    /// itself and at least twice `pinch.minSpanChange`; `.movedTogether` for
+    /// a pinch or rotation whose fingers travelled `drag.switchTravel` while
+    /// span and angle changed less than `pinch.minSpanChange`. `.still`
+    /// otherwise, and once the group has changed its kind: the gesture goes on.
+    mutating func kindChange(now: Timestamp) -> Event {
+        // Once only: a hand that wavers between the two keeps the second.
+        guard memberDown >= 2, !group.switched else { return .still }
+        if state == .dragging {
+            // Only the span counts here: the turn need not be measured.
+            let m = GroupMotion(fingers, inGroup & down, below: .infinity)
+            let margin = max(2 * t.pinchMinSpanChange, t.pinchSwitchRatio * m.spanStart)
+            return m.count >= 2 && m.spanChange >= margin ? .movedApart : .still
+        }
+        let m = GroupMotion(fingers, inGroup & down)
+        if m.spanChange >= t.pinchMinSpanChange || m.arc >= t.pinchMinSpanChange {
+            // Still pinching or turning: measure any travel from here.
+            rebaseMembers()
+            return .still
+        }
+        return m.travel >= t.dragSwitchTravel ? .movedTogether : .still
+    }
+
     /// The motion of every finger that took part, each where it is or where it
     /// lifted: how far a lifting group got from where it landed.
     func groupMotion() -> GroupMotion { GroupMotion(fingers, inGroup) }
@@ -372,7 +476,7 @@ extension DeviceRecognizer {
         switch event {
         case .movedOne, .movedTogether, .movedApart, .movedAround: begin(event, fingers: group.touched, now: now)
         case .movedMany: state = .undecided
-        case .fingerDown, .fingerUp, .lastUp, .still, .settled, .holdDeadline, .cancel: break
+        case .fingerDown, .fingerUp, .lastUp, .still, .settled, .holdDeadline, .fingerBack, .bounceOver, .grip, .cancel: break
         }
     }
 
@@ -394,9 +498,21 @@ extension DeviceRecognizer {
             state = .dragging
             emit(
                 group.drag.event(.began, base(.began, now: now), tx: group.tx, ty: group.ty, velocity: currentVelocity(now: now)))
-        case .fingerDown, .fingerUp, .lastUp, .still, .settled, .holdDeadline, .cancel:
+        case .fingerDown, .fingerUp, .lastUp, .still, .settled, .holdDeadline, .fingerBack, .bounceOver, .grip, .cancel:
             break
         }
+        // A change of kind (`kindChange`) is measured from here.
+        rebaseMembers()
+    }
+
+    /// Begins the gesture a continuous one turned into, with the fingers
+    /// down: its translation counts from here, and it is no swipe.
+    private mutating func switchTo(_ event: Event, now: Timestamp) {
+        group.switched = true
+        group.endDeadline = .never
+        group.originX = group.tx
+        group.originY = group.ty
+        begin(event, fingers: memberDown, now: now)
     }
 
     /// The group lifted after moving but before anything was decided (a
@@ -428,7 +544,7 @@ extension DeviceRecognizer {
         if let flick = Flick.decide(velocity: v, t: t) {
             emit(flick.event(id: newID(), b, drag: group.drag, tx: group.tx, ty: group.ty, deceleration: t.flickDeceleration))
         }
-        if let swipe = group.swipe.decide(tx: group.tx, ty: group.ty, duration: now - group.start, t: t) {
+        if !group.switched, let swipe = group.swipe.decide(tx: group.tx, ty: group.ty, duration: now - group.start, t: t) {
             emit(swipe.event(id: newID(), b, drag: group.drag, tx: group.tx, ty: group.ty, velocity: v))
         }
     }

@@ -65,6 +65,39 @@ struct SampleRing: @unchecked Sendable {
         if count < Self.capacity { count += 1 }
     }
 
+    /// The finger's trend (mm/s): the slope of a straight-line
+    /// least-squares fit of its positions over the samples no older than
+    /// `window` before `now` (as many as the ring keeps). A finger that
+    /// wobbles in place has little trend however far it strays; one that
+    /// creeps has its speed. Zero with fewer than three samples.
+    func trend(at now: Timestamp, window: Duration) -> (vx: Double, vy: Double) {
+        var n = 0.0
+        var st = 0.0
+        var stt = 0.0
+        var sx = 0.0
+        var sy = 0.0
+        var stx = 0.0
+        var sty = 0.0
+        var i = 0
+        while i < count {
+            let s = samples[(head - 1 - i) & (Self.capacity - 1)]
+            i += 1
+            if s.t > now.microseconds { continue }
+            let t = Double(s.t - now.microseconds) / 1_000_000
+            if -t > window.seconds { break }
+            n += 1
+            st += t
+            stt += t * t
+            sx += s.x
+            sy += s.y
+            stx += t * s.x
+            sty += t * s.y
+        }
+        let d = n * stt - st * st
+        guard n >= 3, d > 1e-12 else { return (0, 0) }
+        return ((n * stx - st * sx) / d, (n * sty - st * sy) / d)
+    }
+
     /// The velocity (mm/s) at the newest sample no later than `now`.
     ///
     /// Zero when the finger is at rest (its newest sample is more than

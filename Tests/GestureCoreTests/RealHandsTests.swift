@@ -18,8 +18,8 @@ struct RealHandsTests {
             "labelled a pinch (span changes, centroid stays), but the fingers turn 50° about their centroid: 110 mm along the circle against a 21 mm span change"
         ),
         "hid-n-trig_1b96_0f00-2f-move": (
-            ["touch-and-hold fingers=1", "pinch fingers=2 direction=close"],
-            "labelled a drag (both fingers translate together), but in their first 100 ms of motion the fingers spread 22 mm apart (span +10.9 mm against 5 mm of centroid travel), then close, then translate"
+            ["touch-and-hold fingers=1", "pinch fingers=2 direction=open", "drag fingers=2"],
+            "labelled a drag (both fingers translate together), but in their first 100 ms of motion the fingers spread 22 mm apart (span +10.9 mm against 5 mm of centroid travel) before they translate: a pinch that becomes the labelled drag"
         ),
         "aosp-pixel-tablet-swipe": (
             ["drag fingers=1", "flick fingers=1 direction=up-left"],

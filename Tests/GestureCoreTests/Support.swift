@@ -79,6 +79,14 @@ struct Hand {
         pipeline.process(f, into: &events)
     }
 
+    /// One frame at `ms` whose contacts report their size: (slot, phase, x, y, size in mm).
+    mutating func sized(_ ms: Double, _ contacts: (Int, ContactPhase, Double, Double, Double)...) {
+        let f = TouchFrame(
+            device: device, time: Timestamp(microseconds: Int64(ms * 1000)),
+            contacts: contacts.map { Contact(slot: $0.0, phase: $0.1, x: $0.2, y: $0.3, size: $0.4) })
+        pipeline.process(f, into: &events)
+    }
+
     mutating func advance(_ ms: Double) { pipeline.advance(to: Timestamp(microseconds: Int64(ms * 1000)), into: &events) }
     mutating func finish() { pipeline.finish(into: &events) }
 
