@@ -32,6 +32,17 @@ public enum BundledRecordings {
             let traceSeed = seed &+ 500_000 &+ UInt64(i) &* 7919
             out += files(for: hands[p][i], on: SynthPanel.all[p], seed: traceSeed)
         }
+        // What hands do in everyday use (`Catalog.everydayScenarios`), from a
+        // stream of their own as well.
+        var everydayRNG = SeededRandom(seed: seed &+ 36)
+        var everyday: [[Scenario]] = []
+        for panel in SynthPanel.all {
+            everyday.append(Catalog.everydayScenarios(width: panel.width, height: panel.height, rng: &everydayRNG))
+        }
+        for i in everyday[0].indices {
+            let p = i % SynthPanel.all.count
+            out += files(for: everyday[p][i], on: SynthPanel.all[p], seed: seed &+ 900_000 &+ UInt64(i) &* 7919)
+        }
         // The ten-second session the README's picture shows, on the tablet.
         let panel = SynthPanel.tablet
         let tour = Catalog.tour(width: panel.width, height: panel.height, rng: &rng)

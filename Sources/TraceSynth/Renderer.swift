@@ -26,6 +26,7 @@ public struct Renderer: Sendable {
         var currentSlot = 0
         var nextTracking: Int32 = 1
         var touching = false
+        let sizes = scenario.reportsSize
         // The first report falls anywhere within one interval of the first landing.
         var t = start + rng.uniform(0, interval)
         while true {
@@ -50,6 +51,9 @@ public struct Renderer: Sendable {
                     emit(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, nextTracking)
                     nextTracking += 1
                     lastRaw[slot] = (-1, -1)
+                    if sizes {
+                        emit(Evdev.EV_ABS, Evdev.ABS_MT_TOUCH_MAJOR, panel.majorUnits(s.size > 0 ? s.size : SynthPanel.fingertip))
+                    }
                 }
                 if down, slotOf[i] >= 0 {
                     let slot = slotOf[i]
@@ -93,7 +97,7 @@ public struct Renderer: Sendable {
     /// `evemu-record` writes it: evemu's tools read the version from the
     /// first line and take a file without it for version 1.0.
     public func evemu(_ scenario: Scenario, seed: UInt64) -> String {
-        var s = EvemuWriter.description(panel.description)
+        var s = EvemuWriter.description(panel.description(reportingSize: scenario.reportsSize))
         s += "# Synthetic recording made by gestured's TraceSynth (swift run synth-recordings).\n"
         s += "# Scenario: \(scenario.name); seed \(seed); \(panel.width)x\(panel.height) mm at \(Int(panel.rateHz)) Hz.\n"
         for event in render(scenario, seed: seed) { s += EvemuWriter.line(event) }

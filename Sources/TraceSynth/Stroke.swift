@@ -37,6 +37,9 @@ public struct Stroke: Sendable {
     public var moves: [Move] = []
     /// Slow drift of a resting finger (mm), on top of sensor noise.
     public var drift: Double = 0.25
+    /// The contact's size (touch major, mm); 0 for a fingertip. A scenario
+    /// with any sized stroke is rendered with `ABS_MT_TOUCH_MAJOR`.
+    public var size: Double = 0
 
     public init(land: Double, lift: Double, x: Double, y: Double, moves: [Move] = []) {
         self.land = land
@@ -95,4 +98,7 @@ public struct Scenario: Sendable {
         self.strokes = strokes
         self.expected = expected
     }
+
+    /// Whether the panel must report contact sizes for this scenario.
+    public var reportsSize: Bool { strokes.contains { $0.size > 0 } }
 }

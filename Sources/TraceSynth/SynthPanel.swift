@@ -44,6 +44,22 @@ public struct SynthPanel: Sendable {
         rateHz: 90, noise: 0.2)
     public static let all = [phone, tablet, laptop, kiosk]
 
+    /// A fingertip's touch major where a panel reports sizes, mm.
+    public static let fingertip = 9.0
+
+    /// The description, with `ABS_MT_TOUCH_MAJOR` (in position units, as the
+    /// kernel's multitouch protocol has it) when `sizes`.
+    public func description(reportingSize sizes: Bool) -> DeviceDescription {
+        var d = description
+        guard sizes else { return d }
+        d.codes[Evdev.EV_ABS]?.insert(Evdev.ABS_MT_TOUCH_MAJOR)
+        d.absinfo[Evdev.ABS_MT_TOUCH_MAJOR] = AbsInfo(minimum: 0, maximum: maxX + maxY)
+        return d
+    }
+
+    /// A touch major of `mm` in device units.
+    func majorUnits(_ mm: Double) -> Int32 { Int32((mm * Double(maxX) / width).rounded()) }
+
     /// The evdev description of this panel (protocol B, INPUT_PROP_DIRECT).
     public var description: DeviceDescription {
         var d = DeviceDescription(name: name)

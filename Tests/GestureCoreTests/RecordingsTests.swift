@@ -66,6 +66,42 @@ struct UnseenHandsTests {
         #expect(failures.isEmpty, "\(failures.count) failures:\n\(failures.joined(separator: "\n"))")
     }
 
+    @Test(
+        "everyday hands come out right: creeping starts, pans that become pinches and back, bouncing fingers, gripping hands",
+        arguments: seeds)
+    func everydayOnRandomPanels(seed: UInt64) throws {
+        let failures = try Self.failures(seed: seed, Catalog.everydayScenarios)
+        #expect(failures.isEmpty, "\(failures.count) failures:\n\(failures.joined(separator: "\n"))")
+    }
+
+    @Test(
+        "on three minutes of ordinary use per panel (scrolls, taps, zooms, bounces, a gripping hand), no gesture counts more fingers than a hand put down at once",
+        arguments: seeds)
+    func ordinaryUse(seed: UInt64) throws {
+        var rng = SeededRandom(seed: seed)
+        for base in SynthPanel.all {
+            var panel = base
+            panel.rateHz = [60, 120, 240].randomElement(using: &rng)!
+            let session = Catalog.ordinaryUse(width: panel.width, height: panel.height, minutes: 3, rng: &rng)
+            let events = Renderer(panel: panel).render(session, seed: rng.next())
+            let trace = Trace(
+                file: session.name, device: panel.description(reportingSize: session.reportsSize), events: events)
+            let geometry = TouchAssembler.geometry(for: trace.device, size: (panel.width, panel.height), source: .commandLine)!
+            var replay = TraceReplay(geometry: geometry)
+            replay.tracing = true
+            let (out, outcome) = try replay.events(trace)
+            let gestures = out.filter { $0.phase == .began || $0.phase == .recognized }
+            // The session's hands never put down more than two fingers of one gesture.
+            let tooMany = gestures.filter { $0.fingers > 2 }
+            #expect(
+                tooMany.isEmpty,
+                "\(panel.name): \(tooMany.count) of \(gestures.count) gestures with more than two fingers, first at \(tooMany.first.map { "\($0.time)" } ?? "")"
+            )
+            #expect(gestures.count > 100, "\(panel.name): \(gestures.count) gestures")
+            #expect(outcome.anomalies.isEmpty, "\(panel.name): \(outcome.anomalies.prefix(3))")
+        }
+    }
+
     /// Every scenario of `list` on every synthetic panel, resized, at a random
     /// rate and noise: what came out wrong.
     static func failures(
@@ -83,7 +119,8 @@ struct UnseenHandsTests {
             panel.reportsResolution = true
             for scenario in list(panel.width, panel.height, &rng) {
                 let events = Renderer(panel: panel).render(scenario, seed: rng.next())
-                let trace = Trace(file: scenario.name, device: panel.description, events: events)
+                let trace = Trace(
+                    file: scenario.name, device: panel.description(reportingSize: scenario.reportsSize), events: events)
                 let geometry = TouchAssembler.geometry(
                     for: trace.device, size: (panel.width, panel.height), source: .commandLine)!
                 var replay = TraceReplay(geometry: geometry)
