@@ -61,8 +61,8 @@ build:
 # (LLVM's profile-guided optimization; scripts/profile.sh writes it from the
 # daemon serving a trace and replays of the recordings): the paths a frame
 # takes are laid out together, the others moved aside, so a frame runs
-# through fewer lines of code (docs/performance.md, "Cache lines per
-# frame"). The build reads a copy named by its hash: SwiftPM sees a new
+# through fewer lines of code (docs/performance.md, "Code
+# layout"). The build reads a copy named by its hash: SwiftPM sees a new
 # profile as new flags and compiles again.
 # SwiftPM does not see the order file change: a newer one forces the link.
 STATIC_CXX = $(CURDIR)/.build/static-cxx

@@ -3,8 +3,8 @@
 # gestured's Swift code was taken while it did its usual work, which `make
 # release` compiles with (LLVM's profile-guided optimization): the paths a
 # frame takes are laid out together and the rest moved aside, so that a frame
-# runs through fewer lines of code (docs/performance.md, "Cache lines per
-# frame"). The work counted:
+# runs through fewer lines of code (docs/performance.md, "Code
+# layout"). The work counted:
 #   - the daemon serving a trace played into an emulated touchscreen through
 #     the real libinput, to a subscriber of recognized and ended gestures and
 #     to one of everything (scripts/daemon-cost.sh's trace and harness);
