@@ -236,10 +236,9 @@ struct DeviceRecognizer: Sendable {
         drain(into: &events)
     }
 
-    /// Hands the events of a call on, in order, as it returns (in the call:
-    /// read through the pipeline's array afterwards, `output` was a second
-    /// access to the recognizer, or a copy of it). Inlined: most frames
-    /// made none, and the call cost more than that test.
+    /// Hands the events of a call on, in order, as it returns: read through
+    /// the pipeline's array afterwards, `output` would be a second access
+    /// to the recognizer, or a copy of it. Inlined: most frames make none.
     @inline(__always)
     private func drain(into events: inout GestureEvents) {
         for i in output.indices { events.append(output[i]) }

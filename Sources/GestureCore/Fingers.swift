@@ -93,9 +93,8 @@ struct SlotSet: Sequence, Sendable, Equatable {
 /// They live on the heap rather than inline in `DeviceRecognizer` because
 /// Swift copies a large struct whole more often than it looks: a non-mutating
 /// method reading one `InlineArray` element, or a mutating call inside the
-/// arguments of a non-mutating one, copied all 26 KB several times per frame
-/// (profiled in docs/performance.md). Elements are reached through pointers,
-/// in place. `DeviceRecognizer` keeps value semantics by copying the storage
+/// arguments of a non-mutating one, copies all of it. Elements are reached
+/// through pointers, in place. `DeviceRecognizer` keeps value semantics by copying the storage
 /// before it writes to storage it shares (`begin`).
 final class FingerStorage: @unchecked Sendable {
     // @unchecked: the buffers are written only by the one recognizer that

@@ -22,7 +22,7 @@ public struct Contact: Sendable, Hashable {
     }
     /// The slot, kept in 32 bits (evdev's own width), beside the phase: a
     /// contact is 24 bytes, a frame 408 (a replayed trace's frames are
-    /// still copied whole on their way to the recognizer). A slot beyond
+    /// copied whole on their way to the recognizer). A slot beyond
     /// 32 bits is clamped to it (and ignored, as any slot beyond the
     /// capacity is).
     private var slotNumber: Int32
@@ -60,7 +60,7 @@ public struct TouchFrame: Sendable {
     public var time: Timestamp
     public private(set) var count: Int = 0
     /// The contacts; read many through `storage.span`, taken once (each
-    /// subscript read of a frame passed as an argument copied all 16 contacts).
+    /// subscript read of a frame passed as an argument copies all 16 contacts).
     private(set) var storage: InlineArray<16, Contact> = .init(repeating: Contact(slot: 0, phase: .up, x: 0, y: 0))
 
     public init(device: DeviceID, time: Timestamp) {

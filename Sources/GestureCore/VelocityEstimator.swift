@@ -19,8 +19,8 @@
 ///
 /// The newest 64 samples, in a ring kept in memory its owner provides (a
 /// device's `FingerStorage`: one ring per slot, allocated once): a fit
-/// reads the samples where they are, copying nothing (reading them from a
-/// struct that held them copied all 1.5 KB first), and adding a sample
+/// reads the samples where they are, copying nothing (a struct holding
+/// them would be copied whole, 1.5 KB, to be read), and adding a sample
 /// never allocates.
 struct SampleRing: @unchecked Sendable {
     // @unchecked: `samples` belongs to one owner, which copies it before it

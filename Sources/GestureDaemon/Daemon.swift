@@ -293,8 +293,8 @@ package struct Daemon {
         for signo in [SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM] { signal(signo, SIG_IGN) }
         // A replayed trace's frames come by timer: 1 µs of slack instead of
         // 50 keeps each on time. Touchscreens' frames come by their
-        // descriptor, and the timers left (hold, held-back taps) do with the
-        // default: finer slack only made each timed wait cost more
+        // descriptor, and the timers left (hold, held-back taps) keep the
+        // default, which lets the kernel batch their wake-ups
         // (docs/performance.md, "Timer slack").
         if options.replayPath != nil { _ = clinux_set_timer_slack_ns(1000) }
 

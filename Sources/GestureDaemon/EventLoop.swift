@@ -10,8 +10,8 @@ package import SystemPackage
 /// libinput stamps events with (Swift's `ContinuousClock` reads
 /// `CLOCK_BOOTTIME` on Linux, which drifts from it across suspend), or in
 /// tests a clock they set by hand. A plain value, not a protocol: the loop
-/// reads it twice a turn, and an existential made each read an indirect
-/// call through a boxed value.
+/// reads it twice a turn, and through an existential each read would be an
+/// indirect call through a boxed value.
 package struct LoopClock {
     private let manual: ManualClock?
 

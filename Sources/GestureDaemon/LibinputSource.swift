@@ -55,9 +55,9 @@ package final class LibinputSource {
     /// cast in libinput (the touch event begins with its base event); once
     /// it is seen to be one, a touch event whose type `read` has just
     /// switched on is passed to the touch accessors as it is, without a
-    /// second check of its type (a call and a variadic check in libinput,
-    /// about 80 instructions per event). Were it ever another pointer, it
-    /// is called for every event, as the API says.
+    /// second check of its type (a call and a variadic check in libinput
+    /// per event). Were it ever another pointer, it is called for every
+    /// event, as the API says.
     @exclusivity(unchecked) private var touchIsEvent: Bool?
 
     /// A device's frame, from libinput's first touch event of it until its

@@ -8,8 +8,8 @@ package import Logging
 ///
 /// Like every source, `read(until:into:)` returns what happened: the device
 /// at the first call, then the frames due. A class: the loop asks an
-/// optional one for its next time on every turn, and as a struct that
-/// optional was copied (its references retained and released) to ask.
+/// optional one for its next time on every turn, and asking a struct in an
+/// optional copies it (retaining and releasing its references).
 package final class ReplaySource {
     package let trace: Trace
     package let info: DeviceInfo

@@ -22,7 +22,7 @@ package struct SignalSource {
     package let fd: Int32
 
     /// Holds the daemon's signals pending from here on, so that one arriving
-    /// while it starts (a SIGHUP before the signalfd exists used to end the
+    /// while it starts (a SIGHUP before the signalfd exists would end the
     /// process) is handled once it serves. Call first thing in `serve`.
     package static func hold() {
         var signals = Self.signals

@@ -25,7 +25,7 @@ struct Gestured: ParsableCommand {
     )
 
     /// A word that names no command is a mistyped command, not arguments for
-    /// the default one (`gestured moniter` used to show serve's usage).
+    /// the default one: `gestured moniter` says there is no such command.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let known = configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]

@@ -273,7 +273,7 @@ struct LineReader {
     /// The bytes of `pending` before this hold no newline: a long line that
     /// arrives in many pieces is scanned once, not once per piece.
     private var scanned = 0
-    /// Reused for every read (a new 64 KB buffer per read cost more than the read).
+    /// Reused for every read: a new 64 KB buffer per read costs more than the read.
     private var chunk = [UInt8](repeating: 0, count: 65536)
 
     init(fd: Int32) { self.fd = fd }

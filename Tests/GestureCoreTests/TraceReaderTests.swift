@@ -52,7 +52,7 @@ struct TraceReaderTests {
             ("Q: what\n", "unknown evemu line type"),
             ("hello world\n", "not an evemu line"),
             ("E: 1.000000 0003 002f 40\nE: 1.000000 0000 0000 0\n", "outside the device's slots"),
-            // A 27 KB line of key bits used to trap: more codes than a UInt16 holds.
+            // A 27 KB line of key bits: more codes than a UInt16 holds, and no trap.
             ("B: 01" + String(repeating: " ff", count: 9000) + "\n", "more than 96 bytes of codes"),
             ("P:" + String(repeating: " 00", count: 100) + "\n", "more than 96 bytes of properties"),
         ])

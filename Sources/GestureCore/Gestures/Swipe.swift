@@ -48,8 +48,8 @@ struct Swipe: Sendable {
 
         /// Takes the group's translation since the first touch after a frame;
         /// `minDistance` and `maxSlope` are `swipe.minDistance` and
-        /// tan(`swipe.maxAngle`). (Two numbers, not the thresholds: the
-        /// recognizer's copy of those was copied whole for every call.)
+        /// tan(`swipe.maxAngle`): two numbers, not the thresholds, which
+        /// would be copied whole for every call.
         mutating func follow(tx: Double, ty: Double, minDistance: Double, maxSlope: Double) {
             let travelled = Trig.hypot(tx, ty)
             if travelled >= minDistance { fromLanding.check(dx: tx, dy: ty, m: maxSlope) }
