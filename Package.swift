@@ -111,6 +111,13 @@ let package = Package(
                 "GestureDaemon", "GestureCore", "TOML", "Harness", "TraceSynth", "gestured",
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // `gestured act`, in process and through the real binary.
+        .testTarget(
+            name: "GestureActionsTests",
+            dependencies: ["GestureActions", "GestureDaemon", "GestureCore", "Harness", "gestured"]),
+        // `gestured tune` and its report, through the real binary.
+        .testTarget(
+            name: "GestureToolsTests", dependencies: ["GestureTools", "GestureCore", "Harness", "TraceSynth", "gestured"]),
         // Test support: socket clients, the umockdev session, emulated touchscreens.
         // Its C half (Tests/Harness/c) is built by scripts/build-harness.sh, not SwiftPM,
         // so that only the end-to-end tests need libumockdev-dev.

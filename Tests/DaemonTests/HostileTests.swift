@@ -759,8 +759,10 @@ struct HostileTests {
         // Two descriptors open on a file of the test's own, so that they are
         // told apart from the daemon's own descriptors by what they point to
         // (numbers are reused: the daemon's epoll set may well be 7).
-        let scratch = try ActTests.Scratch()
-        let inherited = scratch.path + "/inherited"
+        let scratch = NSTemporaryDirectory() + "gestured-inherit-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let inherited = scratch + "/inherited"
         #expect(FileManager.default.createFile(atPath: inherited, contents: Data()))
         let d = try DaemonProcess(
             ["--replay", Self.trace],
