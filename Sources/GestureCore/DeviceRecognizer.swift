@@ -519,70 +519,38 @@ struct DeviceRecognizer: Sendable {
         GroupMotion(fingers, takingPart(at: now), below: limit)
     }
 
-    /// Centroid of the fingers taking part now.
-    func centroid(now: Timestamp) -> (x: Double, y: Double) {
+    /// The mean of `value` over the fingers in `slots`; nil when there are none.
+    func mean(_ slots: SlotSet, _ value: (Int) -> (Double, Double)) -> (Double, Double)? {
         var n = 0.0
-        var cx = 0.0
-        var cy = 0.0
-        for s in takingPart(at: now) {
-            cx += fingers[s].x
-            cy += fingers[s].y
+        var sx = 0.0
+        var sy = 0.0
+        for s in slots {
+            let v = value(s)
+            sx += v.0
+            sy += v.1
             n += 1
         }
-        return n == 0 ? groupCentroid() : (cx / n, cy / n)
+        return n == 0 ? nil : (sx / n, sy / n)
+    }
+
+    /// Centroid of the fingers taking part now.
+    func centroid(now: Timestamp) -> (x: Double, y: Double) {
+        mean(takingPart(at: now)) { (fingers[$0].x, fingers[$0].y) } ?? groupCentroid()
     }
 
     /// Centroid of every finger that took part in the group, each where it is or where it lifted.
     func groupCentroid() -> (x: Double, y: Double) {
-        var n = 0.0
-        var cx = 0.0
-        var cy = 0.0
-        for s in inGroup {
-            cx += fingers[s].x
-            cy += fingers[s].y
-            n += 1
-        }
-        return n == 0 ? (0, 0) : (cx / n, cy / n)
-    }
-
-    /// Centroid of the landing points of the fingers that took part.
-    func landingCentroid() -> (x: Double, y: Double) {
-        var n = 0.0
-        var cx = 0.0
-        var cy = 0.0
-        for s in inGroup {
-            cx += fingers[s].startX
-            cy += fingers[s].startY
-            n += 1
-        }
-        return n == 0 ? (0, 0) : (cx / n, cy / n)
+        mean(inGroup) { (fingers[$0].x, fingers[$0].y) } ?? (0, 0)
     }
 
     /// The release velocity: each member's own estimate at its lift, averaged.
     func releaseVelocity() -> (vx: Double, vy: Double) {
-        var n = 0.0
-        var vx = 0.0
-        var vy = 0.0
-        for s in inGroup.subtracting(down) {
-            vx += fingers[s].releaseVX
-            vy += fingers[s].releaseVY
-            n += 1
-        }
-        return n == 0 ? (0, 0) : (vx / n, vy / n)
+        mean(inGroup.subtracting(down)) { (fingers[$0].releaseVX, fingers[$0].releaseVY) } ?? (0, 0)
     }
 
     /// The current velocity of the members down, averaged.
     func currentVelocity(now: Timestamp) -> (vx: Double, vy: Double) {
-        var n = 0.0
-        var vx = 0.0
-        var vy = 0.0
-        for s in inGroup & down {
-            let v = paths[s].velocity(at: now, window: t.velocityWindow)
-            vx += v.vx
-            vy += v.vy
-            n += 1
-        }
-        return n == 0 ? (0, 0) : (vx / n, vy / n)
+        mean(inGroup & down) { paths[$0].velocity(at: now, window: t.velocityWindow) } ?? (0, 0)
     }
 }
 

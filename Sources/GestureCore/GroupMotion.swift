@@ -155,6 +155,26 @@ struct GroupMotion: Sendable {
     enum Kind: Sendable { case together, apart, around }
 }
 
+/// What a pinch and a rotation share: their event, built one way, with the
+/// scale and turn of their `Transform`; each names its kind and how its
+/// `direction` is judged at `ended`.
+protocol TransformGesture: Sendable {
+    static var kind: GestureKind { get }
+    var id: UInt64 { get }
+    var fingers: Int { get }
+    static func direction(_ transform: Transform) -> GestureDirection
+}
+
+extension TransformGesture {
+    func event(_ phase: GesturePhase, _ base: EventBase, transform: Transform) -> GestureEvent {
+        var e = base.event(Self.kind, phase, id: id, fingers: fingers)
+        e.scale = transform.scale
+        e.rotation = transform.rotation
+        if phase == .ended { e.direction = Self.direction(transform) }
+        return e
+    }
+}
+
 /// The scale and turn of a pinch or a rotation: measured from the fingers'
 /// references when it begins (where they landed), then accumulated frame to
 /// frame over the fingers down in both frames, so a finger landing or lifting

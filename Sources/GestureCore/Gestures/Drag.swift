@@ -9,8 +9,9 @@
 /// to frame, so fingers landing or lifting cause no jump. `changed` carries
 /// the current velocity; `ended`, at the last lift, the release velocity:
 /// each finger's estimate at its lift (`VelocityEstimator`), averaged.
-/// `fingers` is every finger that took part, fixed at `began`; fingers landing
-/// later are not part of it.
+/// `fingers` is the most fingers of the group down at once, fixed at
+/// `began`; fingers landing later are not part of it. A two-or-more-finger
+/// drag whose span clearly changes becomes a pinch (`TouchGroup.kindChange`).
 ///
 /// A drag's end may also be a flick (`Flick.swift`) and a swipe (`Swipe.swift`).
 struct Drag: Sendable {

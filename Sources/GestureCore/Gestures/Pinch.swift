@@ -8,17 +8,16 @@
 /// decided later or at a quick stroke's lift; `rotation` (radians, clockwise
 /// on screen positive) likewise. A finger landing or lifting during a pinch
 /// carries both on (`Transform`). The pinch ends when fewer than two fingers
-/// remain; `ended` carries `direction`: `open` or `close`. A pinch is never
-/// also a drag, flick or swipe.
-struct Pinch: Sendable {
+/// remain (`bounce.maxInterval` after the lift, unless the finger bounces
+/// back) or at the last lift; `ended` carries `direction`: `open` or `close`.
+/// A pinch is never also a flick or swipe. A drag whose span clearly changes
+/// becomes a pinch, and a pinch whose fingers then travel together becomes a
+/// drag (`TouchGroup.kindChange`). Its event is built as a rotation's is
+/// (`TransformGesture`).
+struct Pinch: TransformGesture {
+    static let kind = GestureKind.pinch
     var id: UInt64 = 0
     var fingers = 0
 
-    func event(_ phase: GesturePhase, _ base: EventBase, transform: Transform) -> GestureEvent {
-        var e = base.event(.pinch, phase, id: id, fingers: fingers)
-        e.scale = transform.scale
-        e.rotation = transform.rotation
-        if phase == .ended { e.direction = transform.scale >= 1 ? .open : .close }
-        return e
-    }
+    static func direction(_ transform: Transform) -> GestureDirection { transform.scale >= 1 ? .open : .close }
 }

@@ -5,19 +5,16 @@
 /// turning about their centre with a steady span, as when rotating a photo
 /// or a map, or one finger turning about a still one. `rotation` is in
 /// radians since the fingers landed, clockwise on screen positive; `scale`
-/// is carried too, as a pinch carries its rotation. It ends when fewer than
-/// two fingers remain; `ended` carries `direction`: `clockwise` or
-/// `counterclockwise`. GTK's GestureRotate and UIKit's rotation recognizer
-/// report the same angle.
-struct Rotate: Sendable {
+/// is carried too, as a pinch carries its rotation. It ends as a pinch does,
+/// and like one may become a drag; `ended` carries `direction`: `clockwise`
+/// or `counterclockwise`. GTK's GestureRotate and UIKit's rotation
+/// recognizer report the same angle.
+struct Rotate: TransformGesture {
+    static let kind = GestureKind.rotate
     var id: UInt64 = 0
     var fingers = 0
 
-    func event(_ phase: GesturePhase, _ base: EventBase, transform: Transform) -> GestureEvent {
-        var e = base.event(.rotate, phase, id: id, fingers: fingers)
-        e.rotation = transform.rotation
-        e.scale = transform.scale
-        if phase == .ended { e.direction = transform.rotation >= 0 ? .clockwise : .counterclockwise }
-        return e
+    static func direction(_ transform: Transform) -> GestureDirection {
+        transform.rotation >= 0 ? .clockwise : .counterclockwise
     }
 }
