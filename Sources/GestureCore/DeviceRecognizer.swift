@@ -519,6 +519,27 @@ struct DeviceRecognizer: Sendable {
         GroupMotion(fingers, takingPart(at: now), below: limit)
     }
 
+    /// The root-mean-square distance of the fingers in `slots` from their
+    /// centroid, at their references or where they are: for two fingers
+    /// their span (half their distance), for more a spread close to it, in
+    /// one square root where the span takes one per finger.
+    func spread(_ slots: SlotSet, atReferences: Bool) -> Double {
+        var n = 0.0
+        var sx = 0.0
+        var sy = 0.0
+        var sq = 0.0
+        for s in slots {
+            let (x, y) = atReferences ? (fingers[s].refX, fingers[s].refY) : (fingers[s].x, fingers[s].y)
+            sx += x
+            sy += y
+            sq += x * x + y * y
+            n += 1
+        }
+        guard n > 0 else { return 0 }
+        let (cx, cy) = (sx / n, sy / n)
+        return (max(0, sq / n - cx * cx - cy * cy)).squareRoot()
+    }
+
     /// The mean of `value` over the fingers in `slots`; nil when there are none.
     func mean(_ slots: SlotSet, _ value: (Int) -> (Double, Double)) -> (Double, Double)? {
         var n = 0.0

@@ -99,6 +99,10 @@ struct TouchGroup: Sendable {
     var switched = false
     /// Members that landed within `grip.band` of an edge.
     var atBezel = SlotSet()
+    /// A drag's spread at the members' references (`kindChange`), and the
+    /// fingers it was measured over.
+    var spreadStart = 0.0
+    var spreadFingers = SlotSet()
     /// Until then a member that lifted while others stayed down may bounce
     /// back (`bounce.maxInterval`): before a decision, the others' motion
     /// waits for it.
@@ -451,10 +455,16 @@ extension DeviceRecognizer {
         // Once only: a hand that wavers between the two keeps the second.
         guard memberDown >= 2, !group.switched else { return .still }
         if state == .dragging {
-            // Only the span counts here: the turn need not be measured.
-            let m = GroupMotion(fingers, inGroup & down, below: .infinity)
-            let margin = max(2 * t.pinchMinSpanChange, t.pinchSwitchRatio * m.spanStart)
-            return m.count >= 2 && m.spanChange >= margin ? .movedApart : .still
+            // Only the span counts here, taken as the fingers' spread
+            // (`spread`): one square root a frame. Measured again at the
+            // references when the fingers down change.
+            let slots = inGroup & down
+            if slots != group.spreadFingers {
+                group.spreadFingers = slots
+                group.spreadStart = spread(slots, atReferences: true)
+            }
+            let margin = max(2 * t.pinchMinSpanChange, t.pinchSwitchRatio * group.spreadStart)
+            return abs(spread(slots, atReferences: false) - group.spreadStart) >= margin ? .movedApart : .still
         }
         let m = GroupMotion(fingers, inGroup & down)
         if m.spanChange >= t.pinchMinSpanChange || m.arc >= t.pinchMinSpanChange {
