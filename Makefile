@@ -51,14 +51,14 @@ build:
 # (DT_RELR, glibc 2.36), no symbols exported (nothing loads the binary's
 # symbols; SwiftPM exports them for tests), every function in a section of
 # its own and the functions the daemon runs placed together
-# (Sources/gestured/link-order.txt, written by scripts/link-order.sh):
+# (Performance/layout/link-order.txt, written by Performance/scripts/link-order.sh):
 # resident memory, docs/performance.md ("Memory").
 # Optimized at link time as well (LLVM's full LTO over every Swift module and
 # the C shims, --experimental-lto-mode=full): a frame crosses GestureCore,
 # GestureDaemon and CLinux, whose calls only the link can inline
 # (docs/performance.md).
-# Compiled with the branch counts of Sources/gestured/gestured.profdata
-# (LLVM's profile-guided optimization; scripts/profile.sh writes it from the
+# Compiled with the branch counts of Performance/layout/gestured.profdata
+# (LLVM's profile-guided optimization; Performance/scripts/profile.sh writes it from the
 # daemon serving a trace and replays of the recordings): the paths a frame
 # takes are laid out together, the others moved aside, so a frame runs
 # through fewer lines of code (docs/performance.md, "Code
@@ -69,14 +69,14 @@ STATIC_CXX = $(CURDIR)/.build/static-cxx
 RELEASE_LINK = -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
 	-Xswiftc -L$(STATIC_CXX) -Xswiftc -Xfrontend -Xswiftc -function-sections
 RELEASE_LTO = --experimental-lto-mode=full
-RELEASE_ORDER = -Xlinker --symbol-ordering-file=$(CURDIR)/Sources/gestured/link-order.txt -Xlinker --no-warn-symbol-ordering
-# Where the release build goes (scripts/profile.sh builds its instrumented one apart).
+RELEASE_ORDER = -Xlinker --symbol-ordering-file=$(CURDIR)/Performance/layout/link-order.txt -Xlinker --no-warn-symbol-ordering
+# Where the release build goes (Performance/scripts/profile.sh builds its instrumented one apart).
 RELEASE_BUILD = .build
-PROFILE = Sources/gestured/gestured.profdata
+PROFILE = Performance/layout/gestured.profdata
 PROFILE_COPY = $(CURDIR)/.build/profile/gestured-$(shell sha256sum $(PROFILE) | cut -c1-16).profdata
 RELEASE_PROFILE = -Xswiftc -Xfrontend -Xswiftc -ir-profile-use=$(PROFILE_COPY)
 release:
-	@if [ Sources/gestured/link-order.txt -nt $(RELEASE_BUILD)/release/gestured ]; then rm -f $(RELEASE_BUILD)/release/gestured; fi
+	@if [ Performance/layout/link-order.txt -nt $(RELEASE_BUILD)/release/gestured ]; then rm -f $(RELEASE_BUILD)/release/gestured; fi
 	@# A folder holding only libstdc++.a, searched first: the runtime's -lstdc++ finds the archive.
 	@a=$$(gcc -print-file-name=libstdc++.a); [ -f "$$a" ] || { echo "make release: libstdc++.a not found (apt-get install libstdc++-12-dev, or make setup)" >&2; exit 1; }; \
 		mkdir -p $(STATIC_CXX) && ln -sf "$$a" $(STATIC_CXX)/libstdc++.a
@@ -175,8 +175,9 @@ harness:
 # built with warnings as errors, in a build folder of its own so that the
 # everyday build keeps its flags (`make release` is built the same way).
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks Fuzz/Package.swift Fuzz/Sources
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks Fuzz/Package.swift Fuzz/Sources Performance/Package.swift Performance/DaemonCost
 	$(SWIFT) build --build-tests --build-path .build/lint -Xswiftc -warnings-as-errors
+	$(SWIFT) build --package-path Performance
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks Fuzz/Package.swift Fuzz/Sources
@@ -269,7 +270,7 @@ recordings:
 
 # Frames per second through parse, pipeline and JSON (see docs/performance.md).
 throughput:
-	scripts/replay-throughput.sh
+	Performance/scripts/replay-throughput.sh
 
 # The daemon serving bundled recordings as virtual touchscreens to `gestured monitor`.
 demo: release

@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "GestureCore", targets: ["GestureCore"]),
         // For the benchmark package (Benchmarks/), through `@_spi(Benchmarks)`; not a stable API.
         .library(name: "GestureDaemon", targets: ["GestureDaemon"]),
+        // Test support, for the measuring programs of Performance/ too.
+        .library(name: "Harness", targets: ["Harness"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -81,10 +83,7 @@ let package = Package(
                 "GestureCore", "GestureDaemon", "GestureTools", "GestureActions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            // The order `make release` links the daemon's functions in (scripts/link-order.sh),
-            // and the branch counts it compiles with (scripts/profile.sh).
-            exclude: ["link-order.txt", "gestured.profdata"]
+            ]
         ),
         // Generates the human-like traces in Recordings/ and the unseen hands
         // the tests draw at random.
@@ -128,8 +127,6 @@ let package = Package(
         .target(name: "CHarness", path: "Tests/CHarness", cSettings: [.define("_GNU_SOURCE")]),
         // The real gestured binary on the real libinput, through umockdev.
         .testTarget(name: "EndToEndTests", dependencies: ["Harness", "GestureCore", "gestured"]),
-        // The daemon's cost per frame above libinput, beside lisgd's (scripts/daemon-cost.sh).
-        .executableTarget(name: "daemon-cost", dependencies: ["Harness", "GestureCore"], path: "Tests/DaemonCost"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -50,13 +50,14 @@ device=$(sed -n 's/^N: //p' Recordings/swipe-right-1f.tablet.evemu | head -n 1)
 printf '[[device]]\nmatch = "%s #rotated"\nrotation = 90\n\n' "$device" >>"$out/gestured.toml"
 : >"$out/extra-plays"
 
-# GESTURED_GUEST picks another guest script (scripts/kernel-cost.sh's).
+# GESTURED_GUEST picks another guest script, by its path in the repository
+# (Performance/scripts/kernel-cost.sh's).
 deb=""
 if [ -n "${GESTURED_DEB:-}" ]; then
     [ -f "$GESTURED_DEB" ] || { echo "kernel-test: GESTURED_DEB=$GESTURED_DEB is not a file (make deb)" >&2; exit 2; }
     deb=$(cd "$(dirname "$GESTURED_DEB")" && pwd)/$(basename "$GESTURED_DEB")
 fi
-guest="$repo/scripts/${GESTURED_GUEST:-kernel-guest.sh} $out $repo $gestured $touch $deb"
+guest="$repo/${GESTURED_GUEST:-scripts/kernel-guest.sh} $out $repo $gestured $touch $deb"
 boot() {
     local started=$SECONDS
     rm -f "$out/status"

@@ -6,8 +6,8 @@ import GestureDaemon
 #endif
 
 /// Where the package's build products are: the directory of the running test binary.
-package enum BuildProducts {
-    package static var directory: String {
+public enum BuildProducts {
+    public static var directory: String {
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
         var dir = (exe as NSString).deletingLastPathComponent
         // swift test runs .build/<triple>/debug/gesturedPackageTests.xctest
@@ -17,23 +17,23 @@ package enum BuildProducts {
 
     /// The `gestured` executable built beside the tests, or `$GESTURED_BIN`
     /// (figures from a release build: docs/performance.md).
-    package static var gestured: String {
+    public static var gestured: String {
         ProcessInfo.processInfo.environment["GESTURED_BIN"] ?? directory + "/gestured"
     }
 
     /// The package's root (for Recordings/).
-    package static var packageRoot: String {
+    public static var packageRoot: String {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }
         return url.path
     }
 
     /// Where `scripts/build-harness.sh` puts the umockdev harness.
-    package static var harnessDirectory: String { packageRoot + "/.build/harness" }
+    public static var harnessDirectory: String { packageRoot + "/.build/harness" }
 
     /// virtme-ng's `vng`: the one `make setup` installs under .build/tools,
     /// else one on PATH; nil when there is none.
-    package static var vng: String? {
+    public static var vng: String? {
         let fm = FileManager.default
         let own = packageRoot + "/.build/tools/bin/vng"
         if fm.isExecutableFile(atPath: own) { return own }
@@ -43,29 +43,29 @@ package enum BuildProducts {
 }
 
 /// Something went wrong talking to a child process or a socket.
-package struct ChannelError: Error, CustomStringConvertible {
-    package var description: String
-    package init(_ d: String) { description = d }
+public struct ChannelError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ d: String) { description = d }
 }
 
 /// How much longer the tests wait under a sanitizer (`make sanitize` sets
 /// GESTURED_SANITIZER): AddressSanitizer makes the daemon several times
 /// slower, and quiet windows and timeouts sized for a normal build then end
 /// before its events arrive. Only waits are scaled; no expectation changes.
-package enum Timing {
-    package static let scale: Double = ProcessInfo.processInfo.environment["GESTURED_SANITIZER"] == nil ? 1 : 5
+public enum Timing {
+    public static let scale: Double = ProcessInfo.processInfo.environment["GESTURED_SANITIZER"] == nil ? 1 : 5
 }
 
 /// Reads lines from a file descriptor with a timeout.
-package final class LineChannel {
-    package let fd: Int32
+public final class LineChannel {
+    public let fd: Int32
     private var pending: [UInt8] = []
-    package private(set) var closed = false
+    public private(set) var closed = false
 
-    package init(fd: Int32) { self.fd = fd }
+    public init(fd: Int32) { self.fd = fd }
 
     /// The next line if one has arrived by now, without waiting; nil if none has.
-    package func lineIfReady() -> String? {
+    public func lineIfReady() -> String? {
         while true {
             if let nl = pending.firstIndex(of: 10) {
                 let line = String(decoding: pending[..<nl], as: UTF8.self)
@@ -86,7 +86,7 @@ package final class LineChannel {
     }
 
     /// The next line, waiting at most `timeout` seconds (times `Timing.scale`); nil at end of stream.
-    package func readLine(timeout: Double) throws -> String? {
+    public func readLine(timeout: Double) throws -> String? {
         let timeout = timeout * Timing.scale
         let deadline = Date().addingTimeInterval(timeout)
         while true {
@@ -120,7 +120,7 @@ package final class LineChannel {
 /// Connecting and sending give up after 30 s (times `Timing.scale`; EAGAIN)
 /// instead of blocking a test for ever on a full backlog or a peer that
 /// stopped reading.
-package func connectUnix(_ path: String) -> Int32 {
+public func connectUnix(_ path: String) -> Int32 {
     guard let addr = UnixAddress(path) else {
         errno = ENAMETOOLONG
         return -1
@@ -140,11 +140,11 @@ package func connectUnix(_ path: String) -> Int32 {
 }
 
 /// A client of the daemon's socket, for tests: raw lines in and out.
-package final class SocketClient {
-    package let fd: Int32
-    package let lines: LineChannel
+public final class SocketClient {
+    public let fd: Int32
+    public let lines: LineChannel
 
-    package init(path: String, timeout: Double = 5) throws {
+    public init(path: String, timeout: Double = 5) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let fd = connectUnix(path)
@@ -161,12 +161,12 @@ package final class SocketClient {
 
     deinit { close(fd) }
 
-    package func send(_ line: String) throws {
+    public func send(_ line: String) throws {
         let bytes = Array((line + "\n").utf8)
         try sendRaw(bytes)
     }
 
-    package func sendRaw(_ bytes: [UInt8]) throws {
+    public func sendRaw(_ bytes: [UInt8]) throws {
         var off = 0
         while off < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + off, $0.count - off, Int32(MSG_NOSIGNAL)) }
@@ -177,7 +177,7 @@ package final class SocketClient {
     }
 
     /// The next line parsed as a JSON object.
-    package func next(timeout: Double = 5) throws -> [String: Any]? {
+    public func next(timeout: Double = 5) throws -> [String: Any]? {
         guard let line = try lines.readLine(timeout: timeout) else { return nil }
         guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
             throw ChannelError("not a JSON object: \(line)")
@@ -186,7 +186,7 @@ package final class SocketClient {
     }
 
     /// Reads messages until one of `type` arrives; returns it and everything before it.
-    package func read(until type: String, timeout: Double = 5) throws -> (message: [String: Any], before: [[String: Any]]) {
+    public func read(until type: String, timeout: Double = 5) throws -> (message: [String: Any], before: [[String: Any]]) {
         var before: [[String: Any]] = []
         let deadline = Date().addingTimeInterval(timeout * Timing.scale)
         while true {
@@ -200,7 +200,7 @@ package final class SocketClient {
 
     /// hello, then subscribe with `filters` (a JSON fragment such as `"gestures":["tap"]`), then subscribed.
     @discardableResult
-    package func subscribe(_ filters: String = "", timeout: Double = 5) throws -> [String: Any] {
+    public func subscribe(_ filters: String = "", timeout: Double = 5) throws -> [String: Any] {
         let hello = try next(timeout: timeout)
         guard hello?["type"] as? String == "hello" else { throw ChannelError("expected hello, got \(String(describing: hello))") }
         try send(#"{"type":"subscribe""# + (filters.isEmpty ? "" : "," + filters) + "}")
@@ -208,7 +208,7 @@ package final class SocketClient {
     }
 
     /// Gesture summaries ("tap fingers=1", "drag ended fingers=2 direction=…") received until `quiet` seconds pass with nothing.
-    package func gestures(quiet: Double, max: Double = 10) throws -> [[String: Any]] {
+    public func gestures(quiet: Double, max: Double = 10) throws -> [[String: Any]] {
         var out: [[String: Any]] = []
         let deadline = Date().addingTimeInterval(max * Timing.scale)
         while Date() < deadline {
@@ -225,7 +225,7 @@ package final class SocketClient {
 
 /// "gesture[ phase] fingers=N[ direction=D]" for discrete gestures and ends of continuous ones,
 /// the way `.expect` files list them.
-package func summarize(_ events: [[String: Any]]) -> [String] {
+public func summarize(_ events: [[String: Any]]) -> [String] {
     events.compactMap { e in
         let phase = e["phase"] as? String ?? ""
         guard ["recognized", "ended", "cancelled"].contains(phase) else { return nil }

@@ -1,5 +1,5 @@
 import CHarness
-import Foundation
+public import Foundation
 import Glibc
 
 /// A process a test starts: in a process group of its own, inheriting no
@@ -13,9 +13,9 @@ import Glibc
 /// inherit them and hold `readDataToEndOfFile()` open; and neither call has a
 /// time limit. A CI run hung for over an hour in two tests that waited on
 /// children that way (docs/testing.md, "Child processes, and when a test hangs").
-package final class Child {
+public final class Child {
     /// Where one of the child's descriptors 0, 1 and 2 goes.
-    package enum Stream {
+    public enum Stream {
         /// /dev/null.
         case null
         /// A pipe this object holds the other end of.
@@ -32,17 +32,17 @@ package final class Child {
     /// killing the test process (children get the default action back).
     private static let ignoreSIGPIPE: Void = { _ = Glibc.signal(SIGPIPE, SIG_IGN) }()
 
-    package let pid: Int32
+    public let pid: Int32
     /// The command line, for messages.
-    package let command: String
+    public let command: String
     /// Our end of the child's standard input, output and error, when they are pipes (else -1).
-    package private(set) var input: Int32 = -1
-    package let output: Int32
-    package let error: Int32
+    public private(set) var input: Int32 = -1
+    public let output: Int32
+    public let error: Int32
     private var exit: Int32?
 
     /// Starts `arguments[0]` (a path, or a name looked up in PATH).
-    package init(
+    public init(
         _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
         directory: String? = nil, stdin: Stream = .null, stdout: Stream = .pipe, stderr: Stream = .output
     ) throws {
@@ -106,7 +106,7 @@ package final class Child {
     /// When it has ended, whatever is left of its process group (a
     /// background job of a script) is killed before it is reaped: a test
     /// leaves nothing running behind it.
-    package var status: Int32? {
+    public var status: Int32? {
         guard exit == nil else { return exit }
         switch charness_exited(pid) {
         case 1:
@@ -124,14 +124,14 @@ package final class Child {
         return exit
     }
 
-    package var isRunning: Bool { status == nil }
+    public var isRunning: Bool { status == nil }
 
-    package func signal(_ signo: Int32) {
+    public func signal(_ signo: Int32) {
         if isRunning { kill(pid, signo) }
     }
 
     /// Writes `text` to the child's standard input (a pipe).
-    package func write(_ text: String) throws {
+    public func write(_ text: String) throws {
         let bytes = Array(text.utf8)
         var done = 0
         while done < bytes.count {
@@ -143,7 +143,7 @@ package final class Child {
     }
 
     /// Closes our end of its standard input: it reads end of file.
-    package func closeInput() {
+    public func closeInput() {
         if input >= 0 { close(input) }
         input = -1
     }
@@ -152,7 +152,7 @@ package final class Child {
     /// to exit and returns its status. When it does not, its process group is
     /// killed and the error says so.
     @discardableResult
-    package func wait(timeout: Double) throws -> Int32 {
+    public func wait(timeout: Double) throws -> Int32 {
         let limit = timeout * Timing.scale
         let deadline = Date().addingTimeInterval(limit)
         while true {
@@ -170,7 +170,7 @@ package final class Child {
     /// still open 2 s after the exit (held by a process that left the group)
     /// is not waited for. On the deadline the process group is killed and the
     /// error holds what it printed.
-    package func finish(timeout: Double) throws -> (status: Int32, out: String, err: String) {
+    public func finish(timeout: Double) throws -> (status: Int32, out: String, err: String) {
         let limit = timeout * Timing.scale
         let deadline = Date().addingTimeInterval(limit)
         var streams = [(fd: output, data: [UInt8]()), (fd: error, data: [UInt8]())]
@@ -201,7 +201,7 @@ package final class Child {
     }
 
     /// Runs `arguments` to the end within `timeout` seconds: its status, standard output and standard error.
-    package static func run(
+    public static func run(
         _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
         directory: String? = nil, timeout: Double = 60
     ) throws -> (status: Int32, out: String, err: String) {

@@ -7,12 +7,12 @@ import GestureCore
 
 /// A `gestured serve` started for a test, with its own scratch directory,
 /// socket and sd_notify listener; stopped with SIGTERM.
-package final class DaemonProcess {
-    package let process: Child
-    package let directory: String
-    package let notify: NotifyListener
+public final class DaemonProcess {
+    public let process: Child
+    public let directory: String
+    public let notify: NotifyListener
     /// DIR/gestured.sock, unless the test named another.
-    package let socket: String
+    public let socket: String
     private let logPath: String
 
     /// Starts `gestured serve --socket DIR/gestured.sock ARGS` (or `socketPath`) and waits for READY=1.
@@ -20,7 +20,7 @@ package final class DaemonProcess {
     /// The daemon asks no system bus but `systemBus` (a test's own, where
     /// `LogindMock` plays logind): never the machine's logind, so that who
     /// is logged in here changes nothing.
-    package init(
+    public init(
         _ arguments: [String], config: String? = nil, wrapper: [String] = [], waitReady: Bool = true, systemBus: String? = nil,
         socketPath: String? = nil
     ) throws {
@@ -49,19 +49,19 @@ package final class DaemonProcess {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    package func signal(_ signo: Int32) { process.signal(signo) }
+    public func signal(_ signo: Int32) { process.signal(signo) }
 
     /// SIGTERM, then the exit status; throws (having killed it) when it has not exited within 20 s.
     @discardableResult
-    package func stop() throws -> Int32 {
+    public func stop() throws -> Int32 {
         signal(SIGTERM)
         return try process.wait(timeout: 20)
     }
 
-    package var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// Waits until the log contains `text`.
-    package func waitForLog(_ text: String, timeout: Double = 5) throws {
+    public func waitForLog(_ text: String, timeout: Double = 5) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if log.contains(text) { return }
@@ -71,25 +71,25 @@ package final class DaemonProcess {
     }
 
     /// A recording of the repository's Recordings/.
-    package static func recording(_ name: String) -> String { BuildProducts.packageRoot + "/Recordings/" + name }
+    public static func recording(_ name: String) -> String { BuildProducts.packageRoot + "/Recordings/" + name }
 
     /// The summaries a recording's `.expect` lists (comments and blank lines left out).
-    package static func expected(_ name: String) throws -> [String] {
+    public static func expected(_ name: String) throws -> [String] {
         let path = recording(name.replacingOccurrences(of: ".evemu", with: ".expect"))
         return ExpectFile(try String(contentsOfFile: path, encoding: .utf8)).gestures
     }
 }
 
 /// What a `gestured` command printed and how it ended.
-package struct CommandResult {
-    package var status: Int32
-    package var out: String
-    package var err: String
+public struct CommandResult {
+    public var status: Int32
+    public var out: String
+    public var err: String
 }
 
 /// Runs the `gestured` under test with `arguments` to the end (at most
 /// `timeout` seconds, times `Timing.scale`).
-package func runGestured(_ arguments: [String], timeout: Double = 120) throws -> CommandResult {
+public func runGestured(_ arguments: [String], timeout: Double = 120) throws -> CommandResult {
     let r = try Child.run([BuildProducts.gestured] + arguments, timeout: timeout)
     return CommandResult(status: r.status, out: r.out, err: r.err)
 }

@@ -1,24 +1,24 @@
 import Foundation
-package import GestureCore
+public import GestureCore
 
 /// A touchscreen for umockdev, made from a trace's device description: the
 /// sysfs/udev record (`.umockdev`) and the evdev ioctl answers (`.ioctl`)
 /// that libevdev 1.13 asks for when libinput opens the node.
-package struct EmulatedTouchscreen: Sendable {
-    package var description: DeviceDescription
+public struct EmulatedTouchscreen: Sendable {
+    public var description: DeviceDescription
     /// N in /dev/input/eventN and inputN.
-    package var number: Int
+    public var number: Int
 
     /// A keyboard instead (udev ID_INPUT_KEYBOARD): the daemon must refuse to open it.
-    package var isKeyboard = false
+    public var isKeyboard = false
 
-    package init(_ description: DeviceDescription, number: Int) {
+    public init(_ description: DeviceDescription, number: Int) {
         self.description = description
         self.number = number
     }
 
     /// A plain keyboard (keys A to Z and Enter, no axes).
-    package static func keyboard(number: Int) -> EmulatedTouchscreen {
+    public static func keyboard(number: Int) -> EmulatedTouchscreen {
         var d = DeviceDescription(name: "Emulated Keyboard")
         d.bus = 0x11
         d.vendor = 1
@@ -29,9 +29,9 @@ package struct EmulatedTouchscreen: Sendable {
         return k
     }
 
-    package var minor: Int { 64 + number }
-    package var devnode: String { "/dev/input/event\(number)" }
-    package var syspath: String { "/sys/devices/virtual/input/input\(number)/event\(number)" }
+    public var minor: Int { 64 + number }
+    public var devnode: String { "/dev/input/event\(number)" }
+    public var syspath: String { "/sys/devices/virtual/input/input\(number)/event\(number)" }
 
     private var types: Set<UInt16> {
         var t = Set(description.codes.keys)
@@ -80,7 +80,7 @@ package struct EmulatedTouchscreen: Sendable {
     private var udevKind: String { isKeyboard ? "ID_INPUT_KEYBOARD" : "ID_INPUT_TOUCHSCREEN" }
 
     /// The sysfs and udev record for `umockdev_testbed_add_from_file`.
-    package var umockdevRecord: String {
+    public var umockdevRecord: String {
         let d = description
         let ev = Self.sysfsBitmap(Set(types.map(Int.init)))
         let key = Self.sysfsBitmap(codes(Evdev.EV_KEY))
@@ -134,7 +134,7 @@ package struct EmulatedTouchscreen: Sendable {
     /// The evdev ioctl answers for `umockdev_testbed_load_ioctl`. Each reply
     /// has exactly the size libevdev asks for: umockdev matches the whole
     /// ioctl number, size included.
-    package var ioctlRecord: String {
+    public var ioctlRecord: String {
         let d = description
         var lines = ["@DEV \(devnode)"]
         lines.append("EVIOCGVERSION 0 " + Self.hex(Self.le32(0x010001)))

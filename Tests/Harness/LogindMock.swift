@@ -10,19 +10,19 @@ import Foundation
 /// for the system's Python). A daemon started with `systemBus: address`
 /// asks it who is at the screen; the test adds sessions and switches the
 /// active one.
-package final class LogindMock {
-    package let directory: String
-    package var address: String { "unix:path=\(directory)/bus" }
+public final class LogindMock {
+    public let directory: String
+    public var address: String { "unix:path=\(directory)/bus" }
     private let bus: Child
     private let mock: Child
 
     /// What a test needs to run one.
-    package static let requirement = Requirement(
+    public static let requirement = Requirement(
         met: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon")
             && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/dbusmock/templates/logind.py"),
         missing: "no dbus-daemon or python3-dbusmock: `make setup` installs them (Debian packages dbus-daemon, python3-dbusmock)")
 
-    package init() throws {
+    public init() throws {
         directory = NSTemporaryDirectory() + "gestured-logind-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         chmod(directory, 0o755)
@@ -70,7 +70,7 @@ package final class LogindMock {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    package var log: String { (try? String(contentsOfFile: directory + "/mock.log", encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOfFile: directory + "/mock.log", encoding: .utf8)) ?? "" }
 
     /// Runs `body` (Python, with `dbus` imported and `login1`, the mock's
     /// main object, at hand) against the bus.
@@ -91,14 +91,14 @@ package final class LogindMock {
     }
 
     /// A session of `uid` on seat0 (logind's mock makes each new session the active one).
-    package func addSession(_ id: String, uid: UInt32, name: String) throws {
+    public func addSession(_ id: String, uid: UInt32, name: String) throws {
         try call(
             "login1.AddSession('\(id)', 'seat0', dbus.UInt32(\(uid)), '\(name)', True, dbus_interface='org.freedesktop.DBus.Mock')"
         )
     }
 
     /// Makes session `id` the active one on seat0 (PropertiesChanged follows).
-    package func activate(_ id: String) throws {
+    public func activate(_ id: String) throws {
         try call(
             """
             seat = bus.get_object('org.freedesktop.login1', '/org/freedesktop/login1/seat/seat0')

@@ -1,5 +1,5 @@
 import Foundation
-package import Testing
+public import Testing
 
 /// Bounds on a process's resident memory, in KiB. They hold in a normal
 /// build only: under `make sanitize` AddressSanitizer keeps freed memory in
@@ -7,11 +7,11 @@ package import Testing
 /// then measures the sanitizer rather than the program, and the bound is
 /// printed as not checked. The sanitized run is there for memory errors;
 /// the normal run (`make test`'s first) checks the bounds.
-package enum ResidentMemory {
-    package static let measurable = ProcessInfo.processInfo.environment["GESTURED_SANITIZER"] == nil
+public enum ResidentMemory {
+    public static let measurable = ProcessInfo.processInfo.environment["GESTURED_SANITIZER"] == nil
 
     /// Expects `kib` below `limit` KiB where resident memory is measurable.
-    package static func expect(
+    public static func expect(
         _ kib: Int, below limit: Int, _ what: String, sourceLocation: SourceLocation = #_sourceLocation
     ) {
         guard measurable else {

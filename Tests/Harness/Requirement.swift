@@ -1,5 +1,5 @@
 import Foundation
-package import Testing
+public import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -11,30 +11,30 @@ package import Testing
 /// skipped, with what is missing and how to get it; in CI (`CI=true`) it
 /// runs anyway and fails, because CI must run every test (and
 /// `scripts/test-run.sh` fails a CI run that skipped one).
-package struct Requirement: Sendable {
+public struct Requirement: Sendable {
     /// Whether this machine has it.
-    package let met: Bool
+    public let met: Bool
     /// What is missing and what to do about it, for the skip's message.
-    package let missing: String
+    public let missing: String
 
-    package init(met: Bool, missing: String) {
+    public init(met: Bool, missing: String) {
         self.met = met
         self.missing = missing
     }
 
     /// `CI=true`: every test must run.
-    package static let inCI = ProcessInfo.processInfo.environment["CI"] == "true"
+    public static let inCI = ProcessInfo.processInfo.environment["CI"] == "true"
 
     /// The tests run as root.
-    package static let isRoot = geteuid() == 0
+    public static let isRoot = geteuid() == 0
 
     /// A uid with no account: not the tests' user, not root, and not what a
     /// daemon started as root becomes (`gestured`, or `nobody`), for a
     /// client of someone else.
-    package static let strangerUID: UInt32 = 4321
+    public static let strangerUID: UInt32 = 4321
 
     /// `sudo -n` runs a command as root without asking for a password.
-    package static let sudoWorks: Bool = {
+    public static let sudoWorks: Bool = {
         guard !isRoot, FileManager.default.isExecutableFile(atPath: "/usr/bin/sudo") else { return false }
         guard let r = try? Child.run(["/usr/bin/sudo", "-n", "/bin/true"], timeout: 10) else { return false }
         return r.status == 0
@@ -42,7 +42,7 @@ package struct Requirement: Sendable {
 
     /// Root for some commands: the tests run as root, or `sudo -n` works;
     /// such a test runs its privileged commands through `asRoot`.
-    package static let root = Requirement(
+    public static let root = Requirement(
         met: isRoot || sudoWorks,
         missing:
             "needs root: run the tests as root, or let `sudo -n` work (run `sudo -v` in this terminal first, or give yourself a NOPASSWD rule)"
@@ -50,26 +50,26 @@ package struct Requirement: Sendable {
 
     /// The test process itself is root (it makes files owned by others, or
     /// reads what only root may read, all through), not only some commands.
-    package static let runningAsRoot = Requirement(
+    public static let runningAsRoot = Requirement(
         met: isRoot,
         missing:
             "runs only when the tests run as root (CI does): it makes files owned by other users and reads a root daemon's descriptors"
     )
 
     /// An executable at an absolute path, from a Debian package.
-    package static func tool(_ path: String, package debian: String) -> Requirement {
+    public static func tool(_ path: String, package debian: String) -> Requirement {
         Requirement(
             met: FileManager.default.isExecutableFile(atPath: path),
             missing: "\(path) is missing: `make setup` installs it (Debian package \(debian))")
     }
 
     /// The umockdev harness, built by `make harness` (`make test` builds it).
-    package static let umockdev = Requirement(
+    public static let umockdev = Requirement(
         met: UmockdevSession.unavailable == nil, missing: UmockdevSession.unavailable ?? "")
 
     /// A kernel to boot, virtme-ng (`vng`) and the uinput player, for the
     /// real-kernel harness.
-    package static let virtualMachine: Requirement = {
+    public static let virtualMachine: Requirement = {
         let fm = FileManager.default
         let kernels = (try? fm.contentsOfDirectory(atPath: "/boot"))?.filter { $0.hasPrefix("vmlinuz-") } ?? []
         var missing: [String] = []
@@ -84,7 +84,7 @@ package struct Requirement: Sendable {
 
     /// `command` as root: unchanged when the tests run as root, else through
     /// `sudo -n` (which `.requires(.root)` checked works), saying so.
-    package static func asRoot(_ command: [String]) -> [String] {
+    public static func asRoot(_ command: [String]) -> [String] {
         if isRoot { return command }
         print("as root through sudo -n: \(command.joined(separator: " ").prefix(160))")
         return ["/usr/bin/sudo", "-n", "--"] + command
@@ -94,7 +94,7 @@ package struct Requirement: Sendable {
 extension Trait where Self == ConditionTrait {
     /// Runs the test only where every requirement is met, or in CI (where a
     /// missing one fails the test instead of skipping it).
-    package static func requires(_ requirements: Requirement...) -> Self {
+    public static func requires(_ requirements: Requirement...) -> Self {
         let missing = requirements.filter { !$0.met }.map(\.missing).joined(separator: "; ")
         return .enabled(if: missing.isEmpty || Requirement.inCI, Comment(rawValue: missing))
     }

@@ -8,16 +8,16 @@ import GestureDaemon
 /// The umockdev harness (`.build/harness/umockdev-harness`, built by
 /// `scripts/build-harness.sh`) in a private mount namespace with a tmpfs on
 /// /run/udev, driven one command at a time.
-package final class UmockdevSession {
+public final class UmockdevSession {
     private let process: Child
     private let replies: LineChannel
     /// Scratch directory for device records, logs and the socket.
-    package let directory: String
+    public let directory: String
     /// Datagram socket the daemon's sd_notify messages arrive on.
-    package let notify: NotifyListener
+    public let notify: NotifyListener
 
     /// Why the harness cannot run here (nil: it can).
-    package static var unavailable: String? {
+    public static var unavailable: String? {
         let dir = BuildProducts.harnessDirectory
         if !FileManager.default.isExecutableFile(atPath: dir + "/umockdev-harness")
             || !FileManager.default.fileExists(atPath: dir + "/fstat-fix.so")
@@ -27,7 +27,7 @@ package final class UmockdevSession {
         return nil
     }
 
-    package init() throws {
+    public init() throws {
         directory = NSTemporaryDirectory() + "gestured-e2e-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         notify = try NotifyListener(path: directory + "/notify.sock")
@@ -69,7 +69,7 @@ package final class UmockdevSession {
 
     /// Sends one command; returns its reply, or throws with the reply when it is an error.
     @discardableResult
-    package func command(_ line: String, timeout: Double = 10) throws -> String {
+    public func command(_ line: String, timeout: Double = 10) throws -> String {
         try process.write(line + "\n")
         guard let reply = try replies.readLine(timeout: timeout) else {
             throw ChannelError("the harness exited (command: \(line))")
@@ -79,7 +79,7 @@ package final class UmockdevSession {
     }
 
     /// Writes a device's records and adds it to the testbed.
-    package func add(_ device: EmulatedTouchscreen, uevent: Bool = false) throws {
+    public func add(_ device: EmulatedTouchscreen, uevent: Bool = false) throws {
         let base = directory + "/event\(device.number)"
         try device.umockdevRecord.write(toFile: base + ".umockdev", atomically: true, encoding: .utf8)
         try device.ioctlRecord.write(toFile: base + ".ioctl", atomically: true, encoding: .utf8)
@@ -89,22 +89,22 @@ package final class UmockdevSession {
     }
 
     /// Starts `gestured` with `arguments` inside the testbed; its output goes to `log`.
-    package func startDaemon(_ arguments: [String]) throws {
+    public func startDaemon(_ arguments: [String]) throws {
         try command("start \(log) \(BuildProducts.gestured) " + arguments.joined(separator: " "))
     }
 
-    package var log: String { directory + "/gestured.log" }
-    package var socket: String { directory + "/gestured.sock" }
+    public var log: String { directory + "/gestured.log" }
+    public var socket: String { directory + "/gestured.sock" }
 
-    package var daemonLog: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+    public var daemonLog: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 }
 
 /// Receives sd_notify datagrams, as systemd would.
-package final class NotifyListener {
-    package let path: String
-    package let fd: Int32
+public final class NotifyListener {
+    public let path: String
+    public let fd: Int32
 
-    package init(path: String) throws {
+    public init(path: String) throws {
         self.path = path
         guard let addr = UnixAddress(path) else { throw ChannelError("\(path): too long for a Unix socket") }
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
@@ -118,7 +118,7 @@ package final class NotifyListener {
     }
 
     /// The next datagram's text, waiting at most `timeout` seconds.
-    package func next(timeout: Double) -> String? {
+    public func next(timeout: Double) -> String? {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&p, 1, Int32(timeout * 1000)) > 0 else { return nil }
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -127,7 +127,7 @@ package final class NotifyListener {
     }
 
     /// Waits for a datagram containing `field` (e.g. "READY=1"); returns every datagram seen.
-    package func wait(for field: String, timeout: Double) throws -> [String] {
+    public func wait(for field: String, timeout: Double) throws -> [String] {
         let deadline = Date().addingTimeInterval(timeout * Timing.scale)
         var seen: [String] = []
         while Date() < deadline {

@@ -6,14 +6,14 @@
 # lines each turn touches (docs/performance.md).
 # Every program reads the same trace written into the same emulated
 # touchscreen (umockdev), one after another, --runs times.
-# Usage: scripts/daemon-cost.sh [--runs 3] [--sets 3] [--callgrind] [--strace] ...
+# Usage: Performance/scripts/daemon-cost.sh [--runs 3] [--sets 3] [--callgrind] [--strace] ...
 # Needs lisgd, valgrind and strace (sudo apt-get install lisgd valgrind strace),
 # and python3 for --lines;
 # a measurement, not a test.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 make -s release >/dev/null
 scripts/build-harness.sh >/dev/null
-swift build --product daemon-cost >/dev/null
+swift build --package-path Performance --product daemon-cost >/dev/null
 GESTURED_BIN="${GESTURED_BIN:-$(swift build -c release --show-bin-path)/gestured}" \
-    exec "$(swift build --show-bin-path)/daemon-cost" "$@"
+    exec "$(swift build --package-path Performance --show-bin-path)/daemon-cost" "$@"

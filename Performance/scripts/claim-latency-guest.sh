@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs inside the virtual machine scripts/claim-latency.sh boots (through
+# Runs inside the virtual machine Performance/scripts/claim-latency.sh boots (through
 # scripts/kernel-test.sh): every bundled recording played three times on a
 # uinput touchscreen: read plainly; passed through by the least relay
 # there can be (`uinput-touch relay`) and read from its copy; claimed by

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Writes Sources/gestured/link-order.txt: the functions `gestured serve`
+# Writes Performance/layout/link-order.txt: the functions `gestured serve`
 # runs, one mangled name per line; `make release` links them first in the
 # binary (every function is in a section of its own; lld's
 # --symbol-ordering-file), so that the code the daemon runs sits together
@@ -24,14 +24,14 @@
 # (make setup; it builds it). KEEP_SCRATCH=1 keeps its scratch folder (the
 # callgrind files and the lists) to look at.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-out=Sources/gestured/link-order.txt
+cd "$(dirname "$0")/../.."
+out=Performance/layout/link-order.txt
 scratch=$(mktemp -d)
 trap '[ -n "${KEEP_SCRATCH:-}" ] || rm -rf "$scratch"' EXIT
 rm -f .build/release/gestured  # a link of its own, for the map
 make -s release RELEASE_ORDER="-Xlinker -Map=$scratch/map" >/dev/null
 scripts/build-harness.sh >/dev/null
-swift build --product daemon-cost >/dev/null
+swift build --package-path Performance --product daemon-cost >/dev/null
 bin=.build/release/gestured
 # Names defined more than once, one copy of them in a whole object's .text
 # (the link map: a line per input section, then a line per symbol in it).
@@ -46,7 +46,7 @@ objcopy --strip-debug "$bin" "$scratch/gestured"
 grind() { exec valgrind --tool=callgrind --demangle=no --callgrind-out-file="$scratch/callgrind.$1" "${@:2}"; }
 # The frames: daemon-cost runs the release binary under callgrind on an
 # emulated touchscreen; its dump after the trace began holds the per-frame work.
-GESTURED_BIN=$bin "$(swift build --show-bin-path)/daemon-cost" --programs gestured --runs 0 --callgrind --keep \
+GESTURED_BIN=$bin "$(swift build --package-path Performance --show-bin-path)/daemon-cost" --programs gestured --runs 0 --callgrind --keep \
     >"$scratch/cost.log" 2>&1 || { cat "$scratch/cost.log" >&2; echo "link-order: daemon-cost failed" >&2; exit 1; }
 kept=$(sed -n 's/^kept: //p' "$scratch/cost.log" | tail -n 1)
 trace=$(grep -l "gestured serve" "$kept"/callgrind.out.*.1 | head -n 1)

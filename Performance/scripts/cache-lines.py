@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Distinct cache lines one turn of a program's loop touches, by kind.
 
-Usage: scripts/cache-lines.py LACKEY_LOG BINARY [--functions N]
+Usage: Performance/scripts/cache-lines.py LACKEY_LOG BINARY [--functions N]
 
 LACKEY_LOG is what `valgrind --tool=lackey --trace-mem=yes` wrote for
-BINARY (scripts/daemon-cost.sh --lines runs it so): every instruction's
+BINARY (Performance/scripts/daemon-cost.sh --lines runs it so): every instruction's
 address and every load and store. A turn runs from one return of the
 program's wait (its call of poll, epoll_wait or epoll_pwait2) to the next.
 For each turn it counts the 64-byte lines touched: the binary's own code and

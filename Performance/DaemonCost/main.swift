@@ -1,7 +1,7 @@
 // What a gesture daemon costs per frame on top of libinput: gestured, Debian's
 // lisgd and a program that only drains libinput (the floor), one after
 // another on the same emulated touchscreen (umockdev) and the same trace,
-// repeated. Run through scripts/daemon-cost.sh; docs/performance.md reads
+// repeated. Run through Performance/scripts/daemon-cost.sh; docs/performance.md reads
 // the figures. Nothing here is a test: it prints measurements.
 
 import Foundation
@@ -17,7 +17,7 @@ struct Options {
     var sets = 3
     var spacing = 0.6
     var callgrind = false
-    /// Count the cache lines each turn touches, under valgrind's lackey (scripts/cache-lines.py).
+    /// Count the cache lines each turn touches, under valgrind's lackey (Performance/scripts/cache-lines.py).
     var lines = false
     var strace = false
     var perf = false
@@ -61,7 +61,7 @@ struct Options {
                       --spacing   seconds between two recordings (0.6)
                       --callgrind also count instructions under valgrind's callgrind
                       --lines     also count the cache lines one turn of each program's loop touches
-                                  (valgrind's lackey, scripts/cache-lines.py; slow: use --sets 1)
+                                  (valgrind's lackey, Performance/scripts/cache-lines.py; slow: use --sets 1)
                       --strace    also count system calls with strace -c
                       --perf      record each program's CPU samples with perf record (kept with --keep)
                       --pages     pages of its own each program touches in 50 ms of frames (its
@@ -636,7 +636,7 @@ if options.runs > 0 {
 
 if options.lines {
     print("")
-    print("Cache lines per turn (valgrind --tool=lackey --trace-mem=yes, scripts/cache-lines.py):")
+    print("Cache lines per turn (valgrind --tool=lackey --trace-mem=yes, Performance/scripts/cache-lines.py):")
     _ = try runTogether(
         options.programs, trace: trace, device: device, options: options, callgrind: false, strace: false, lackey: true)
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs inside the virtual machine scripts/kernel-cost.sh boots, as root, on a
+# Runs inside the virtual machine Performance/scripts/kernel-cost.sh boots, as root, on a
 # real kernel: what gestured costs per frame on real evdev devices, beside a
 # program that only drains libinput (the floor) and Debian's lisgd, and how
 # long an event takes from uinput to a subscriber with 1 and 100 of them.
@@ -17,7 +17,7 @@ udevd=$(command -v systemd-udevd || echo /lib/systemd/systemd-udevd)
 "$udevd" --daemon
 udevadm settle --timeout=10
 
-# The trace scripts/kernel-cost.sh built: every tablet recording, one after another.
+# The trace Performance/scripts/kernel-cost.sh built: every tablet recording, one after another.
 trace=$out/cost-trace.evemu
 frames=$(awk '$1 == "E:" && $3 == "0000" && $4 == "0000"' "$trace" | wc -l)
 # Nanoseconds a process has run, all its threads.

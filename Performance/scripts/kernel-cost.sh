@@ -4,11 +4,11 @@
 # floor) and Debian's lisgd on uinput touchscreens fed the same frames, peak
 # resident memory, and latency from the uinput write to a subscriber's read
 # with 1 and 100 subscribers. Boots the virtual machine of
-# scripts/kernel-test.sh with scripts/kernel-cost-guest.sh; prints the raw
+# scripts/kernel-test.sh with Performance/scripts/kernel-cost-guest.sh; prints the raw
 # figures, then a summary. A measurement, not a test (docs/performance.md).
-# Usage: scripts/kernel-cost.sh [RUNS]   (default 3)
+# Usage: Performance/scripts/kernel-cost.sh [RUNS]   (default 3)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 make -s release >/dev/null
 scripts/build-harness.sh >/dev/null
 command -v lisgd >/dev/null || { echo "kernel-cost: lisgd is not installed (apt-get install lisgd)" >&2; exit 3; }
@@ -38,7 +38,7 @@ awk '
       offset += last[f] - first[f] + 1000000
     }
   }' Recordings/*.tablet.evemu >>"$out/cost-trace.evemu"
-GESTURED_COST_RUNS=${1:-3} GESTURED_GUEST=kernel-cost-guest.sh \
+GESTURED_COST_RUNS=${1:-3} GESTURED_GUEST=Performance/scripts/kernel-cost-guest.sh \
     GESTURED_BIN="$(swift build -c release --show-bin-path)/gestured" scripts/kernel-test.sh "$out" >/dev/null
 echo "machine: $(cat "$out/vm") ($(grep -c ^processor /proc/cpuinfo) host CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1))"
 cat "$out/cost.txt"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The daemon's end-to-end figures (docs/performance.md), from the real binary.
 
-Usage: scripts/daemon-figures.py [--idle-seconds 60] [--bin PATH]
+Usage: Performance/scripts/daemon-figures.py [--idle-seconds 60] [--bin PATH]
 
 Measures, on a release build of `gestured serve --replay`:
   - start to READY=1 (sd_notify), 20 starts;
@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Every kind of gesture, then taps and holds again: their events are published
 # by timers (a tap after the double-tap interval, a hold at its deadline).
 TABLET = ["tap-2f", "double-tap-2f", "hold-1f", "slow-drag-right", "flick-right", "pinch-close-3f",

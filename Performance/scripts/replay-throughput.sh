@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Measures `gestured replay` throughput end to end: file reading, evemu
 # parsing, frame assembly, the recognizer pipeline and JSON output.
-# Usage: scripts/replay-throughput.sh [REPEATS]   (default 400)
+# Usage: Performance/scripts/replay-throughput.sh [REPEATS]   (default 400)
 # Builds a long trace by repeating the bundled recordings one after another
 # (each shifted to start 2 s after the last ended), replays it with a release
 # build, and prints frames per second. A warning from the replay (time going
 # backwards, say) fails the run: the trace would not be what it claims.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 repeats=${1:-400}
 make -s release >/dev/null
 bin=$(swift build -c release --show-bin-path)/gestured

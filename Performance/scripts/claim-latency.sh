@@ -7,14 +7,14 @@
 # each frame, from the player's write to the reader's read: p50 and p99 of
 # each reader, the differences, and the frames lost or out of order. A
 # measurement, not a test (docs/performance.md, "Claimed touchscreens").
-# Usage: scripts/claim-latency.sh
+# Usage: Performance/scripts/claim-latency.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 make -s release >/dev/null
 scripts/build-harness.sh >/dev/null
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-GESTURED_GUEST=claim-latency-guest.sh GESTURED_BIN="$(swift build -c release --show-bin-path)/gestured" \
+GESTURED_GUEST=Performance/scripts/claim-latency-guest.sh GESTURED_BIN="$(swift build -c release --show-bin-path)/gestured" \
     scripts/kernel-test.sh "$out" >/dev/null
 echo "machine: $(cat "$out/vm") ($(grep -c ^processor /proc/cpuinfo) host CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1))"
 python3 - "$out" <<'PY'

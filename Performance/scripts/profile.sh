@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Writes Sources/gestured/gestured.profdata: how often each branch of
+# Writes Performance/layout/gestured.profdata: how often each branch of
 # gestured's Swift code was taken while it did its usual work, which `make
 # release` compiles with (LLVM's profile-guided optimization): the paths a
 # frame takes are laid out together and the rest moved aside, so that a frame
@@ -7,19 +7,19 @@
 # layout"). The work counted:
 #   - the daemon serving a trace played into an emulated touchscreen through
 #     the real libinput, to a subscriber of recognized and ended gestures and
-#     to one of everything (scripts/daemon-cost.sh's trace and harness);
+#     to one of everything (Performance/scripts/daemon-cost.sh's trace and harness);
 #   - `gestured replay` of every bundled recording (the recognizers on many
 #     more gestures of every kind, and their JSON).
 # A function whose code changed since has no profile (LLVM checks each
 # function's shape) and is compiled as without one: a stale profile only
 # loses what it gained. Run it again after large changes to the daemon's or
-# the recognizers' paths, then scripts/link-order.sh (the order follows the
+# the recognizers' paths, then Performance/scripts/link-order.sh (the order follows the
 # functions the profile leaves).
 # Needs the umockdev harness (make setup; it builds it). KEEP_SCRATCH=1 keeps
 # its scratch folder (the raw profiles) to look at.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-out=Sources/gestured/gestured.profdata
+cd "$(dirname "$0")/../.."
+out=Performance/layout/gestured.profdata
 scratch=$(mktemp -d)
 trap '[ -n "${KEEP_SCRATCH:-}" ] || rm -rf "$scratch"' EXIT
 profdata=${LLVM_PROFDATA:-$(dirname "$(readlink -f "$(command -v swiftc)")")/llvm-profdata}
@@ -33,8 +33,8 @@ make -s release RELEASE_BUILD=.build/profiling \
     >/dev/null
 bin=.build/profiling/release/gestured
 scripts/build-harness.sh >/dev/null
-swift build --product daemon-cost >/dev/null
-cost="$(swift build --show-bin-path)/daemon-cost"
+swift build --package-path Performance --product daemon-cost >/dev/null
+cost="$(swift build --package-path Performance --show-bin-path)/daemon-cost"
 # The daemon serving daemon-cost's trace once, with these options.
 serve() {
     GESTURED_BIN=$bin "$cost" --programs gestured --runs 1 "$@" >>"$scratch/cost.log" 2>&1 ||
