@@ -54,6 +54,12 @@ echo "dpkg exited $?"
 getent passwd gestured | cut -d: -f1,7
 ls /lib/udev/rules.d | grep gestured
 udevadm settle --timeout=10
+# Under emulation the replayed "change" event can still be on its way
+# after settle gives up: look for the ACL for up to 30 s more.
+for _ in $(seq 60); do
+    acl "$before" | grep -q '^user:gestured:' && break
+    sleep 0.5
+done
 echo "before the install, after it: $(acl "$before")"
 after=$(plug "#after")
 echo "plugged in after the install: ${after:-none}"
