@@ -382,7 +382,7 @@ struct DeviceRecognizer: Sendable {
         var firstOther = Timestamp.never
         for s in inGroup {
             let f = fingers[s]
-            if f.atBezel && f.isDown && Trig.hypot(f.x - f.startX, f.y - f.startY) <= t.slop {
+            if f.restsAtBezel(slop: t.slop) {
                 resting.insert(s)
             } else if f.downTime < firstOther {
                 firstOther = f.downTime
@@ -412,10 +412,7 @@ struct DeviceRecognizer: Sendable {
     /// hold they make may be a hand gripping the device.
     func onlyGripsDown() -> Bool {
         guard memberDown > 0 else { return false }
-        for s in inGroup & down {
-            let f = fingers[s]
-            if !f.atBezel || Trig.hypot(f.x - f.startX, f.y - f.startY) > t.slop { return false }
-        }
+        for s in inGroup & down where !fingers[s].restsAtBezel(slop: t.slop) { return false }
         return true
     }
 

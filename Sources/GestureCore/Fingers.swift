@@ -38,6 +38,12 @@ struct FingerTrack: Sendable {
     /// Distance from the reference point, mm.
     var displacement: Double { Trig.hypot(x - refX, y - refY) }
 
+    /// Down where it landed at the bezel, within `slop` of its landing: a
+    /// grip's place (`DeviceRecognizer.dropGrips`).
+    func restsAtBezel(slop: Double) -> Bool {
+        atBezel && isDown && Trig.hypot(x - startX, y - startY) <= slop
+    }
+
     /// Takes over the touch of a finger that lifted and landed again here (a
     /// bounce): its landing time, and its landing and reference points
     /// moved by the jump, so that the jump itself is no motion.

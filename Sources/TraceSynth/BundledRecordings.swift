@@ -12,37 +12,14 @@ public enum BundledRecordings {
         var rng = SeededRandom(seed: seed)
         // Every scenario once per panel size, so positions fit each panel;
         // each scenario is written for one panel, rotating through them.
-        var perPanel: [[Scenario]] = []
-        for panel in SynthPanel.all {
-            perPanel.append(Catalog.scenarios(width: panel.width, height: panel.height, rng: &rng))
-        }
-        for i in perPanel[0].indices {
-            let p = i % SynthPanel.all.count
-            out += files(for: perPanel[p][i], on: SynthPanel.all[p], seed: seed &+ UInt64(i) &* 7919)
-        }
-        // What real hands do (`Catalog.handScenarios`), from a random stream of
-        // their own, so the recordings above stay as they were.
+        out += rotating(Catalog.scenarios, rng: &rng, traceSeeds: seed)
+        // What real hands do (`Catalog.handScenarios`), and what they do in
+        // everyday use (`Catalog.everydayScenarios`), each from a random
+        // stream of its own, so the recordings above stay as they were.
         var handRNG = SeededRandom(seed: seed &+ 12)
-        var hands: [[Scenario]] = []
-        for panel in SynthPanel.all {
-            hands.append(Catalog.handScenarios(width: panel.width, height: panel.height, rng: &handRNG))
-        }
-        for i in hands[0].indices {
-            let p = i % SynthPanel.all.count
-            let traceSeed = seed &+ 500_000 &+ UInt64(i) &* 7919
-            out += files(for: hands[p][i], on: SynthPanel.all[p], seed: traceSeed)
-        }
-        // What hands do in everyday use (`Catalog.everydayScenarios`), from a
-        // stream of their own as well.
+        out += rotating(Catalog.handScenarios, rng: &handRNG, traceSeeds: seed &+ 500_000)
         var everydayRNG = SeededRandom(seed: seed &+ 36)
-        var everyday: [[Scenario]] = []
-        for panel in SynthPanel.all {
-            everyday.append(Catalog.everydayScenarios(width: panel.width, height: panel.height, rng: &everydayRNG))
-        }
-        for i in everyday[0].indices {
-            let p = i % SynthPanel.all.count
-            out += files(for: everyday[p][i], on: SynthPanel.all[p], seed: seed &+ 900_000 &+ UInt64(i) &* 7919)
-        }
+        out += rotating(Catalog.everydayScenarios, rng: &everydayRNG, traceSeeds: seed &+ 900_000)
         // The ten-second session the README's picture shows, on the tablet.
         let panel = SynthPanel.tablet
         let tour = Catalog.tour(width: panel.width, height: panel.height, rng: &rng)
@@ -54,6 +31,20 @@ public enum BundledRecordings {
                     comment: "Gestures `gestured replay --format summary` must print for tour.tablet.evemu, in order.",
                     size: nil, gestures: tour.expected)
             ))
+        return out
+    }
+
+    /// Every scenario of `list`, drawn once per panel size so positions fit
+    /// each panel, each written for one panel, rotating through them.
+    static func rotating(
+        _ list: (Double, Double, inout SeededRandom) -> [Scenario], rng: inout SeededRandom, traceSeeds: UInt64
+    ) -> [(String, String)] {
+        let perPanel = SynthPanel.all.map { list($0.width, $0.height, &rng) }
+        var out: [(String, String)] = []
+        for i in perPanel[0].indices {
+            let p = i % SynthPanel.all.count
+            out += files(for: perPanel[p][i], on: SynthPanel.all[p], seed: traceSeeds &+ UInt64(i) &* 7919)
+        }
         return out
     }
 

@@ -52,13 +52,10 @@ extension Catalog {
             default: part = b.twoFingerDrag()
             }
             part.strokes.removeAll { $0.atBezel(width: width, height: height) }
-            for var s in part.strokes {
-                s.land += t
-                s.lift += t
-                for m in s.moves.indices { s.moves[m].start += t }
-                strokes.append(s)
-            }
-            t += (part.strokes.map(\.lift).max() ?? 0) + b.rng.uniform(400, 1500)
+            let length = part.strokes.map(\.lift).max() ?? 0
+            part.delay(by: t)
+            strokes += part.strokes
+            t += length + b.rng.uniform(400, 1500)
         }
         rng = b.rng
         return Scenario(name: "ordinary-use", strokes: strokes, expected: [])
@@ -68,6 +65,29 @@ extension Catalog {
 extension Stroke {
     /// Whether it lands within 10 mm of an edge (a grip's place).
     func atBezel(width: Double, height: Double) -> Bool { min(x, y, width - x, height - y) < 10 }
+
+    /// The same stroke, `ms` later.
+    mutating func delay(by ms: Double) {
+        land += ms
+        lift += ms
+        for m in moves.indices { moves[m].start += ms }
+    }
+}
+
+extension Scenario {
+    /// Every stroke `ms` later.
+    mutating func delay(by ms: Double) {
+        for i in strokes.indices { strokes[i].delay(by: ms) }
+    }
+
+    /// Stroke `i`'s finger lifts at `up` and lands again at `back` on its
+    /// own path: two contacts of one finger.
+    mutating func bounce(_ i: Int, up: Double, back: Double) {
+        var after = strokes[i]
+        after.land = back
+        strokes[i].lift = up
+        strokes.append(after)
+    }
 }
 
 extension Builder {
@@ -171,12 +191,7 @@ extension Builder {
         let first = p.strokes[1]
         let move = first.moves[0]
         let up = move.start + move.duration * rng.uniform(0.35, 0.55)
-        var before = first
-        before.lift = up
-        var after = first
-        after.land = up + rng.uniform(10, 60)
-        p.strokes[1] = before
-        p.strokes.append(after)
+        p.bounce(1, up: up, back: up + rng.uniform(10, 60))
         p.name = "bouncing-pinch"
         return p
     }
@@ -186,14 +201,8 @@ extension Builder {
     mutating func bounceBeforeSwipe() -> Scenario {
         var s = swipe(direction: ["up", "down"][Int(rng.uniform(0, 2))], fingers: 2)
         for i in s.strokes.indices { s.strokes[i].land = rng.uniform(0, 5) }
-        let first = s.strokes[1]
         let up = rng.uniform(15, 25)
-        var before = first
-        before.lift = up
-        var after = first
-        after.land = up + rng.uniform(10, 40)
-        s.strokes[1] = before
-        s.strokes.append(after)
+        s.bounce(1, up: up, back: up + rng.uniform(10, 40))
         s.name = "bounce-before-swipe"
         return s
     }
@@ -215,12 +224,7 @@ extension Builder {
     /// A thumb rests at the bezel 200–450 ms before two fingers swipe, and stays.
     mutating func gripThenSwipe() -> Scenario {
         var s = swipe(direction: "up", fingers: 2)
-        let lead = rng.uniform(200, 450)
-        for i in s.strokes.indices {
-            s.strokes[i].land += lead
-            s.strokes[i].lift += lead
-            for m in s.strokes[i].moves.indices { s.strokes[i].moves[m].start += lead }
-        }
+        s.delay(by: rng.uniform(200, 450))
         let end = s.strokes.map(\.lift).max()! + rng.uniform(200, 600)
         s.strokes.insert(gripStroke(land: 0, lift: end), at: 0)
         s.name = "grip-then-swipe"
@@ -233,12 +237,7 @@ extension Builder {
     /// deadline it would be a hold there, and no finger at all in a replay.)
     mutating func palmGripThenPinch() -> Scenario {
         var p = pinch(fingers: 2, open: rng.uniform(0, 1) < 0.5)
-        let lead = rng.uniform(200, 450)
-        for i in p.strokes.indices {
-            p.strokes[i].land += lead
-            p.strokes[i].lift += lead
-            for m in p.strokes[i].moves.indices { p.strokes[i].moves[m].start += lead }
-        }
+        p.delay(by: rng.uniform(200, 450))
         var palm = gripStroke(land: 0, lift: p.strokes.map(\.lift).max()! + rng.uniform(200, 600))
         palm.size = rng.uniform(20, 30)
         p.strokes.insert(palm, at: 0)
