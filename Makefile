@@ -12,6 +12,9 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 # udev reads rules from /usr/local/lib/udev/rules.d as well as /usr/lib/udev/rules.d.
 UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+# polkit reads rules from /etc/polkit-1/rules.d and /usr/share/polkit-1/rules.d
+# only: a local install puts its rule among the administrator's.
+POLKITRULESDIR ?= /etc/polkit-1/rules.d
 DOCDIR ?= $(PREFIX)/share/doc/gestured
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
@@ -221,6 +224,7 @@ install-files:
 	install -Dm644 systemd/75-gestured-uinput.rules "$(DESTDIR)$(UDEVRULESDIR)/75-gestured-uinput.rules"
 	sed -e 's|@BINDIR@|$(BINDIR)|g' systemd/81-gestured-clone.rules > "$(DESTDIR)$(UDEVRULESDIR)/81-gestured-clone.rules"
 	chmod 644 "$(DESTDIR)$(UDEVRULESDIR)/81-gestured-clone.rules"
+	install -Dm644 systemd/gestured-sensor.polkit.rules "$(DESTDIR)$(POLKITRULESDIR)/50-gestured-sensor.rules"
 	install -Dm644 examples/gestured.toml "$(DESTDIR)$(DOCDIR)/gestured.toml.example"
 	install -Dm644 docs/protocol.md "$(DESTDIR)$(DOCDIR)/protocol.md"
 	install -m644 README.md docs/gestures.md docs/state-machines.md "$(DESTDIR)$(DOCDIR)/"
@@ -249,7 +253,8 @@ uninstall:
 	    "$(DESTDIR)$(USERUNITDIR)/gestured.service" "$(DESTDIR)$(USERUNITDIR)/gestured-act.service" \
 	    "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf" \
 	    "$(DESTDIR)$(TMPFILESDIR)/gestured.conf" "$(DESTDIR)$(UDEVRULESDIR)/70-gestured.rules" "$(DESTDIR)$(UDEVRULESDIR)/74-gestured.rules" \
-	    "$(DESTDIR)$(UDEVRULESDIR)/75-gestured-uinput.rules" "$(DESTDIR)$(UDEVRULESDIR)/81-gestured-clone.rules"
+	    "$(DESTDIR)$(UDEVRULESDIR)/75-gestured-uinput.rules" "$(DESTDIR)$(UDEVRULESDIR)/81-gestured-clone.rules" \
+	    "$(DESTDIR)$(POLKITRULESDIR)/50-gestured-sensor.rules"
 	rm -rf "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(DATADIR)/gestured"
 	rm -f "$(DESTDIR)$(MANDIR)"/man1/gestured.*1 "$(DESTDIR)$(MANDIR)/man5/gestured.toml.5" "$(DESTDIR)$(DATADIR)/bash-completion/completions/gestured" \
 	    "$(DESTDIR)$(DATADIR)/zsh/site-functions/_gestured" "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/gestured.fish"

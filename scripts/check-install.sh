@@ -25,6 +25,7 @@ for f in bin/gestured lib/systemd/system/gestured.service lib/systemd/system/ges
     share/doc/gestured/protocol.md; do
     [ -s "$p/$f" ] || { echo "check-install: missing $f" >&2; missing=1; }
 done
+[ -s "$dest/etc/polkit-1/rules.d/50-gestured-sensor.rules" ] || { echo "check-install: missing the polkit rule (etc/polkit-1/rules.d)" >&2; missing=1; }
 grep -q "record" "$p/share/bash-completion/completions/gestured" || { echo "check-install: bash completion lacks record" >&2; missing=1; }
 man -l "$p/share/man/man1/gestured.tune.1" 2>/dev/null | grep -q "confusion matrix" || { echo "check-install: gestured.tune.1 does not render" >&2; missing=1; }
 # Every page it names exists; each subcommand's page has examples; no page points into the repository.

@@ -78,6 +78,7 @@ expect_eq "gestured.socket active" "$(inside systemctl is-active gestured.socket
 expect_eq "the socket's mode, owner and group" "$(socket_owner)" "660 root gesture"
 expect_eq "gestured-act enabled for every user" "$(inside systemctl --global is-enabled gestured-act.service || true)" disabled
 inside test -f /usr/share/doc/gestured/gestured.toml.example
+inside grep -q 'subject.user == "gestured"' /usr/share/polkit-1/rules.d/50-gestured-sensor.rules
 inside sh -c 'useradd --system --no-create-home --groups gesture member && useradd --system --no-create-home other'
 result=$(hello_as member "installed")
 echo "$result"

@@ -11,8 +11,17 @@
 /// only (the output keeps its capacity between frames).
 struct DeviceRecognizer: Sendable {
     let device: DeviceID
-    let width: Double
-    let height: Double
+    /// The picture's size in the orientation in force, mm.
+    private(set) var width: Double
+    private(set) var height: Double
+    /// The panel's size as mounted (`PanelGeometry.screenWidth`), mm.
+    let panelWidth: Double
+    let panelHeight: Double
+    /// How the picture is turned (`ScreenTransform`); a new one waits in
+    /// `nextTransform` until no finger is down, so that a gesture keeps the
+    /// orientation it began in.
+    private(set) var transform = ScreenTransform.normal
+    var nextTransform = ScreenTransform.normal
     var t: ResolvedThresholds
     var wantDoubleTap: Bool
     /// With `wantDoubleTap`: also report each tap at its lift (`.immediate`), for
@@ -54,6 +63,8 @@ struct DeviceRecognizer: Sendable {
         self.device = device
         self.width = geometry.screenWidth
         self.height = geometry.screenHeight
+        self.panelWidth = geometry.screenWidth
+        self.panelHeight = geometry.screenHeight
         self.t = ResolvedThresholds(thresholds)
         self.wantDoubleTap = wantDoubleTap
         self.wanted = wanted
@@ -226,7 +237,21 @@ struct DeviceRecognizer: Sendable {
     }
 
     mutating func process(_ frame: inout TouchFrame, ids: inout UInt64, into events: inout GestureEvents) -> Timestamp {
-        let deadline = process(&frame, ids: &ids)
+        if nextTransform != transform && downCount == 0 {
+            transform = nextTransform
+            (width, height) = transform.size(width: panelWidth, height: panelHeight)
+        }
+        let deadline: Timestamp
+        if transform == .normal {
+            deadline = process(&frame, ids: &ids)
+        } else {
+            var turned = frame
+            for i in 0..<turned.count {
+                (turned[i].x, turned[i].y) = transform.apply(
+                    x: turned[i].x, y: turned[i].y, width: panelWidth, height: panelHeight)
+            }
+            deadline = process(&turned, ids: &ids)
+        }
         drain(into: &events)
         return deadline
     }

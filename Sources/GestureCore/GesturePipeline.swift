@@ -75,6 +75,20 @@ public struct GesturePipeline: Sendable {
         noteDeadlines()
     }
 
+    /// Turns a device's picture (`ScreenTransform`): its next touch, from
+    /// the first frame with no finger down, is read in the new orientation;
+    /// a gesture under way keeps the one it began in.
+    public mutating func setTransform(_ transform: ScreenTransform, for id: DeviceID) {
+        guard let i = index(of: id) else { return }
+        devices[i].nextTransform = transform
+    }
+
+    /// The orientation a device's gestures are read in now (a new one
+    /// waits for the fingers to lift).
+    public func transform(of id: DeviceID) -> ScreenTransform? {
+        ids.firstIndex(of: id).map { devices[$0].transform }
+    }
+
     /// Removes a device: its continuous gestures end `cancelled`, nothing more is reported for it.
     public mutating func removeDevice(_ id: DeviceID, at time: Timestamp, into events: inout GestureEvents) {
         guard let i = index(of: id) else { return }

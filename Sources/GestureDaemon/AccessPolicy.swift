@@ -69,6 +69,21 @@ package struct AccessPolicy: Sendable, Equatable {
         }
     }
 
+    /// Whether a client of `uid` may say how the screen is turned: root, the
+    /// daemon's user, and the user whose session is active on the seat.
+    /// Unlike `atScreen`, `any-session-users` do not make a user's word
+    /// count. Where no seat is watched (`deliver = "everyone"`) or logind
+    /// cannot be asked, there are no sessions to tell apart, and every
+    /// allowed client may.
+    package func mayTurn(_ uid: uid_t, seat: SeatWatcher.State?) -> Bool {
+        if uid == 0 || uid == geteuid() { return true }
+        switch seat {
+        case nil, .unavailable: return true
+        case .waiting, .nobody: return false
+        case .active(let active): return uid == active
+        }
+    }
+
     /// Whether the peer of `fd` (credentials `uid`, `gid`) may subscribe.
     package func allows(fd: Int32, uid: uid_t, gid: gid_t) -> Bool {
         if isOpen || uid == 0 || uid == geteuid() || users.contains(uid) || groups.contains(gid) { return true }

@@ -48,6 +48,9 @@ package struct Client {
     /// Chords it may still have typed this second, and when that was counted.
     var keyTokens = Double(Server.keysPerSecond)
     var keyTokensAt = Timestamp.zero
+    /// Likewise for `orientation` requests (`Server.orientationsPerSecond`).
+    var orientTokens = Double(Server.orientationsPerSecond)
+    var orientTokensAt = Timestamp.zero
 
     private var outbox: [UInt8] = []
     private var outboxHead = 0

@@ -67,6 +67,17 @@ package struct Daemon {
     /// watched for output: both change only when it is processed.
     private var seatDue = Timestamp.never
     private var seatWatchedForOutput = false
+    /// The orientation each device is read in, and the accelerometer,
+    /// watched while a device present says `rotation = "auto"`.
+    private var orientations = Orientations()
+    private var sensor: SensorWatcher?
+    private var sensorDue = Timestamp.never
+    private var sensorWatchedForOutput = false
+    /// When the orientations are to be looked at again (a request, a
+    /// device, a client gone): at the start of the next turn.
+    private var reorientDue = Timestamp.never
+    /// Turns of the screen, logged a few times a minute at most.
+    private var orientationNotes = RepeatLimiter(burst: 6, window: .milliseconds(60_000))
     // The recognizer, the publisher, the server.
     private var pipeline = GesturePipeline(wanted: [])
     private var publisher: Publisher
@@ -86,6 +97,7 @@ package struct Daemon {
     static let signalsToken: Readiness.Token = 1
     static let libinputToken: Readiness.Token = 2
     static let busToken: Readiness.Token = 3
+    static let sensorToken: Readiness.Token = 4
     /// A claimed touchscreen's token is this plus its device id.
     static let claimTokens: Readiness.Token = 1 << 16
     /// `WATCHDOG=1` goes to systemd this often, when it asks (`WatchdogSec=`).
@@ -383,7 +395,8 @@ package struct Daemon {
 
         // 1. Wait: every descriptor, until the earliest deadline; the clock, once.
         let deadline = min(
-            pipeline.nextDeadline, replay?.nextTime ?? .never, server.deadline(), choresDue, seatDue, claimDue)
+            pipeline.nextDeadline, replay?.nextTime ?? .never, server.deadline(), choresDue, seatDue, claimDue,
+            sensorDue, reorientDue)
         let (now, failure) = loop.wait(until: deadline, clock: clock, maxWait: maxWait)
         if let failure { waitFailed(failure) }
 
@@ -396,6 +409,7 @@ package struct Daemon {
         if loop.readable(Self.signalsToken) { handleSignals(now: now) }
         var seatNews = Server.News()
         if now >= seatDue || loop.events(Self.busToken) != 0 { seatNews = followSeat(now: now) }
+        if now >= sensorDue || loop.events(Self.sensorToken) != 0 { seatNews.merge(followSensor(now: now)) }
 
         // 3. The sources: what they saw, into the recognizer; its timers.
         if loop.readable(Self.libinputToken) {
@@ -404,6 +418,7 @@ package struct Daemon {
         }
         replay?.read(until: now, into: sourceEvents)
         var news = recognize(now: now)
+        if now >= reorientDue { news.merge(reorient(now: now)) }
         pipeline.advance(to: now, into: &outbound.gestures)
 
         // 4. The publisher: gestures to the subscriptions' outboxes.
@@ -432,6 +447,20 @@ package struct Daemon {
             }
         }
         if news.countsChanged { statusStale = true }
+        if news.answered {
+            for r in server.takeOrientationRequests() {
+                orientations.session(r)
+                server.followClosings(true)
+                reorientDue = now
+            }
+        }
+        if orientations.hasSessionWord {
+            let closed = server.takeClosed()
+            if !closed.isEmpty {
+                orientations.forgetClients { !closed.contains($0) }
+                reorientDue = now
+            }
+        }
         oneOffWorkRan(now: now)
     }
 
@@ -494,7 +523,10 @@ package struct Daemon {
                 info.id, geometry: geometry,
                 thresholds: configuration.thresholds(forName: info.name, vendorProduct: info.vendorProduct))
             outbound.device(ServerMessage.deviceAdded(info, time: now), info)
+            reorientDue = now
         case .removed(let id):
+            orientations.forget(device: id)
+            reorientDue = now
             if let i = claimed.firstIndex(where: { $0.id == id }) { dropClaim(i) }
             guard let info = devices.first(where: { $0.id == id }) else { return Server.News() }
             // Its continuous gestures end cancelled, before it goes.
@@ -642,7 +674,102 @@ package struct Daemon {
         guard let state = w.takeChange() else { return Server.News() }
         tellSeat(state)
         oneOffWorkRan(now: now)
-        return server.seatChanged(state, now: now)
+        let news = server.seatChanged(state, now: now)
+        if orientations.hasSessionWord {
+            // Only the active session's compositor says what is on the screen.
+            let clients = server.clients
+            orientations.forgetClients { serial in
+                clients.contains { $0.serial == serial && $0.fd >= 0 && access.mayTurn($0.uid, seat: state) }
+            }
+            reorientDue = now
+        }
+        return news
+    }
+
+    // MARK: Orientation
+
+    /// Starts following the accelerometer when a device present says
+    /// `rotation = "auto"`, and stops (releasing the claim) when none does.
+    private mutating func watchSensor(now: Timestamp) {
+        let wanted = devices.contains {
+            !departed.contains($0.id) && configuration.followsSensor(name: $0.name, vendorProduct: $0.vendorProduct)
+        }
+        if let s = sensor, !wanted {
+            if s.fd >= 0 { loop.remove(s.fd) }
+            s.release()
+            sensor = nil
+            sensorDue = .never
+            orientations.sensorGone()
+            logger.info("no touchscreen follows the accelerometer: released it")
+        } else if wanted && sensor == nil {
+            let s = SensorWatcher()
+            if s.fd >= 0 {
+                sensorWatchedForOutput = s.wantsOutput
+                do {
+                    try watch(s.fd, token: Self.sensorToken, "the system bus", output: sensorWatchedForOutput)
+                } catch {
+                    logger.warning("\(error.description); the configured rotation stays")
+                    return
+                }
+            }
+            sensor = s
+            sensorDue = now
+        }
+    }
+
+    /// Lets the accelerometer's watcher read and write; its change, if it
+    /// made one, applies (at most one each `Orientations.sensorInterval`).
+    @inline(never)
+    private mutating func followSensor(now: Timestamp) -> Server.News {
+        guard let s = sensor else {
+            sensorDue = .never
+            return Server.News()
+        }
+        s.process()
+        if s.fd >= 0 && s.wantsOutput != sensorWatchedForOutput {
+            sensorWatchedForOutput = s.wantsOutput
+            _ = loop.change(s.fd, Readiness.input | (sensorWatchedForOutput ? Readiness.output : 0), token: Self.sensorToken)
+        }
+        switch s.takeChange() {
+        case .unavailable(let why):
+            logger.notice("\(why): touchscreens with rotation = \"auto\" keep the configured rotation")
+        case .orientation(let t):
+            logger.debug("the accelerometer says \(t?.name ?? "undefined (lying flat)")")
+            orientations.sensor(t, now: now)
+        case .waiting, nil:
+            orientations.takeSensor(now: now)
+        }
+        sensorDue = min(s.deadline, orientations.due)
+        return reorient(now: now)
+    }
+
+    /// Applies what `orientations` says to each device whose orientation
+    /// changed: the recognizer reads its next touch turned, its size is the
+    /// picture's, the subscribers are told.
+    @inline(never)
+    private mutating func reorient(now: Timestamp) -> Server.News {
+        reorientDue = .never
+        watchSensor(now: now)
+        var news = Server.News()
+        for i in devices.indices where !departed.contains(devices[i].id) {
+            let d = devices[i]
+            let follows = configuration.followsSensor(name: d.name, vendorProduct: d.vendorProduct)
+            let (t, source) = orientations.resolve(d.id, followsSensor: follows)
+            guard t != d.orientation || source != d.orientationSource else { continue }
+            let mounted = d.orientation.size(width: d.width, height: d.height)
+            (devices[i].width, devices[i].height) = t.size(width: mounted.width, height: mounted.height)
+            devices[i].orientation = t
+            devices[i].orientationSource = source
+            pipeline.setTransform(t, for: d.id)
+            for c in claimed where c.id == d.id { c.set(transform: t) }
+            let logger = self.logger
+            orientationNotes.note(now: now, { logger.notice("\($0)") }) {
+                "\(d.name): touches read turned \(t.name) (\(source.rawValue)), from the next touch"
+            }
+            news.merge(server.tellSubscribers(ServerMessage.orientation(devices[i], time: now), now: now))
+        }
+        oneOffWorkRan(now: now)
+        return news
     }
 
     private func tellSeat(_ state: SeatWatcher.State) {
@@ -753,6 +880,8 @@ package struct Daemon {
         // The clones' touches cancelled; the grabs and clones end with their descriptors.
         for c in claimed { c.release(at: clock.now) }
         claimed.removeAll()
+        sensor?.release()
+        sensor = nil
         server.stop(clock: clock)
         libinput?.shutdown()
         libinput = nil

@@ -390,10 +390,11 @@ package final class LibinputSource {
         }
         var geometry = PanelGeometry(minX: 0, maxX: 1, minY: 0, maxY: 1, width: width, height: height, source: source)
         geometry.rotation = rotation
-        let info = DeviceInfo(
+        var info = DeviceInfo(
             id: id, name: DeviceInfo.boundedName(name), node: node, vendorProduct: vp, width: geometry.screenWidth,
             height: geometry.screenHeight,
             sizeSource: source, rotation: rotation, slots: Int(max(0, libinput_device_touch_get_touch_count(handle))))
+        if let output = libinput_device_get_output_name(handle) { info.output = DeviceInfo.boundedName(String(cString: output)) }
         libinput_device_ref(handle)
         libinput_device_set_user_data(handle, UnsafeMutableRawPointer(bitPattern: index + 1))
         logger.notice("added \(info.summary)")

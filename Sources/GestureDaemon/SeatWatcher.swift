@@ -121,55 +121,20 @@ package final class SeatWatcher {
 
     // MARK: Calls
 
-    /// Calls `org.freedesktop.DBus.Properties.Get(interface, property)` on
-    /// `path`; the reply goes to `handler`. `slot` is the question's: the
-    /// one pending there is dropped first.
     private func getProperty(
         _ path: String, _ interface: String, _ property: String, _ handler: sd_bus_message_handler_t,
         slot: inout OpaquePointer?
     ) {
-        sd_bus_slot_unref(slot)
-        slot = nil
-        guard let bus else { return }
-        var m: OpaquePointer?
-        guard
-            sd_bus_message_new_method_call(bus, &m, Self.service, path, "org.freedesktop.DBus.Properties", "Get") >= 0,
-            let m
-        else { return }
-        defer { sd_bus_message_unref(m) }
-        _ = interface.withCString { sd_bus_message_append_basic(m, CChar(UInt8(ascii: "s")), $0) }
-        _ = property.withCString { sd_bus_message_append_basic(m, CChar(UInt8(ascii: "s")), $0) }
         let me = Unmanaged.passUnretained(self).toOpaque()
-        // A second at most: logind answers in microseconds, or is not there.
-        _ = sd_bus_call_async(bus, &slot, m, handler, me, 1_000_000)
+        BusMessage.getProperty(bus, Self.service, path, interface, property, handler, me, slot: &slot)
     }
 
     private func askActiveSession() {
         getProperty(seatPath, "org.freedesktop.login1.Seat", "ActiveSession", Self.onActiveSession, slot: &activeSlot)
     }
 
-    /// The error of a reply, as text; nil when it is not one.
-    private static func error(of m: OpaquePointer) -> String? {
-        guard sd_bus_message_is_method_error(m, nil) != 0 else { return nil }
-        guard let e = sd_bus_message_get_error(m) else { return "an error" }
-        let name = e.pointee.name.map { String(cString: $0) } ?? "an error"
-        let message = e.pointee.message.map { String(cString: $0) } ?? ""
-        return message.isEmpty ? name : "\(name): \(message)"
-    }
-
     private static func watcher(_ userdata: UnsafeMutableRawPointer?) -> SeatWatcher {
         Unmanaged<SeatWatcher>.fromOpaque(userdata!).takeUnretainedValue()
-    }
-
-    /// Reads a string-like basic value (`s`, `o`) at the message's position.
-    private static func readString(_ m: OpaquePointer, _ type: UInt8) -> String? {
-        var p: UnsafePointer<CChar>?
-        guard sd_bus_message_read_basic(m, CChar(type), &p) > 0, let p else { return nil }
-        return String(cString: p)
-    }
-
-    private static func enter(_ m: OpaquePointer, _ type: UInt8, _ contents: String) -> Bool {
-        sd_bus_message_enter_container(m, CChar(type), contents) > 0
     }
 
     /// The seat's properties changed: ask again which session is active.
@@ -182,12 +147,13 @@ package final class SeatWatcher {
     private static let onActiveSession: sd_bus_message_handler_t = { m, userdata, _ in
         let me = watcher(userdata)
         guard let m else { return 0 }
-        if let error = error(of: m) {
+        if let error = BusMessage.error(of: m) {
             me.set(.unavailable("logind did not answer for \(me.seat): \(error)"))
             return 0
         }
-        guard enter(m, UInt8(ascii: "v"), "(so)"), enter(m, UInt8(ascii: "r"), "so"), readString(m, UInt8(ascii: "s")) != nil,
-            let path = readString(m, UInt8(ascii: "o"))
+        guard BusMessage.enter(m, UInt8(ascii: "v"), "(so)"), BusMessage.enter(m, UInt8(ascii: "r"), "so"),
+            BusMessage.readString(m, UInt8(ascii: "s")) != nil,
+            let path = BusMessage.readString(m, UInt8(ascii: "o"))
         else {
             me.set(.unavailable("logind's ActiveSession of \(me.seat) is not (so)"))
             return 0
@@ -206,12 +172,12 @@ package final class SeatWatcher {
     private static let onSessionUser: sd_bus_message_handler_t = { m, userdata, _ in
         let me = watcher(userdata)
         guard let m else { return 0 }
-        if let error = error(of: m) {
+        if let error = BusMessage.error(of: m) {
             me.set(.unavailable("logind did not say whose the active session is: \(error)"))
             return 0
         }
         var uid: UInt32 = 0
-        guard enter(m, UInt8(ascii: "v"), "(uo)"), enter(m, UInt8(ascii: "r"), "uo"),
+        guard BusMessage.enter(m, UInt8(ascii: "v"), "(uo)"), BusMessage.enter(m, UInt8(ascii: "r"), "uo"),
             sd_bus_message_read_basic(m, CChar(UInt8(ascii: "u")), &uid) > 0
         else {
             me.set(.unavailable("logind's session User is not (uo)"))

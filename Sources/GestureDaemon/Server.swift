@@ -34,6 +34,18 @@ package struct Server {
     /// The most chords one client may have typed in a second (a burst of as
     /// many, then as many a second).
     static let keysPerSecond = 20
+    /// The most `orientation` requests one client may have taken in a
+    /// second (a burst of as many, then as many a second): a compositor
+    /// turns its output a few times a minute.
+    static let orientationsPerSecond = 5
+
+    /// An `orientation` request taken: the daemon applies it after the turn.
+    package struct OrientationRequest: Equatable, Sendable {
+        /// The client's serial: its word lasts while it is connected.
+        package var client: Int
+        package var devices: [GestureCore.DeviceID]
+        package var transform: ScreenTransform
+    }
 
     /// The connected clients, closed ones until the end of the turn. The
     /// publisher queues events into their outboxes.
@@ -58,6 +70,15 @@ package struct Server {
     /// Clients that came and went since the last `activity` report, and when it is due.
     private var came = 0
     private var went = 0
+    /// The devices served in this turn (for the requests that name one).
+    private var devices: [DeviceInfo] = []
+    /// The `orientation` requests taken since `takeOrientationRequests`.
+    private var orientationRequests: [OrientationRequest] = []
+    /// The serials of the clients that closed since `takeClosed`, while
+    /// some orientation came from a client.
+    private var closedSerials: [Int] = []
+    /// Whether the daemon follows closings (`followClosings`).
+    private var followsClosings = false
     package private(set) var activityDue = Timestamp.never
     /// How often the comings and goings are counted in the log.
     static let activityInterval = Timestamp.Duration.milliseconds(60_000)
@@ -257,6 +278,7 @@ package struct Server {
 
     /// Handles what the wait found: hung-up clients, requests, new connections.
     private mutating func serve(loop: Readiness, devices: [DeviceInfo], now: Timestamp) -> News {
+        self.devices = devices
         var news = News()
         for i in clients.indices where clients[i].fd >= 0 {
             let token = Self.clientTokens + UInt64(clients[i].serial)
@@ -392,8 +414,64 @@ package struct Server {
             news.merge(send(ServerMessage.pong, to: i, now: now))
         case .keys(let chord):
             news.merge(send(type(chord, for: i, now: now), to: i, now: now))
+        case .orientation(let device, let transform):
+            news.merge(send(orient(device, transform, for: i, now: now), to: i, now: now))
         }
         return news
+    }
+
+    /// Takes an orientation from client `i` if its user's session is the
+    /// active one on the seat (or it is root or the daemon's user), it has
+    /// not sent `orientationsPerSecond` this second, and `device` names a
+    /// touchscreen served: the answer.
+    private mutating func orient(_ device: String, _ transform: ScreenTransform, for i: Int, now: Timestamp) -> String {
+        guard access.mayTurn(clients[i].uid, seat: seat) else {
+            return ServerMessage.error(
+                code: "not-at-screen",
+                message: "orientation not taken: only a client of the session active on \(settings.seat) may turn its screen",
+                fatal: false)
+        }
+        let rate = Double(Self.orientationsPerSecond)
+        let c = clients[i]
+        clients[i].orientTokens = min(rate, c.orientTokens + rate * max(0, (now - c.orientTokensAt).seconds))
+        clients[i].orientTokensAt = now
+        guard clients[i].orientTokens >= 1 else {
+            return ServerMessage.error(
+                code: "rate-limited",
+                message: "orientation not taken: more than \(Self.orientationsPerSecond) in a second", fatal: false)
+        }
+        clients[i].orientTokens -= 1
+        let lowered = device.lowercased()
+        let matched = devices.filter { $0.name == device || $0.node == device || $0.vendorProduct == lowered }
+        guard !matched.isEmpty else {
+            return ServerMessage.error(
+                code: "no-device",
+                message: "no touchscreen '\(logSafe(String(device.prefix(80))))' is served; `gestured devices` lists them",
+                fatal: false)
+        }
+        orientationRequests.append(
+            OrientationRequest(client: clients[i].serial, devices: matched.map(\.id), transform: transform))
+        logger.debug("\(clients[i].label): \(device) shows its picture turned \(transform.name)")
+        return ServerMessage.oriented(transform, devices: matched.map(\.node))
+    }
+
+    /// The `orientation` requests taken since the last call, in order.
+    package mutating func takeOrientationRequests() -> [OrientationRequest] {
+        defer { orientationRequests.removeAll() }
+        return orientationRequests
+    }
+
+    /// While `on`, the serials of closing clients are kept for `takeClosed`
+    /// (the daemon forgets the orientation a client gave when it goes).
+    package mutating func followClosings(_ on: Bool) {
+        followsClosings = on
+        if !on { closedSerials.removeAll() }
+    }
+
+    /// The serials of the clients closed since the last call.
+    package mutating func takeClosed() -> [Int] {
+        defer { closedSerials.removeAll() }
+        return closedSerials
     }
 
     /// Types `chord` for client `i` if its user is at the screen and it has
@@ -645,6 +723,7 @@ package struct Server {
         went += 1
         let wasSubscribed = clients[i].state == .subscribed
         Glibc.close(clients[i].fd)
+        if followsClosings { closedSerials.append(clients[i].serial) }
         clients[i].markClosed()
         closedSome = true
         listenerPaused = false

@@ -4,12 +4,12 @@ package import GestureCore
 /// The socket protocol: JSON Lines over a stream socket (docs/protocol.md).
 ///
 /// The server speaks first with `hello`; a client sends `subscribe` (with
-/// optional filters), `unsubscribe`, `ping` or `keys`. Unknown fields are
+/// optional filters), `unsubscribe`, `ping`, `keys` or `orientation`. Unknown fields are
 /// ignored by both sides; additive changes bump the minor version, renames
 /// and new meanings the major.
 package enum WireProtocol {
     package static let name = "gestured"
-    package static let version = (major: 1, minor: 3)
+    package static let version = (major: 1, minor: 4)
     /// The longest line a client may send, newline excluded.
     package static let maxLineLength = 64 * 1024
 }
@@ -21,6 +21,9 @@ package enum ClientRequest: Equatable, Sendable {
     case ping
     /// Type this chord on the daemon's keyboard (protocol 1.3).
     case keys(Chord)
+    /// The compositor shows the picture of the touchscreens `device` names
+    /// (a name, node or vendor:product id) turned by `transform` (protocol 1.4).
+    case orientation(device: String, transform: ScreenTransform)
 }
 
 /// A line a client sent that cannot be used: what was wrong and what to send instead.
@@ -52,6 +55,11 @@ extension ClientRequest {
 
     private struct KeysWire: Decodable {
         var keys: String
+    }
+
+    private struct OrientationWire: Decodable {
+        var device: String
+        var transform: String
     }
 
     private struct TypeOnly: Decodable {
@@ -115,12 +123,25 @@ extension ClientRequest {
             } catch {
                 throw RequestError(code: "bad-request", message: error.message)
             }
+        case "orientation":
+            guard let wire = try? decoder.decode(OrientationWire.self, from: data), wire.device.utf8.count <= 256 else {
+                throw RequestError(
+                    code: "bad-request", message: "\"device\" and \"transform\" must be \(fieldHelp["transform"]!)")
+            }
+            guard let transform = ScreenTransform(name: wire.transform) else {
+                throw RequestError(
+                    code: "bad-request",
+                    message: "unknown transform '\(wire.transform.prefix(40))'; known: "
+                        + ScreenTransform.allCases.map(\.name).joined(separator: ", "))
+            }
+            return .orientation(device: wire.device, transform: transform)
         case nil:
-            throw RequestError(code: "bad-request", message: "a request needs \"type\": subscribe, unsubscribe, ping or keys")
+            throw RequestError(
+                code: "bad-request", message: "a request needs \"type\": subscribe, unsubscribe, ping, keys or orientation")
         case let other?:
             throw RequestError(
                 code: "unknown-type",
-                message: "unknown request type '\(other.prefix(40))'; known: subscribe, unsubscribe, ping, keys")
+                message: "unknown request type '\(other.prefix(40))'; known: subscribe, unsubscribe, ping, keys, orientation")
         }
     }
 
@@ -134,6 +155,7 @@ extension ClientRequest {
         "edges": "a list of panel edges, e.g. [\"left\",\"bottom\"]",
         "keys": "a key chord of at most 128 bytes, e.g. \"alt+Left\"",
         "claim": "{\"fingers\": [3, 4], \"edges\": [\"left\"]}",
+        "transform": "strings, e.g. {\"device\": \"/dev/input/event5\", \"transform\": \"90\"}",
     ]
 
     private static func explain(_ error: Error) -> String {
@@ -188,6 +210,26 @@ package enum ServerMessage {
     package static func deviceRemoved(_ d: DeviceInfo, time: Timestamp) -> String {
         #"{"type":"device_removed","time_us":\#(time.microseconds),"device":"# + jsonString(d.name) + #","node":"#
             + jsonString(d.node) + "}"
+    }
+
+    /// The orientation in force for a device changed: its next touch is read in it.
+    package static func orientation(_ d: DeviceInfo, time: Timestamp) -> String {
+        #"{"type":"orientation","time_us":\#(time.microseconds),"device":"# + jsonString(d.name) + #","node":"#
+            + jsonString(d.node) + #","transform":"# + jsonString(d.orientation.name) + #","source":"#
+            + jsonString(d.orientationSource.rawValue) + #","width_mm":"# + number(d.width) + #","height_mm":"#
+            + number(d.height) + "}"
+    }
+
+    /// The answer to an `orientation` request: the devices it applies to.
+    package static func oriented(_ transform: ScreenTransform, devices: [String]) -> String {
+        #"{"type":"oriented","transform":"# + jsonString(transform.name) + #","devices":["#
+            + devices.map(jsonString).joined(separator: ",") + "]}"
+    }
+
+    private static func number(_ v: Double) -> String {
+        var s = ""
+        GestureEvent.appendJSONNumber(v, scale: 10, to: &s)
+        return s
     }
 
     package static func configReloaded(files: [String], time: Timestamp) -> String {

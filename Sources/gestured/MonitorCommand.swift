@@ -341,6 +341,18 @@ struct WireMessage: Decodable {
     var files: [String]?
     var version: [Int]?
     var server: String?
+    var devices: [WireMessage]?
+    var orientation: String?
+    var orientation_source: String?
+    var transform: String?
+    var source: String?
+
+    /// A device of `hello` or `device_added`: name, node, size and the orientation in force.
+    var deviceText: String {
+        let size = width_mm.flatMap { w in height_mm.map { "\(w) x \($0) mm" } } ?? "size unknown"
+        return "\(device ?? "?") \(node ?? "") \(size) (\(size_source ?? "?")), orientation \(orientation ?? "normal")"
+            + " (\(orientation_source ?? "configuration"))"
+    }
 
     static func decode(_ line: String) -> WireMessage {
         (try? JSONDecoder().decode(WireMessage.self, from: Data(line.utf8))) ?? WireMessage(type: nil)
@@ -401,9 +413,11 @@ struct WireMessage: Decodable {
             return e.textLine(origin: origin!) + "  " + (device ?? "")
         case "hello":
             return "# connected to \(server ?? "gestured"), protocol \(version?.map(String.init).joined(separator: ".") ?? "?")"
+                + (devices ?? []).map { "\n# device: " + $0.deviceText }.joined()
         case "device_added":
-            let size = width_mm.flatMap { w in height_mm.map { "\(w) x \($0) mm" } } ?? "size unknown"
-            return "# device added: \(device ?? "?") \(node ?? "") \(size) (\(size_source ?? "?"))"
+            return "# device added: " + deviceText
+        case "orientation":
+            return "# \(device ?? "?") \(node ?? ""): read turned \(transform ?? "?") (\(source ?? "?")) from its next touch"
         case "device_removed":
             return "# device removed: \(device ?? "?") \(node ?? "")"
         case "config_reloaded":

@@ -241,6 +241,20 @@ struct ClaimerTests {
         #expect(b.frame(after: 100, Self.down(0, id: 3, at: 213, 60) + [Self.touch]).count == 1)
     }
 
+    @Test("a claimed edge is the picture's: with the picture turned 90, the panel's bottom is its left")
+    func edgesTurn() {
+        var b = Bench(claims: ClaimSet(edges: [.left]))
+        b.claimer.transform = .rot90
+        let bottom = ClaimerTests.panel.height - 2
+        // The panel's left edge is the picture's top: passed on at once.
+        #expect(b.frame(Self.down(0, id: 1, at: 2, 60) + [Self.touch]).count == 1)
+        #expect(b.frame(Self.up(0) + [Self.release]).count == 1)
+        // Its bottom edge is the picture's left: held, then claimed moving inward (up the panel).
+        #expect(b.frame(after: 100, Self.down(0, id: 2, at: 100, bottom) + [Self.touch]).isEmpty)
+        #expect(b.frame(Self.move(0, to: 100, bottom - 8)).isEmpty)
+        #expect(b.claimer.phase == .claimed)
+    }
+
     @Test("a tap in a claimed edge band arrives whole at its lift; a touch resting there goes on when claim.edgeHold ends")
     func edgeTapAndHoldBound() {
         var b = Bench(claims: ClaimSet(edges: [.bottom]))

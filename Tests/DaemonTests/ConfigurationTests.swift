@@ -49,6 +49,16 @@ struct ConfigurationTests {
         // A second file (a drop-in) applies over the first.
         try ConfigurationReader.read("[thresholds]\nslop = 1.5\n", file: "d.toml", into: &c)
         #expect(c.thresholds.slop == 1.5 && c.thresholds.tapMaxDuration == 450 && c.sources == ["g.toml", "d.toml"])
+        #expect(!c.followsSensor(name: "Wacom ISDv4 E6 Finger", vendorProduct: "056a:00e6") && !c.anyFollowsSensor)
+        // rotation = "auto": the accelerometer, over an upright mounting; a later number wins back.
+        try ConfigurationReader.read("[[device]]\nmatch = \"056a:00e6\"\nrotation = \"auto\"\n", file: "e.toml", into: &c)
+        #expect(c.followsSensor(name: "Wacom ISDv4 E6 Finger", vendorProduct: "056a:00e6") && c.anyFollowsSensor)
+        var h = PanelGeometry.fallback(minX: 0, maxX: 2776, minY: 0, maxY: 1569)
+        c.apply(to: &h, name: "Wacom ISDv4 E6 Finger", vendorProduct: "056a:00e6")
+        #expect(h.rotation == 0)
+        #expect(c.rendered.contains("rotation = \"auto\""))
+        try ConfigurationReader.read("[[device]]\nmatch = \"056a:00e6\"\nrotation = 180\n", file: "f.toml", into: &c)
+        #expect(!c.followsSensor(name: "Wacom ISDv4 E6 Finger", vendorProduct: "056a:00e6"))
     }
 
     @Test(
@@ -62,6 +72,7 @@ struct ConfigurationTests {
             ("[[device]]\nsize = \"1x1\"\n", 1, "needs match"),
             ("[[device]]\nmatch = \"x\"\nsize = \"big\"\n", 3, "size must be"),
             ("[[device]]\nmatch = \"x\"\nrotation = 45\n", 3, "rotation must be 0, 90, 180 or 270"),
+            ("[[device]]\nmatch = \"x\"\nrotation = \"sideways\"\n", 3, "or \"auto\" to follow the accelerometer"),
             ("[[device]]\nmatch = \"x\"\ncolour = 1\n", 3, "unknown key 'colour'"),
             ("[thresholds]\ndoubleTap.minInterval = 400\n", 2, "must not exceed doubleTap.maxInterval"),
             ("[thresholds]\nvelocity.window = 1e30\n", 2, "velocity.window must be at most 3600000 ms"),

@@ -249,14 +249,22 @@ struct DaemonPartsTests {
 
     @Test("server messages are single-line JSON")
     func messages() {
-        let d = DeviceInfo(
+        var d = DeviceInfo(
             id: DeviceID(1), name: "A \"quoted\" panel", node: "/dev/input/event5", vendorProduct: "056a:00e6", width: 276.94,
             height: 155.8, sizeSource: .display, rotation: 90, slots: 10)
         let added = ServerMessage.deviceAdded(d, time: Timestamp(microseconds: 42))
         #expect(
             added
-                == #"{"type":"device_added","time_us":42,"device":"A \"quoted\" panel","node":"/dev/input/event5","vendor_product":"056a:00e6","width_mm":276.9,"height_mm":155.8,"size_source":"display","rotation":90,"slots":10,"claimed":false}"#
+                == #"{"type":"device_added","time_us":42,"device":"A \"quoted\" panel","node":"/dev/input/event5","vendor_product":"056a:00e6","width_mm":276.9,"height_mm":155.8,"size_source":"display","rotation":90,"orientation":"normal","orientation_source":"configuration","slots":10,"claimed":false}"#
         )
+        (d.output, d.orientation, d.orientationSource, d.width, d.height) = ("eDP-1", .flipped270, .session, 155.8, 276.94)
+        #expect(
+            ServerMessage.orientation(d, time: Timestamp(microseconds: 43))
+                == #"{"type":"orientation","time_us":43,"device":"A \"quoted\" panel","node":"/dev/input/event5","transform":"flipped-270","source":"session","width_mm":155.8,"height_mm":276.9}"#
+        )
+        #expect(
+            ServerMessage.deviceAdded(d, time: Timestamp(microseconds: 44)).contains(
+                #""output":"eDP-1","rotation":90,"orientation":"flipped-270","orientation_source":"session""#))
         #expect(!ServerMessage.hello(devices: [d], server: "gestured").contains("\n"))
         #expect(
             ServerMessage.error(code: "overflow", message: "a\nb", fatal: true)

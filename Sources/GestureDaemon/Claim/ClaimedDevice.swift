@@ -243,6 +243,9 @@ package final class ClaimedDevice {
 
     package func set(thresholds: GestureThresholds) { claimer.set(thresholds: thresholds) }
 
+    /// How the picture is turned: the edges claimed are the picture's.
+    package func set(transform: ScreenTransform) { claimer.transform = transform }
+
     /// Lets the device go back to the compositor: at once if no finger is
     /// down, else once the last lifts (a grab ended mid-touch would leave
     /// the compositor a touch that never ends). Whatever the clone has down

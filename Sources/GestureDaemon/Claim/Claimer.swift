@@ -84,9 +84,11 @@ package struct Claimer {
 
     package private(set) var phase = Phase.idle
     package var claims = ClaimSet()
-    /// The screen's size, mm (edges are measured on it).
+    /// The screen's size as mounted, mm, and how the picture is turned on
+    /// it now: edges are the picture's.
     let width: Double
     let height: Double
+    package var transform = ScreenTransform.normal
     var slop: Double
     var edgeBand: Double
     var window: Timestamp.Duration
@@ -213,7 +215,8 @@ package struct Claimer {
                 return out
             }
             if let c = (0..<touches.count).map({ touches[$0] }).first(where: { $0.slot == slot && $0.phase == .move }) {
-                let (dx, dy) = (c.x - x, c.y - y)
+                let (now, then) = (picture(c.x, c.y), picture(x, y))
+                let (dx, dy) = (now.x - then.x, now.y - then.y)
                 let inward: Double
                 switch edge {
                 case .left: inward = dx
@@ -347,11 +350,18 @@ package struct Claimer {
     }
 
     /// The claimed edge whose band `c` landed in, if any.
+    /// A position on the panel as a position in the picture, as turned now.
+    private func picture(_ x: Double, _ y: Double) -> (x: Double, y: Double) {
+        transform.apply(x: x, y: y, width: width, height: height)
+    }
+
     private func claimedEdge(_ c: Contact) -> PanelEdge? {
         guard !claims.edges.isEmpty else { return nil }
         var best: PanelEdge?
         var bestDistance = edgeBand
-        for (edge, d) in [(PanelEdge.left, c.x), (.right, width - c.x), (.top, c.y), (.bottom, height - c.y)]
+        let (x, y) = picture(c.x, c.y)
+        let (w, h) = transform.size(width: width, height: height)
+        for (edge, d) in [(PanelEdge.left, x), (.right, w - x), (.top, y), (.bottom, h - y)]
         where claims.edges.contains(edge) && d <= bestDistance {
             best = edge
             bestDistance = d

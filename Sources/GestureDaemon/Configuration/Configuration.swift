@@ -21,6 +21,9 @@ public struct Configuration: Sendable {
         public var size: (width: Double, height: Double)?
         /// Clockwise rotation of touch coordinates: 0, 90, 180 or 270 (nil: not set here).
         public var rotation: Int?
+        /// `rotation = "auto"`: follow the accelerometer (iio-sensor-proxy)
+        /// while no session client says how the screen is turned.
+        public var followsSensor: Bool?
         public var flipX: Bool?
         public var flipY: Bool?
         /// Claim the touchscreen (docs/claiming.md): read it raw and pass the
@@ -45,6 +48,14 @@ public struct Configuration: Sendable {
     public func claims(name: String, vendorProduct: String) -> Bool {
         sections(forName: name, vendorProduct: vendorProduct).compactMap(\.claim).last ?? false
     }
+
+    /// Whether a device follows the accelerometer: the last matching section that gives a rotation.
+    public func followsSensor(name: String, vendorProduct: String) -> Bool {
+        sections(forName: name, vendorProduct: vendorProduct).compactMap(\.followsSensor).last ?? false
+    }
+
+    /// Whether any section follows the accelerometer.
+    public var anyFollowsSensor: Bool { devices.contains { $0.followsSensor == true } }
 
     /// The sections matching a device, in file order (later ones win).
     public func sections(forName name: String, vendorProduct: String) -> [DeviceSection] {
@@ -86,7 +97,7 @@ public struct Configuration: Sendable {
         for d in devices {
             s += "\n[[device]]  # \(TOMLText.comment(d.origin))\nmatch = \(TOMLText.quoted(d.match))\n"
             if let size = d.size { s += "size = \"\(NumberText.exact(size.width))x\(NumberText.exact(size.height))\"\n" }
-            if let r = d.rotation { s += "rotation = \(r)\n" }
+            if d.followsSensor == true { s += "rotation = \"auto\"\n" } else if let r = d.rotation { s += "rotation = \(r)\n" }
             if let f = d.flipX { s += "flip-x = \(f)\n" }
             if let f = d.flipY { s += "flip-y = \(f)\n" }
             if let c = d.claim { s += "claim = \(c)\n" }

@@ -163,8 +163,14 @@ public enum ConfigurationReader {
         if let v = table["rotation"] {
             if let r = v.int, [0, 90, 180, 270].contains(r) {
                 section.rotation = r
+                section.followsSensor = false
+            } else if v.string == "auto" {
+                section.rotation = 0
+                section.followsSensor = true
             } else {
-                problems.add(line("rotation"), "rotation must be 0, 90, 180 or 270 (degrees clockwise)")
+                problems.add(
+                    line("rotation"),
+                    "rotation must be 0, 90, 180 or 270 (degrees clockwise), or \"auto\" to follow the accelerometer")
             }
         }
         for (key, path) in [

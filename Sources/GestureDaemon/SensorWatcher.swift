@@ -1,0 +1,164 @@
+import CSystemd
+package import GestureCore
+import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Which side of the device is up, from iio-sensor-proxy's accelerometer
+/// (`net.hadess.SensorProxy` on the system bus): the daemon claims the
+/// accelerometer (`ClaimAccelerometer`; the proxy sends its changes only to
+/// those who claim), asks `AccelerometerOrientation`, and asks again at
+/// each `PropertiesChanged`. Like `SeatWatcher`, inside the daemon's loop,
+/// every call asynchronous; nothing wakes the daemon while the device
+/// stays as it is.
+///
+/// The claim is released when the watcher is let go (`release`), and by
+/// the proxy itself when the daemon's connection closes.
+package final class SensorWatcher {
+    package enum State: Equatable, Sendable {
+        case waiting
+        /// No system bus, no iio-sensor-proxy, or no accelerometer.
+        case unavailable(String)
+        /// The proxy's orientation; nil while it is `undefined` (lying flat).
+        case orientation(ScreenTransform?)
+    }
+
+    package private(set) var state = State.waiting
+    private var changed = false
+    private var bus: OpaquePointer?
+    private var matchSlot: OpaquePointer?
+    private var claimSlot: OpaquePointer?
+    private var getSlot: OpaquePointer?
+
+    static let service = "net.hadess.SensorProxy"
+    static let path = "/net/hadess/SensorProxy"
+
+    package init() {
+        var b: OpaquePointer?
+        let r = sd_bus_open_system(&b)
+        guard r >= 0, let b else {
+            state = .unavailable("no system bus (\(Errno(rawValue: -r)))")
+            changed = true
+            return
+        }
+        bus = b
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let match =
+            "type='signal',sender='\(Self.service)',path='\(Self.path)',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'"
+        _ = sd_bus_add_match_async(bus, &matchSlot, match, Self.onChanged, nil, me)
+        var m: OpaquePointer?
+        guard sd_bus_message_new_method_call(bus, &m, Self.service, Self.path, Self.service, "ClaimAccelerometer") >= 0,
+            let m
+        else { return }
+        defer { sd_bus_message_unref(m) }
+        _ = sd_bus_call_async(bus, &claimSlot, m, Self.onClaimed, me, 5_000_000)
+    }
+
+    deinit { close() }
+
+    /// Gives the accelerometer back and closes the connection.
+    package func release() {
+        if let bus, case .orientation = state {
+            var m: OpaquePointer?
+            if sd_bus_message_new_method_call(bus, &m, Self.service, Self.path, Self.service, "ReleaseAccelerometer") >= 0,
+                let m
+            {
+                _ = sd_bus_message_set_expect_reply(m, 0)
+                _ = sd_bus_send(bus, m, nil)
+                sd_bus_message_unref(m)
+            }
+        }
+        close()
+    }
+
+    private func close() {
+        for slot in [matchSlot, claimSlot, getSlot] { sd_bus_slot_unref(slot) }
+        (matchSlot, claimSlot, getSlot) = (nil, nil, nil)
+        // Flushed first: a release written last goes out before the close.
+        if let bus { sd_bus_flush_close_unref(bus) }
+        bus = nil
+    }
+
+    package var fd: Int32 { bus.map { sd_bus_get_fd($0) } ?? -1 }
+
+    package var wantsOutput: Bool { bus.map { sd_bus_get_events($0) & Int32(POLLOUT) != 0 } ?? false }
+
+    package var deadline: Timestamp {
+        guard let bus else { return .never }
+        var usec: UInt64 = 0
+        guard sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max else { return .never }
+        return Timestamp(microseconds: Int64(clamping: usec))
+    }
+
+    package func process() {
+        guard let bus else { return }
+        while true {
+            let r = sd_bus_process(bus, nil)
+            if r < 0 {
+                set(.unavailable("the system bus connection failed (\(Errno(rawValue: -r)))"))
+                close()
+                return
+            }
+            if r == 0 { return }
+        }
+    }
+
+    package func takeChange() -> State? {
+        guard changed else { return nil }
+        changed = false
+        return state
+    }
+
+    private func set(_ new: State) {
+        if new != state {
+            state = new
+            changed = true
+        }
+    }
+
+    private func askOrientation() {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        BusMessage.getProperty(
+            bus, Self.service, Self.path, Self.service, "AccelerometerOrientation", Self.onOrientation, me, slot: &getSlot)
+    }
+
+    private static func watcher(_ userdata: UnsafeMutableRawPointer?) -> SensorWatcher {
+        Unmanaged<SensorWatcher>.fromOpaque(userdata!).takeUnretainedValue()
+    }
+
+    private static let onClaimed: sd_bus_message_handler_t = { m, userdata, _ in
+        let me = watcher(userdata)
+        guard let m else { return 0 }
+        if let error = BusMessage.error(of: m) {
+            me.set(.unavailable("iio-sensor-proxy did not give the accelerometer: \(error)"))
+            return 0
+        }
+        me.askOrientation()
+        return 0
+    }
+
+    private static let onChanged: sd_bus_message_handler_t = { _, userdata, _ in
+        let me = watcher(userdata)
+        if case .unavailable = me.state { return 0 }
+        me.askOrientation()
+        return 0
+    }
+
+    /// `AccelerometerOrientation` is a string in a variant.
+    private static let onOrientation: sd_bus_message_handler_t = { m, userdata, _ in
+        let me = watcher(userdata)
+        guard let m else { return 0 }
+        if let error = BusMessage.error(of: m) {
+            me.set(.unavailable("iio-sensor-proxy did not say the orientation: \(error)"))
+            return 0
+        }
+        guard BusMessage.enter(m, UInt8(ascii: "v"), "s"), let text = BusMessage.readString(m, UInt8(ascii: "s")) else {
+            me.set(.unavailable("iio-sensor-proxy's AccelerometerOrientation is not a string"))
+            return 0
+        }
+        me.set(.orientation(ScreenTransform(accelerometer: text)))
+        return 0
+    }
+}
