@@ -57,6 +57,9 @@ let package = Package(
             cSettings: [.define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("input")]
         ),
+        // The outputs a Wayland compositor announces and how each is turned,
+        // for `gestured act` (Debian: libwayland-dev).
+        .target(name: "CWayland", linkerSettings: [.linkedLibrary("wayland-client")]),
         // The daemon: libinput and replayed devices, the poll loop, the socket
         // protocol, systemd integration, its configuration.
         .target(
@@ -74,7 +77,7 @@ let package = Package(
         .target(
             name: "GestureActions",
             dependencies: [
-                "GestureCore", "GestureDaemon", "TOML", "CLinux", "CEvdev",
+                "GestureCore", "GestureDaemon", "TOML", "CLinux", "CEvdev", "CWayland",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .executableTarget(
@@ -131,6 +134,6 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-for target in package.targets where target.type != .system && !["CLinux", "CHarness"].contains(target.name) {
+for target in package.targets where target.type != .system && !["CLinux", "CWayland", "CHarness"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + sharedSettings
 }

@@ -78,15 +78,18 @@ package struct Actor {
     private var watchedFiles: [String] = []
     /// Lines from the daemon that were skipped, said a few times a second at most.
     private var badLines = RepeatLimiter()
+    /// The compositor's outputs, told to the daemon as they turn.
+    private var screen = ScreenFollower()
 
     package init(options: Options, log: @escaping (String) -> Void) throws(ConfigurationError) {
         self.options = options
         self.log = log
         runner = Runner(limit: options.maxRunning, log: log)
-        let (files, loaded, skipped) = try ActionsFiles.load(options.files)
+        let (files, loaded, skipped, screenSettings) = try ActionsFiles.load(options.files)
         for message in skipped { log(message) }
         watchedFiles = files
         bindings = loaded
+        screen.settings = screenSettings
     }
 
     /// Serves until SIGTERM or SIGINT; the exit status.
@@ -98,15 +101,22 @@ package struct Actor {
         watchFolders()
         let clock = LoopClock.monotonic
         var poller = Poller()
+        var now = clock.now
         while running {
             poller.reset()
+            screen.beforeWait(now: now, log: log)
+            if screen.fd >= 0 { tellOrientations() }
             let signalSlot = poller.add(signals, Int32(POLLIN))
             let inotifySlot = poller.add(inotify, Int32(POLLIN))
             let socketSlot = poller.add(socket, Int32(POLLIN))
+            let screenSlot = poller.add(screen.fd, Int32(POLLIN))
             for fd in runner.descriptors { _ = poller.add(fd, Int32(POLLIN)) }
-            var deadline = min(runner.deadline, reloadAt, heldChangedDeadline)
+            var deadline = min(runner.deadline, reloadAt, heldChangedDeadline, screen.deadline)
             if socket < 0 { deadline = min(deadline, retryAt) }
-            let now = poller.wait(until: deadline, clock: clock).now
+            now = poller.wait(until: deadline, clock: clock).now
+            if poller.readable(screenSlot) || poller.hungUp(screenSlot), screen.read(now: now, log: log) {
+                tellOrientations()
+            }
 
             if poller.readable(signalSlot) { readSignals(now: now) }
             if poller.readable(inotifySlot) { readInotify(now: now) }
@@ -220,6 +230,12 @@ package struct Actor {
         return line + "}\n"
     }
 
+    /// Tells the daemon how the outputs of its touchscreens are turned, where it has not been told.
+    private mutating func tellOrientations() {
+        guard socket >= 0 else { return }
+        for line in screen.requests(log: log) { send(line) }
+    }
+
     private func send(_ line: String) {
         var bytes = Array(line.utf8)
         _ = bytes.withUnsafeMutableBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -276,6 +292,16 @@ package struct Actor {
                 log("connected to \(options.socketPath): \(bindings.count) binding(s)\(claiming)")
                 backoff = .milliseconds(100)
                 saidWaiting = false
+            case "hello":
+                screen.daemonConnected(ReceivedEvent.touchscreens(line))
+                tellOrientations()
+            case "device_added":
+                for t in ReceivedEvent.touchscreens(line) { screen.added(t) }
+                tellOrientations()
+            case "device_removed":
+                for t in ReceivedEvent.touchscreens(line) { screen.removed(node: t.node) }
+            case "orientation":
+                log("the daemon: \(ReceivedEvent.orientationText(line))")
             case "error":
                 log("the daemon says: \(ReceivedEvent.errorText(line))")
             case "paused":
@@ -450,8 +476,9 @@ package struct Actor {
 
     private mutating func reload(now: Timestamp) {
         do {
-            let (files, loaded, skipped) = try ActionsFiles.load(options.files)
+            let (files, loaded, skipped, screenSettings) = try ActionsFiles.load(options.files)
             for message in skipped { log(message) }
+            screen.settings = screenSettings
             guard loaded != bindings else { return }
             bindings = loaded
             watchedFiles = files
@@ -488,11 +515,12 @@ package enum ActionsFiles {
     /// every binding, and why each file left out was (`problem`).
     package static func load(
         _ explicit: [String]
-    ) throws(ConfigurationError) -> (files: [String], bindings: [Binding], skipped: [String]) {
+    ) throws(ConfigurationError) -> (files: [String], bindings: [Binding], skipped: [String], screen: ScreenSettings) {
         let candidates = explicit.isEmpty ? defaultPaths() : explicit
         var files: [String] = []
         var skipped: [String] = []
         var all: [Binding] = []
+        var screen = ScreenSettings()
         for file in candidates {
             if let why = problem(file) {
                 skipped.append("\(logSafe(file)): skipped: \(why)")
@@ -504,7 +532,9 @@ package enum ActionsFiles {
             } catch {
                 throw ConfigurationError(file: file, line: 0, message: error.reason)
             }
-            all += try BindingsReader.read(bytes: bytes, file: file)
+            let read = try BindingsReader.readFile(bytes: bytes, file: file)
+            all += read.bindings
+            if let s = read.screen { screen = s }
             files.append(file)
         }
         guard !files.isEmpty else {
@@ -513,7 +543,7 @@ package enum ActionsFiles {
                 message: (skipped.isEmpty ? "" : skipped.joined(separator: "; ") + "; ")
                     + "no bindings: write this file (README, \"Binding gestures\"), or pass --config FILE")
         }
-        return (files, all, skipped)
+        return (files, all, skipped, screen)
     }
 
     /// Why an actions file is not read: it runs commands as the user, so

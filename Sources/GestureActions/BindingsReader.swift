@@ -26,17 +26,27 @@ package enum BindingsReader {
 
     /// The file as read from disk: bytes that are not UTF-8 are an error with their line.
     package static func read(bytes: [UInt8], file: String) throws(ConfigurationError) -> [Binding] {
+        try readFile(bytes: bytes, file: file).bindings
+    }
+
+    /// The bindings, and the `[screen]` table if the file has one.
+    package static func readFile(
+        bytes: [UInt8], file: String
+    ) throws(ConfigurationError) -> (bindings: [Binding], screen: ScreenSettings?) {
         let root: TOMLTable
         do {
             root = try TOMLParser.parse(bytes: bytes)
         } catch {
             throw ConfigurationError(file: file, line: error.line, message: "not valid TOML: " + error.message)
         }
-        for key in root.keys where key != "bind" {
+        for key in root.keys where key != "bind" && key != "screen" {
             throw ConfigurationError(
-                file: file, line: root.line(of: key), message: "unknown key '\(key)'; bindings are [[bind]] tables")
+                file: file, line: root.line(of: key),
+                message: "unknown key '\(key)'; bindings are [[bind]] tables, and [screen] says which output is the touchscreen's"
+            )
         }
-        guard let value = root["bind"] else { return [] }
+        let screen = try root["screen"].map { v throws(ConfigurationError) in try screenSettings(v, root, file: file) }
+        guard let value = root["bind"] else { return ([], screen) }
         guard let array = value.array else {
             throw ConfigurationError(
                 file: file, line: root.line(of: "bind"), message: "'bind' must be an array of tables: [[bind]]")
@@ -48,7 +58,38 @@ package enum BindingsReader {
             }
             bindings.append(try binding(table, file: file))
         }
-        return bindings
+        return (bindings, screen)
+    }
+
+    /// `[screen]`: `output` names the compositor's output the touchscreens
+    /// show on (when neither their `WL_OUTPUT` nor a single or built-in
+    /// output tells); `follow-rotation = false` stops act from telling the
+    /// daemon how that output is turned.
+    static func screenSettings(_ v: TOMLValue, _ root: TOMLTable, file: String) throws(ConfigurationError) -> ScreenSettings {
+        guard let t = v.table else {
+            throw ConfigurationError(file: file, line: root.line(of: "screen"), message: "'screen' must be a table: [screen]")
+        }
+        var s = ScreenSettings()
+        for key in t.keys {
+            switch key {
+            case "output":
+                guard let name = t[key]?.string, !name.isEmpty, name.utf8.count <= 63 else {
+                    throw ConfigurationError(
+                        file: file, line: t.line(of: key), message: "output must be an output's name, e.g. \"eDP-1\"")
+                }
+                s.output = name
+            case "follow-rotation":
+                guard let on = t[key]?.bool else {
+                    throw ConfigurationError(file: file, line: t.line(of: key), message: "follow-rotation must be true or false")
+                }
+                s.followRotation = on
+            default:
+                throw ConfigurationError(
+                    file: file, line: t.line(of: key), message: "unknown key '\(key)' in [screen]; known: output, follow-rotation"
+                )
+            }
+        }
+        return s
     }
 
     static func binding(_ t: TOMLTable, file: String) throws(ConfigurationError) -> Binding {

@@ -142,6 +142,31 @@ package struct ReceivedEvent: Sendable {
         return logSafe((e?.code ?? "error") + ": " + (e?.message ?? ""))
     }
 
+    private struct DeviceWire: Decodable {
+        var device: String?
+        var node: String?
+        var output: String?
+        var transform: String?
+        var source: String?
+        var devices: [DeviceWire]?
+    }
+
+    /// The touchscreens of a `hello`, or the one of a `device_added` or
+    /// `device_removed`; names made printable.
+    package static func touchscreens(_ line: some Collection<UInt8>) -> [ScreenFollower.Touchscreen] {
+        guard let w = try? JSONDecoder().decode(DeviceWire.self, from: Data(line)) else { return [] }
+        return (w.devices ?? [w]).compactMap { d in
+            guard let node = d.node else { return nil }
+            return ScreenFollower.Touchscreen(node: node, name: printable(d.device ?? node), output: d.output)
+        }
+    }
+
+    /// An `orientation` message, for the log.
+    package static func orientationText(_ line: some Collection<UInt8>) -> String {
+        let w = try? JSONDecoder().decode(DeviceWire.self, from: Data(line))
+        return logSafe("\(w?.device ?? "?") is read turned \(w?.transform ?? "?") (\(w?.source ?? "?"))")
+    }
+
     /// A measure as text: whole numbers without a fraction.
     private static func text(_ v: Double) -> String {
         v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)

@@ -17,7 +17,9 @@ struct ActCommand: ParsableCommand {
             exists, else /run/gestured/gestured.sock) and carries out every [[bind]] that matches \
             each gesture. It waits for the daemon and reconnects when it restarts, and reads the \
             files again when they change or on SIGHUP, keeping the previous bindings when they \
-            have an error. The format: README.md, "Binding gestures", in gestured's documentation (/usr/local/share/doc/gestured when installed from source); examples for five desktops in its examples/actions.
+            have an error. In a Wayland session ($WAYLAND_DISPLAY) it also tells the daemon how \
+            the compositor turns the output each touchscreen shows on, so that directions follow \
+            the screen ([screen] in an actions file: output, follow-rotation). The format: README.md, "Binding gestures", in gestured's documentation (/usr/local/share/doc/gestured when installed from source); examples for five desktops in its examples/actions.
             """
     )
 
@@ -40,7 +42,7 @@ struct ActCommand: ParsableCommand {
     func run() throws {
         if check {
             do {
-                let (files, bindings, skipped) = try ActionsFiles.load(files)
+                let (files, bindings, skipped, _) = try ActionsFiles.load(files)
                 for message in skipped { printError("gestured act: \(message)") }
                 print("\(bindings.count) binding(s) in \(files.joined(separator: ", ")):")
                 for b in bindings { print("  \(b.origin): \(b.summary)") }

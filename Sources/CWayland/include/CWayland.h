@@ -1,0 +1,34 @@
+#ifndef GESTURED_CWAYLAND_H
+#define GESTURED_CWAYLAND_H
+/* The outputs a Wayland compositor announces, and how each is turned
+ * (wl_output.geometry's transform, in force at wl_output.done), for
+ * `gestured act`, through libwayland-client (Debian: libwayland-dev).
+ * The listeners are C because libwayland's headers make them tables of C
+ * function pointers and inline functions. Single-threaded: act's loop
+ * calls cwl_before_wait before each wait and cwl_read when the descriptor
+ * is readable. */
+#include <stddef.h>
+
+struct cwl_display;
+
+/* Connects to $WAYLAND_DISPLAY (or wayland-0 in $XDG_RUNTIME_DIR) and
+ * learns the outputs (two round trips). NULL on failure, with errno. */
+struct cwl_display *cwl_connect(void);
+void cwl_disconnect(struct cwl_display *d);
+int cwl_fd(struct cwl_display *d);
+/* Dispatches what was read already and sends what waits: 0, or -1 when
+ * the connection failed. */
+int cwl_before_wait(struct cwl_display *d);
+/* Reads and dispatches what arrived: 0, or -1 when the connection failed
+ * (the compositor went away). */
+int cwl_read(struct cwl_display *d);
+/* Whether an output came, went or changed its transform since the last call. */
+int cwl_take_changed(struct cwl_display *d);
+int cwl_output_count(struct cwl_display *d);
+/* The output's name (wl_output version 4, e.g. "eDP-1"; "" before it is
+ * known or from an older compositor) and its transform (0 to 7, as
+ * wl_output.transform). */
+const char *cwl_output_name(struct cwl_display *d, int i);
+int cwl_output_transform(struct cwl_display *d, int i);
+
+#endif
