@@ -130,6 +130,7 @@ package struct Actor {
             runner.service(now: now)
         }
         runner.stopAll()
+        screen.close()
         if socket >= 0 { close(socket) }
         return 0
     }

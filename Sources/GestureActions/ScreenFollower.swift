@@ -100,6 +100,9 @@ package struct ScreenFollower {
         retryAt = now + Self.retryInterval
     }
 
+    /// Lets the compositor go (act stops).
+    package mutating func close() { disconnect() }
+
     private mutating func disconnect() {
         if let d = display { cwl_disconnect(d) }
         display = nil

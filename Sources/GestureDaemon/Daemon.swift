@@ -846,6 +846,8 @@ package struct Daemon {
             logger.error("\(error.description)")
         }
         news.merge(server.tellSubscribers(ServerMessage.configReloaded(files: new.sources, time: now), now: now))
+        // A device's rotation = "auto" may have come or gone.
+        reorientDue = now
         if news.subscriptionsChanged { followSubscriptions(now: now) }
         logger.notice("configuration reloaded from \(new.sources.isEmpty ? "defaults" : new.sources.joined(separator: ", "))")
         lastStatus = counts

@@ -203,6 +203,17 @@ struct OrientationTests {
         #expect(seen.last == "180", "\(seen)")
         // Twenty-one changes came within well under a second of each other.
         #expect(seen.count <= 8, "\(seen)")
+        // Reloaded without "auto": the claim is released; with it again, taken again.
+        let config = d.directory + "/gestured.toml"
+        try "".write(toFile: config, atomically: true, encoding: .utf8)
+        d.signal(SIGHUP)
+        #expect(try Self.nextOrientation(watcher) == "normal configuration")
+        for _ in 0..<100 where try sensor.claimants() != 0 { usleep(50_000) }
+        #expect(try sensor.claimants() == 0)
+        try Self.auto.write(toFile: config, atomically: true, encoding: .utf8)
+        d.signal(SIGHUP)
+        #expect(try Self.nextOrientation(watcher) == "180 sensor")
+        #expect(try sensor.claimants() == 1)
         #expect(try d.stop() == 0)
         for _ in 0..<100 where try sensor.claimants() != 0 { usleep(50_000) }
         #expect(try sensor.claimants() == 0)
