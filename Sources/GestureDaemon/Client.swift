@@ -1,4 +1,4 @@
-import GestureCore
+package import GestureCore
 import SystemPackage
 
 #if canImport(Glibc)
@@ -45,12 +45,10 @@ package struct Client {
     /// Its user is at the screen (`AccessPolicy.atScreen`): it receives
     /// gestures and may type keys. Otherwise it was told `paused`.
     var atScreen = true
-    /// Chords it may still have typed this second, and when that was counted.
-    var keyTokens = Double(Server.keysPerSecond)
-    var keyTokensAt = Timestamp.zero
-    /// Likewise for `orientation` requests (`Server.orientationsPerSecond`).
-    var orientTokens = Double(Server.orientationsPerSecond)
-    var orientTokensAt = Timestamp.zero
+    /// The chords it may still have typed this second.
+    var keys = RateBucket(perSecond: Server.keysPerSecond)
+    /// Likewise for `orientation` requests.
+    var orientations = RateBucket(perSecond: Server.orientationsPerSecond)
 
     private var outbox: [UInt8] = []
     private var outboxHead = 0
@@ -264,5 +262,28 @@ package struct Client {
         outbox.removeAll(keepingCapacity: outbox.capacity <= 64 * 1024)
         outboxHead = 0
         return .done
+    }
+}
+
+/// At most `perSecond` of something a second, in a burst of as many: a
+/// bucket of that many tokens, refilled at that rate.
+package struct RateBucket {
+    package let perSecond: Int
+    private var tokens: Double
+    private var at = Timestamp.zero
+
+    package init(perSecond: Int) {
+        self.perSecond = perSecond
+        tokens = Double(perSecond)
+    }
+
+    /// Takes a token at `now`; false when there is none.
+    package mutating func take(now: Timestamp) -> Bool {
+        let rate = Double(perSecond)
+        tokens = min(rate, tokens + rate * max(0, (now - at).seconds))
+        at = now
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
     }
 }

@@ -454,12 +454,10 @@ package struct Daemon {
                 reorientDue = now
             }
         }
-        if orientations.hasSessionWord {
-            let closed = server.takeClosed()
-            if !closed.isEmpty {
-                orientations.forgetClients { !closed.contains($0) }
-                reorientDue = now
-            }
+        let closed = server.takeClosed()
+        if orientations.hasSessionWord && !closed.isEmpty {
+            orientations.forgetClients { !closed.contains($0) }
+            reorientDue = now
         }
         oneOffWorkRan(now: now)
     }

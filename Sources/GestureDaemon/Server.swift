@@ -431,16 +431,11 @@ package struct Server {
                 message: "orientation not taken: only a client of the session active on \(settings.seat) may turn its screen",
                 fatal: false)
         }
-        let rate = Double(Self.orientationsPerSecond)
-        let c = clients[i]
-        clients[i].orientTokens = min(rate, c.orientTokens + rate * max(0, (now - c.orientTokensAt).seconds))
-        clients[i].orientTokensAt = now
-        guard clients[i].orientTokens >= 1 else {
+        guard clients[i].orientations.take(now: now) else {
             return ServerMessage.error(
                 code: "rate-limited",
                 message: "orientation not taken: more than \(Self.orientationsPerSecond) in a second", fatal: false)
         }
-        clients[i].orientTokens -= 1
         let lowered = device.lowercased()
         let matched = devices.filter { $0.name == device || $0.node == device || $0.vendorProduct == lowered }
         guard !matched.isEmpty else {
@@ -481,14 +476,10 @@ package struct Server {
             return ServerMessage.error(
                 code: "not-at-screen", message: "not typed: another user's session is active on \(settings.seat)", fatal: false)
         }
-        let rate = Double(Self.keysPerSecond)
-        clients[i].keyTokens = min(rate, clients[i].keyTokens + rate * max(0, (now - clients[i].keyTokensAt).seconds))
-        clients[i].keyTokensAt = now
-        guard clients[i].keyTokens >= 1 else {
+        guard clients[i].keys.take(now: now) else {
             return ServerMessage.error(
                 code: "rate-limited", message: "not typed: more than \(Self.keysPerSecond) chords in a second", fatal: false)
         }
-        clients[i].keyTokens -= 1
         if let failure = makeKeyboard(now: now) {
             return ServerMessage.error(code: "no-keyboard", message: failure, fatal: false)
         }
