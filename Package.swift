@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(name: "CInputTests", dependencies: ["CInput"]),
         // The TOML reader against the specification, and its conformance cases.
         .testTarget(name: "TOMLTests", dependencies: ["TOML"]),
-        // The protocol and the daemon, in process and through the real binary
+        // The daemon: its parts in process, its protocol through the real binary
         // (built first: the test target depends on it).
         .testTarget(
             name: "DaemonTests",
@@ -113,6 +113,10 @@ let package = Package(
                 "GestureDaemon", "GestureCore", "TOML", "Harness", "TraceSynth", "gestured",
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // The executable and what ships beside it: the command line, the
+        // documented example clients, the units, the package's version and
+        // changelog, the README's set-up steps.
+        .testTarget(name: "gesturedTests", dependencies: ["Harness", "gestured"]),
         // `gestured act`, in process and through the real binary.
         .testTarget(
             name: "GestureActionsTests",
