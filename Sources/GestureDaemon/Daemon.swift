@@ -730,7 +730,7 @@ package struct Daemon {
         }
         switch s.takeChange() {
         case .unavailable(let why):
-            logger.notice("\(why): touchscreens with rotation = \"auto\" keep the configured rotation")
+            logger.notice("\(why): touchscreens with rotation = \"auto\" stay as they are turned now")
         case .orientation(let t):
             logger.debug("the accelerometer says \(t?.name ?? "undefined (lying flat)")")
             orientations.sensor(t, now: now)

@@ -15,7 +15,9 @@ import SystemPackage
 /// stays as it is.
 ///
 /// The claim is released when the watcher is let go (`release`), and by
-/// the proxy itself when the daemon's connection closes.
+/// the proxy itself when the daemon's connection closes. When the proxy
+/// leaves the bus the watcher says so; when it comes back (a restart, an
+/// upgrade) it is claimed again.
 package final class SensorWatcher {
     package enum State: Equatable, Sendable {
         case waiting
@@ -29,6 +31,7 @@ package final class SensorWatcher {
     private var changed = false
     private var bus: OpaquePointer?
     private var matchSlot: OpaquePointer?
+    private var ownerSlot: OpaquePointer?
     private var claimSlot: OpaquePointer?
     private var getSlot: OpaquePointer?
 
@@ -48,11 +51,22 @@ package final class SensorWatcher {
         let match =
             "type='signal',sender='\(Self.service)',path='\(Self.path)',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'"
         _ = sd_bus_add_match_async(bus, &matchSlot, match, Self.onChanged, nil, me)
+        let owner =
+            "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.service)'"
+        _ = sd_bus_add_match_async(bus, &ownerSlot, owner, Self.onOwnerChanged, nil, me)
+        claim()
+    }
+
+    /// Asks for the accelerometer; the answer goes to `onClaimed`.
+    private func claim() {
+        sd_bus_slot_unref(claimSlot)
+        claimSlot = nil
         var m: OpaquePointer?
         guard sd_bus_message_new_method_call(bus, &m, Self.service, Self.path, Self.service, "ClaimAccelerometer") >= 0,
             let m
         else { return }
         defer { sd_bus_message_unref(m) }
+        let me = Unmanaged.passUnretained(self).toOpaque()
         _ = sd_bus_call_async(bus, &claimSlot, m, Self.onClaimed, me, 5_000_000)
     }
 
@@ -74,8 +88,8 @@ package final class SensorWatcher {
     }
 
     private func close() {
-        for slot in [matchSlot, claimSlot, getSlot] { sd_bus_slot_unref(slot) }
-        (matchSlot, claimSlot, getSlot) = (nil, nil, nil)
+        for slot in [matchSlot, ownerSlot, claimSlot, getSlot] { sd_bus_slot_unref(slot) }
+        (matchSlot, ownerSlot, claimSlot, getSlot) = (nil, nil, nil, nil)
         // Flushed first: a release written last goes out before the close.
         if let bus { sd_bus_flush_close_unref(bus) }
         bus = nil
@@ -136,6 +150,23 @@ package final class SensorWatcher {
             return 0
         }
         me.askOrientation()
+        return 0
+    }
+
+    /// `NameOwnerChanged(name, old, new)` of the proxy's name: gone when
+    /// `new` is empty, else back (claimed again: a new proxy knows no claims).
+    private static let onOwnerChanged: sd_bus_message_handler_t = { m, userdata, _ in
+        let me = watcher(userdata)
+        guard let m, BusMessage.readString(m, UInt8(ascii: "s")) != nil, BusMessage.readString(m, UInt8(ascii: "s")) != nil,
+            let new = BusMessage.readString(m, UInt8(ascii: "s"))
+        else { return 0 }
+        if new.isEmpty {
+            sd_bus_slot_unref(me.getSlot)
+            me.getSlot = nil
+            me.set(.unavailable("iio-sensor-proxy left the system bus"))
+        } else {
+            me.claim()
+        }
         return 0
     }
 

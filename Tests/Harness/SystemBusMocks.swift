@@ -57,14 +57,16 @@ public final class PrivateSystemBus {
     }
 
     /// Starts python-dbusmock's `template` (with `parameters`, JSON) on the bus; its log goes to `log`.
-    func startMock(_ template: String, parameters: String? = nil, log: String) throws {
+    @discardableResult
+    func startMock(_ template: String, parameters: String? = nil, log: String) throws -> Child {
         var env = ProcessInfo.processInfo.environment
         env["DBUS_SYSTEM_BUS_ADDRESS"] = address
-        mocks.append(
-            try Child(
-                ["/usr/bin/python3", "-m", "dbusmock", "--system", "--template", template]
-                    + (parameters.map { ["-p", $0] } ?? []),
-                environment: env, stdout: .file(directory + "/" + log)))
+        let mock = try Child(
+            ["/usr/bin/python3", "-m", "dbusmock", "--system", "--template", template]
+                + (parameters.map { ["-p", $0] } ?? []),
+            environment: env, stdout: .file(directory + "/" + log))
+        mocks.append(mock)
+        return mock
     }
 
     /// Runs `script` (Python, with `dbus` imported and `bus`, the system bus, at hand).
@@ -140,15 +142,28 @@ public final class LogindMock {
 /// test sets, and which says who claims it.
 public final class SensorProxyMock {
     public let bus: PrivateSystemBus
+    private var mock: Child?
 
     public init(bus: PrivateSystemBus) throws {
         self.bus = bus
-        try bus.startMock("iio-sensors-proxy", parameters: #"{"has_accelerometer": true}"#, log: "sensors.log")
+        try start()
+    }
+
+    /// Starts the proxy (again) and waits until it answers.
+    public func start() throws {
+        mock = try bus.startMock("iio-sensors-proxy", parameters: #"{"has_accelerometer": true}"#, log: "sensors.log")
         for _ in 0..<200 {
             if (try? claimants()) != nil { return }
             usleep(50_000)
         }
         throw ChannelError("python-dbusmock's iio-sensors-proxy did not come up: \(bus.log("sensors.log"))")
+    }
+
+    /// Stops the proxy: its name leaves the bus, with every claim.
+    public func stop() throws {
+        mock?.signal(SIGTERM)
+        _ = try mock?.wait(timeout: 10)
+        mock = nil
     }
 
     private static let proxy =
