@@ -11,8 +11,10 @@ import SystemPackage
 ///
 /// One loop, like the daemon's: the socket, a signalfd (SIGTERM and SIGINT
 /// stop, SIGHUP reloads, SIGCHLD reaps), inotify on the actions files'
-/// folders, the running commands' standard error; deadlines for a held-back
-/// `on-changed`, a command's timeout and the next reconnection.
+/// folders, the running commands' standard error, the compositor's Wayland
+/// connection (`ScreenFollower`); deadlines for a held-back `on-changed`, a
+/// command's timeout, the next reconnection to the daemon and to the
+/// compositor.
 package struct Actor {
     package struct Options {
         /// The actions files; empty: the default place (`ActionsFiles.defaultPaths`).
