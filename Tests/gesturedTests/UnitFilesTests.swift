@@ -34,11 +34,13 @@ struct SystemdUnitTests {
         let defaults = [
             "/usr/local/share/gestured", "/usr/local/share/man/man1/gestured.1", "/usr/local/bin/gestured",
             "/usr/local/lib/udev/rules.d/70-gestured.rules", "/usr/local/share/bash-completion/completions/gestured",
+            "/etc/polkit-1/rules.d/50-gestured-sensor.rules",
         ]
         let before = defaults.filter { FileManager.default.fileExists(atPath: $0) }
         let (status, output) = try Self.script("check-units.sh")
         #expect(
-            defaults.filter { FileManager.default.fileExists(atPath: $0) } == before, "check-units.sh installed into /usr/local")
+            defaults.filter { FileManager.default.fileExists(atPath: $0) } == before,
+            "check-units.sh installed outside its scratch directory")
         #expect(status == 0, "\(output)")
         let score = output.split(separator: "\n").last { $0.contains("Overall exposure level") }
         let value = score.flatMap { $0.split(separator: " ").compactMap { Double($0) }.first }
