@@ -1,4 +1,6 @@
 import CSystemd
+package import GestureCore
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -49,5 +51,80 @@ enum BusMessage {
 
     static func enter(_ m: OpaquePointer, _ type: UInt8, _ contents: String) -> Bool {
         sd_bus_message_enter_container(m, CChar(type), contents) > 0
+    }
+}
+
+/// What the daemon's sd-bus watchers share: a connection to the system bus
+/// followed inside the daemon's loop (its descriptor in the loop's set, its
+/// timeout among the deadlines), and a state whose changes the loop takes.
+/// A subclass adds its matches and calls, and closes its slots before
+/// `close`.
+package class BusWatcher<State: Equatable & Sendable> {
+    package private(set) var state: State
+    /// The state changed since the last `takeChange`.
+    var changed = false
+    var bus: OpaquePointer?
+    /// The state that says the bus failed, and why.
+    private let unavailable: (String) -> State
+
+    /// Connects to the system bus; without one the state is `unavailable`.
+    init(_ initial: State, unavailable: @escaping (String) -> State) {
+        state = initial
+        self.unavailable = unavailable
+        var b: OpaquePointer?
+        let r = sd_bus_open_system(&b)
+        if r >= 0, let b {
+            bus = b
+        } else {
+            state = unavailable("no system bus (\(Errno(rawValue: -r)))")
+        }
+    }
+
+    /// Closes the connection (flushed first: a message written last goes out).
+    func close() {
+        if let bus { sd_bus_flush_close_unref(bus) }
+        bus = nil
+    }
+
+    /// The bus's descriptor, for the loop's set (-1 without a bus).
+    package var fd: Int32 { bus.map { sd_bus_get_fd($0) } ?? -1 }
+
+    /// Whether the bus has something to write (watch the descriptor for output too).
+    package var wantsOutput: Bool { bus.map { sd_bus_get_events($0) & Int32(POLLOUT) != 0 } ?? false }
+
+    /// When the bus must be processed even if nothing arrives (a call's timeout).
+    package var deadline: Timestamp {
+        guard let bus else { return .never }
+        var usec: UInt64 = 0
+        guard sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max else { return .never }
+        return Timestamp(microseconds: Int64(clamping: usec))
+    }
+
+    /// Handles what the bus has (replies, signals) and writes what waits.
+    package func process() {
+        guard let bus else { return }
+        while true {
+            let r = sd_bus_process(bus, nil)
+            if r < 0 {
+                set(unavailable("the system bus connection failed (\(Errno(rawValue: -r)))"))
+                close()
+                return
+            }
+            if r == 0 { return }
+        }
+    }
+
+    /// The state, if it changed since the last call.
+    package func takeChange() -> State? {
+        guard changed else { return nil }
+        changed = false
+        return state
+    }
+
+    func set(_ new: State) {
+        if new != state {
+            state = new
+            changed = true
+        }
     }
 }

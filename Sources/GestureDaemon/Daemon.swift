@@ -665,10 +665,7 @@ package struct Daemon {
         }
         w.process()
         seatDue = w.deadline
-        if w.fd >= 0 && w.wantsOutput != seatWatchedForOutput {
-            seatWatchedForOutput = w.wantsOutput
-            _ = loop.change(w.fd, Readiness.input | (seatWatchedForOutput ? Readiness.output : 0), token: Self.busToken)
-        }
+        Self.rewatch(w, &seatWatchedForOutput, token: Self.busToken, in: loop)
         guard let state = w.takeChange() else { return Server.News() }
         tellSeat(state)
         oneOffWorkRan(now: now)
@@ -682,6 +679,16 @@ package struct Daemon {
             reorientDue = now
         }
         return news
+    }
+
+    /// Watches a bus's descriptor for output too while it has something to
+    /// write, and for input only once it has written it.
+    private static func rewatch<S>(
+        _ w: BusWatcher<S>, _ watchedForOutput: inout Bool, token: Readiness.Token, in loop: Readiness
+    ) {
+        guard w.fd >= 0 && w.wantsOutput != watchedForOutput else { return }
+        watchedForOutput = w.wantsOutput
+        _ = loop.change(w.fd, Readiness.input | (watchedForOutput ? Readiness.output : 0), token: token)
     }
 
     // MARK: Orientation
@@ -724,10 +731,7 @@ package struct Daemon {
             return Server.News()
         }
         s.process()
-        if s.fd >= 0 && s.wantsOutput != sensorWatchedForOutput {
-            sensorWatchedForOutput = s.wantsOutput
-            _ = loop.change(s.fd, Readiness.input | (sensorWatchedForOutput ? Readiness.output : 0), token: Self.sensorToken)
-        }
+        Self.rewatch(s, &sensorWatchedForOutput, token: Self.sensorToken, in: loop)
         switch s.takeChange() {
         case .unavailable(let why):
             logger.notice("\(why): touchscreens with rotation = \"auto\" stay as they are turned now")

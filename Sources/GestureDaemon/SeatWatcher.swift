@@ -1,6 +1,4 @@
 import CSystemd
-package import GestureCore
-import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -15,23 +13,11 @@ import SystemPackage
 ///
 /// `$DBUS_SYSTEM_BUS_ADDRESS` points it at another bus (the tests' private
 /// one, where python-dbusmock plays logind).
-package final class SeatWatcher {
-    package enum State: Equatable, Sendable {
-        /// Asked, no answer yet.
-        case waiting
-        /// No system bus, or no logind on it: sessions cannot be told apart.
-        case unavailable(String)
-        /// This user's session is the active one.
-        case active(UInt32)
-        /// No session is active on the seat (a greeter may be switching).
-        case nobody
-    }
+package final class SeatWatcher: BusWatcher<SeatState> {
+    package typealias State = SeatState
 
     package let seat: String
-    package private(set) var state = State.waiting
-    /// The state changed since the last `takeChange`.
-    private var changed = false
-    private var bus: OpaquePointer?
+
     /// The signal match, the call asking for the active session and the
     /// one asking whose it is. A new question drops the pending one's slot,
     /// which cancels it: no late answer about an older session is taken.
@@ -44,13 +30,8 @@ package final class SeatWatcher {
     /// Connects to the system bus; without one the state is `unavailable`.
     package init(seat: String) {
         self.seat = seat
-        var b: OpaquePointer?
-        let r = sd_bus_open_system(&b)
-        guard r >= 0, let b else {
-            state = .unavailable("no system bus (\(Errno(rawValue: -r)))")
-            return
-        }
-        bus = b
+        super.init(.waiting, unavailable: { .unavailable($0) })
+        guard bus != nil else { return }
         let me = Unmanaged.passUnretained(self).toOpaque()
         let match =
             "type='signal',sender='\(Self.service)',path='\(seatPath)',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'"
@@ -60,11 +41,10 @@ package final class SeatWatcher {
 
     deinit { close() }
 
-    private func close() {
+    override func close() {
         for slot in [matchSlot, activeSlot, userSlot] { sd_bus_slot_unref(slot) }
         (matchSlot, activeSlot, userSlot) = (nil, nil, nil)
-        if let bus { sd_bus_flush_close_unref(bus) }
-        bus = nil
+        super.close()
     }
 
     /// The seat's object path (`sd_bus_path_encode` escapes what logind escapes).
@@ -75,48 +55,6 @@ package final class SeatWatcher {
         }
         defer { free(out) }
         return String(cString: out)
-    }
-
-    /// The bus's descriptor, for the loop's set (-1 without a bus).
-    package var fd: Int32 { bus.map { sd_bus_get_fd($0) } ?? -1 }
-
-    /// Whether the bus has something to write (watch the descriptor for output too).
-    package var wantsOutput: Bool { bus.map { sd_bus_get_events($0) & Int32(POLLOUT) != 0 } ?? false }
-
-    /// When the bus must be processed even if nothing arrives (a call's timeout).
-    package var deadline: Timestamp {
-        guard let bus else { return .never }
-        var usec: UInt64 = 0
-        guard sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max else { return .never }
-        return Timestamp(microseconds: Int64(clamping: usec))
-    }
-
-    /// Handles what the bus has (replies, signals) and writes what waits.
-    package func process() {
-        guard let bus else { return }
-        while true {
-            let r = sd_bus_process(bus, nil)
-            if r < 0 {
-                set(.unavailable("the system bus connection failed (\(Errno(rawValue: -r)))"))
-                close()
-                return
-            }
-            if r == 0 { return }
-        }
-    }
-
-    /// The state, if it changed since the last call.
-    package func takeChange() -> State? {
-        guard changed else { return nil }
-        changed = false
-        return state
-    }
-
-    private func set(_ new: State) {
-        if new != state {
-            state = new
-            changed = true
-        }
     }
 
     // MARK: Calls
@@ -186,4 +124,16 @@ package final class SeatWatcher {
         me.set(.active(uid))
         return 0
     }
+}
+
+/// Who is at the seat's screen, as logind says.
+package enum SeatState: Equatable, Sendable {
+    /// Asked, no answer yet.
+    case waiting
+    /// No system bus, or no logind on it: sessions cannot be told apart.
+    case unavailable(String)
+    /// This user's session is the active one.
+    case active(UInt32)
+    /// No session is active on the seat (a greeter may be switching).
+    case nobody
 }

@@ -1,6 +1,5 @@
 import CSystemd
 package import GestureCore
-import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -18,18 +17,9 @@ import SystemPackage
 /// the proxy itself when the daemon's connection closes. When the proxy
 /// leaves the bus the watcher says so; when it comes back (a restart, an
 /// upgrade) it is claimed again.
-package final class SensorWatcher {
-    package enum State: Equatable, Sendable {
-        case waiting
-        /// No system bus, no iio-sensor-proxy, or no accelerometer.
-        case unavailable(String)
-        /// The proxy's orientation; nil while it is `undefined` (lying flat).
-        case orientation(ScreenTransform?)
-    }
+package final class SensorWatcher: BusWatcher<SensorState> {
+    package typealias State = SensorState
 
-    package private(set) var state = State.waiting
-    private var changed = false
-    private var bus: OpaquePointer?
     private var matchSlot: OpaquePointer?
     private var ownerSlot: OpaquePointer?
     private var claimSlot: OpaquePointer?
@@ -39,14 +29,12 @@ package final class SensorWatcher {
     static let path = "/net/hadess/SensorProxy"
 
     package init() {
-        var b: OpaquePointer?
-        let r = sd_bus_open_system(&b)
-        guard r >= 0, let b else {
-            state = .unavailable("no system bus (\(Errno(rawValue: -r)))")
+        super.init(.waiting, unavailable: { .unavailable($0) })
+        guard bus != nil else {
+            // Said once by the daemon, which takes it as a change.
             changed = true
             return
         }
-        bus = b
         let me = Unmanaged.passUnretained(self).toOpaque()
         let match =
             "type='signal',sender='\(Self.service)',path='\(Self.path)',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'"
@@ -87,49 +75,10 @@ package final class SensorWatcher {
         close()
     }
 
-    private func close() {
+    override func close() {
         for slot in [matchSlot, ownerSlot, claimSlot, getSlot] { sd_bus_slot_unref(slot) }
         (matchSlot, ownerSlot, claimSlot, getSlot) = (nil, nil, nil, nil)
-        // Flushed first: a release written last goes out before the close.
-        if let bus { sd_bus_flush_close_unref(bus) }
-        bus = nil
-    }
-
-    package var fd: Int32 { bus.map { sd_bus_get_fd($0) } ?? -1 }
-
-    package var wantsOutput: Bool { bus.map { sd_bus_get_events($0) & Int32(POLLOUT) != 0 } ?? false }
-
-    package var deadline: Timestamp {
-        guard let bus else { return .never }
-        var usec: UInt64 = 0
-        guard sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max else { return .never }
-        return Timestamp(microseconds: Int64(clamping: usec))
-    }
-
-    package func process() {
-        guard let bus else { return }
-        while true {
-            let r = sd_bus_process(bus, nil)
-            if r < 0 {
-                set(.unavailable("the system bus connection failed (\(Errno(rawValue: -r)))"))
-                close()
-                return
-            }
-            if r == 0 { return }
-        }
-    }
-
-    package func takeChange() -> State? {
-        guard changed else { return nil }
-        changed = false
-        return state
-    }
-
-    private func set(_ new: State) {
-        if new != state {
-            state = new
-            changed = true
-        }
+        super.close()
     }
 
     private func askOrientation() {
@@ -192,4 +141,13 @@ package final class SensorWatcher {
         me.set(.orientation(ScreenTransform(accelerometer: text)))
         return 0
     }
+}
+
+/// Which side of the device is up, as iio-sensor-proxy says.
+package enum SensorState: Equatable, Sendable {
+    case waiting
+    /// No system bus, no iio-sensor-proxy, or no accelerometer.
+    case unavailable(String)
+    /// The proxy's orientation; nil while it is `undefined` (lying flat).
+    case orientation(ScreenTransform?)
 }
