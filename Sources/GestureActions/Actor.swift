@@ -106,8 +106,7 @@ package struct Actor {
         var now = clock.now
         while running {
             poller.reset()
-            screen.beforeWait(now: now, log: log)
-            if screen.fd >= 0 { tellOrientations() }
+            if screen.beforeWait(now: now, log: log) { tellOrientations() }
             let signalSlot = poller.add(signals, Int32(POLLIN))
             let inotifySlot = poller.add(inotify, Int32(POLLIN))
             let socketSlot = poller.add(socket, Int32(POLLIN))

@@ -60,15 +60,21 @@ package struct ScreenFollower {
     /// When a connection is to be tried again.
     package var deadline: Timestamp { display == nil && settings.followRotation ? retryAt : .never }
 
-    /// Connects when it is time; sends what waits to the compositor. A
-    /// turn calls it before its wait.
-    package mutating func beforeWait(now: Timestamp, log: (String) -> Void) {
+    /// Connects when it is time; handles what was read already and sends
+    /// what waits to the compositor. A turn calls it before its wait; true
+    /// when an output came, went or turned (a connection made is one).
+    package mutating func beforeWait(now: Timestamp, log: (String) -> Void) -> Bool {
         guard settings.followRotation else {
             disconnect()
-            return
+            return false
         }
         if display == nil && now >= retryAt { connect(now: now, log: log) }
-        if let d = display, cwl_before_wait(d) < 0 { lost(now: now, log: log) }
+        guard let d = display else { return false }
+        if cwl_before_wait(d) < 0 {
+            lost(now: now, log: log)
+            return false
+        }
+        return cwl_take_changed(d) != 0
     }
 
     private mutating func connect(now: Timestamp, log: (String) -> Void) {

@@ -140,23 +140,15 @@ struct OrientationTests {
         try watcher.subscribe(#""gestures":["swipe"],"phases":["recognized"]"#)
 
         func ask(_ uid: UInt32, _ transform: String) throws -> String {
-            let c = try Child(
-                Requirement.asRoot([
-                    "/usr/bin/setpriv", "--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups", "--", "/usr/bin/python3",
-                    "-c",
-                    Self.asker, d.socket, transform,
-                ]))
+            let c = try Child(Requirement.asUser(uid, ["/usr/bin/python3", "-c", Self.asker, d.socket, transform]))
             return try c.finish(timeout: 30).out
         }
         let refused = try ask(second, "180")
         #expect(refused.contains(#""code":"not-at-screen""#), "\(refused)")
         // Kept open while the session switches: a client that asks and stays.
         let stays = try Child(
-            Requirement.asRoot([
-                "/usr/bin/setpriv", "--reuid", "\(first)", "--regid", "\(first)", "--clear-groups", "--", "/usr/bin/python3",
-                "-c",
-                Self.asker + "\nimport time\ntime.sleep(30)\n", d.socket, "270",
-            ]))
+            Requirement.asUser(
+                first, ["/usr/bin/python3", "-c", Self.asker + "\nimport time\ntime.sleep(30)\n", d.socket, "270"]))
         #expect(try Self.nextOrientation(watcher) == "270 session", "\(d.log)")
         try logind.activate("c2")
         #expect(try Self.nextOrientation(watcher) == "normal configuration")

@@ -42,12 +42,7 @@ struct SessionTests {
     /// Runs `client` as `uid` against `socket` for `seconds`.
     static func start(_ uid: UInt32, _ socket: String, seconds: Double, keys: Bool) throws -> Child {
         try Child(
-            Requirement.asRoot(
-                [
-                    "/usr/bin/setpriv", "--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups", "--", "/usr/bin/python3",
-                    "-c",
-                    client, socket, "\(seconds)", keys ? "keys" : "-",
-                ]))
+            Requirement.asUser(uid, ["/usr/bin/python3", "-c", client, socket, "\(seconds)", keys ? "keys" : "-"]))
     }
 
     /// The types of the lines, with `gesture` for each tap.

@@ -32,8 +32,7 @@ public final class HeadlessSway {
     public static func command(_ command: [String], as uid: UInt32?, environment: [String: String]) -> [String] {
         let env = ["/usr/bin/env", "-i"] + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         guard let uid else { return env + command }
-        return Requirement.asRoot(
-            ["/usr/bin/setpriv", "--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups", "--"] + env + command)
+        return Requirement.asUser(uid, env + command)
     }
 
     public init(uid: UInt32? = HeadlessSway.user) throws {

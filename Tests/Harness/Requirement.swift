@@ -89,6 +89,11 @@ public struct Requirement: Sendable {
         print("as root through sudo -n: \(command.joined(separator: " ").prefix(160))")
         return ["/usr/bin/sudo", "-n", "--"] + command
     }
+
+    /// `command` as `uid` (its own group, no others), through setpriv as root.
+    public static func asUser(_ uid: UInt32, _ command: [String]) -> [String] {
+        asRoot(["/usr/bin/setpriv", "--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups", "--"] + command)
+    }
 }
 
 extension Trait where Self == ConditionTrait {
