@@ -21,7 +21,7 @@ struct FingerTrack: Sendable {
     /// Release velocity (mm/s), set at the lift.
     var releaseVX = 0.0, releaseVY = 0.0
     /// Landed within `grip.band` of an edge: if it rests there while other
-    /// fingers move, it is a hand gripping the device (`DeviceRecognizer.dropGrips`).
+    /// fingers move, it is a hand gripping the device (`TouchGroup.dropGrips`).
     var atBezel = false
 
     mutating func land(at time: Timestamp, x px: Double, y py: Double, member: Bool) {
@@ -39,7 +39,7 @@ struct FingerTrack: Sendable {
     var displacement: Double { Trig.hypot(x - refX, y - refY) }
 
     /// Down where it landed at the bezel, within `slop` of its landing: a
-    /// grip's place (`DeviceRecognizer.dropGrips`).
+    /// grip's place (`TouchGroup.dropGrips`).
     func restsAtBezel(slop: Double) -> Bool {
         atBezel && isDown && Trig.hypot(x - startX, y - startY) <= slop
     }
@@ -74,6 +74,7 @@ struct SlotSet: Sequence, Sendable, Equatable {
     mutating func remove(_ slot: Int) { bits &= ~(1 << UInt16(slot)) }
 
     var isEmpty: Bool { bits == 0 }
+    var count: Int { bits.nonzeroBitCount }
 
     static func & (a: SlotSet, b: SlotSet) -> SlotSet { SlotSet(bits: a.bits & b.bits) }
     /// The slots of this set that are not in `other`.
@@ -92,19 +93,225 @@ struct SlotSet: Sequence, Sendable, Equatable {
     func makeIterator() -> Iterator { Iterator(bits: bits) }
 }
 
-/// The fingers of one device: a `FingerTrack` and a `SampleRing` per slot,
-/// and the rings' samples (about 26 KB), allocated once when the device is
-/// added.
+/// The fingers of one device: each slot's `FingerTrack` and recent path
+/// (`SampleRing`), which slots are down, and which took part in the touch
+/// group under way. `DeviceRecognizer` keeps them and routes each contact
+/// to them; the arbiter (`TouchGroup`) measures them.
 ///
-/// They live on the heap rather than inline in `DeviceRecognizer` because
-/// Swift copies a large struct whole more often than it looks: a non-mutating
-/// method reading one `InlineArray` element, or a mutating call inside the
-/// arguments of a non-mutating one, copies all of it. Elements are reached
-/// through pointers, in place. `DeviceRecognizer` keeps value semantics by copying the storage
-/// before it writes to storage it shares (`begin`).
-final class FingerStorage: @unchecked Sendable {
-    // @unchecked: the buffers are written only by the one recognizer that
-    // holds the only reference (copy on write), like an Array's buffer.
+/// A value: a copy that is written to first takes storage of its own
+/// (`makeUnique`, at the start of every call into the recognizer).
+struct Fingers: Sendable {
+    private var storage = FingerStorage()
+    /// The slots with a finger down, now and at the end of the previous frame.
+    private(set) var down = SlotSet()
+    private(set) var wasDown = SlotSet()
+    /// The slots whose finger took part in the group under way: landed as
+    /// one of its members since its first touch, down or lifted since.
+    private(set) var inGroup = SlotSet()
+
+    var downCount: Int { down.count }
+    /// Members of the group down now.
+    var memberDown: Int { (inGroup & down).count }
+
+    /// A slot's finger, read and written in place.
+    subscript(slot: Int) -> FingerTrack {
+        unsafeAddress { UnsafePointer(storage.tracks + slot) }
+        unsafeMutableAddress { storage.tracks + slot }
+    }
+
+    /// A slot's recent positions.
+    subscript(path slot: Int) -> SampleRing {
+        unsafeAddress { UnsafePointer(storage.paths + slot) }
+        unsafeMutableAddress { storage.paths + slot }
+    }
+
+    /// Storage of its own, before this value is written to.
+    mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    }
+
+    // MARK: - Changes
+
+    /// A finger lands in a free slot, as a member of the group or not.
+    mutating func land(_ slot: Int, x: Double, y: Double, member: Bool, now: Timestamp) {
+        self[slot].land(at: now, x: x, y: y, member: member)
+        self[path: slot].removeAll()
+        self[path: slot].add(time: now, x: x, y: y)
+        down.insert(slot)
+        if member { inGroup.insert(slot) } else { inGroup.remove(slot) }
+    }
+
+    mutating func move(_ slot: Int, x: Double, y: Double, now: Timestamp) {
+        self[slot].x = x
+        self[slot].y = y
+        self[path: slot].add(time: now, x: x, y: y)
+    }
+
+    /// A finger lifts (or its touch is cancelled); a member stays in the group, lifted.
+    mutating func release(_ slot: Int, now: Timestamp) {
+        self[slot].isDown = false
+        self[slot].liftedAt = now
+        down.remove(slot)
+    }
+
+    /// A finger that bounced (`TouchGroup.bouncedFinger`) landed again in
+    /// `slot`: it goes on as `old`, the one that lifted from `oldSlot`
+    /// (which may be `slot` itself).
+    mutating func takeOver(_ slot: Int, from oldSlot: Int, _ old: FingerTrack) {
+        self[slot].continueTouch(of: old)
+        inGroup.remove(oldSlot)
+        inGroup.insert(slot)
+    }
+
+    /// A member down stops being one.
+    mutating func leaveGroup(_ slot: Int) {
+        self[slot].isMember = false
+        inGroup.remove(slot)
+    }
+
+    /// A new group begins: no finger has taken part in it yet.
+    mutating func newGroup() { inGroup = SlotSet() }
+
+    /// Members down now measure their motion from where they are.
+    mutating func rebaseMembers() {
+        for s in inGroup & down { self[s].rebase() }
+    }
+
+    /// The frame is over: where the fingers are is where the next one's motion starts.
+    mutating func endFrame() {
+        for s in down {
+            self[s].prevX = self[s].x
+            self[s].prevY = self[s].y
+        }
+        wasDown = down
+    }
+
+    // MARK: - Measures
+
+    /// The mean of `value` over the slots in `slots`; nil when there are
+    /// none. Every centroid and average of the recognizer is one.
+    func mean(_ slots: SlotSet, _ value: (Int) -> (Double, Double)) -> (Double, Double)? {
+        var n = 0.0
+        var sx = 0.0
+        var sy = 0.0
+        for s in slots {
+            let v = value(s)
+            sx += v.0
+            sy += v.1
+            n += 1
+        }
+        return n == 0 ? nil : (sx / n, sy / n)
+    }
+
+    /// The centroid of the fingers in `slots`, at their references or
+    /// where they are; nil when there are none.
+    func centroid(of slots: SlotSet, atReferences: Bool) -> (Double, Double)? {
+        atReferences ? mean(slots) { (self[$0].refX, self[$0].refY) } : mean(slots) { (self[$0].x, self[$0].y) }
+    }
+
+    /// The fingers taking part in a decision taken now: the members down, and
+    /// those lifting in this very frame.
+    func takingPart(at now: Timestamp) -> SlotSet {
+        var slots = inGroup & down
+        for s in inGroup where self[s].liftedAt == now { slots.insert(s) }
+        return slots
+    }
+
+    /// The motion of the fingers taking part now, from their references.
+    /// With `below`, measured only as far as comparisons with distances of
+    /// at least that need (`GroupMotion.init(_:_:below:)`).
+    func motion(now: Timestamp, below limit: Double = 0) -> GroupMotion {
+        GroupMotion(self, takingPart(at: now), below: limit)
+    }
+
+    /// The motion of every finger that took part, each where it is or where it
+    /// lifted: how far a lifting group got from where it landed.
+    func groupMotion() -> GroupMotion { GroupMotion(self, inGroup) }
+
+    /// This frame's motion of the members down in both frames: the centroid's
+    /// step, and with `turns` the ratio of their spans and their mean turn
+    /// about the centroid. Nil when no member was down in both.
+    func step(turns: Bool) -> (dx: Double, dy: Double, scale: Double, turn: Double)? {
+        let moving = inGroup & down & wasDown
+        guard let (px, py) = mean(moving, { (self[$0].prevX, self[$0].prevY) }) else { return nil }
+        let (cx, cy) = mean(moving) { (self[$0].x, self[$0].y) } ?? (px, py)
+        guard turns, moving.count >= 2 else { return (cx - px, cy - py, 1, 0) }
+        var prevSpan = 0.0
+        var curSpan = 0.0
+        var turn = 0.0
+        for s in moving {
+            let f = self[s]
+            prevSpan += Trig.hypot(f.prevX - px, f.prevY - py)
+            curSpan += Trig.hypot(f.x - cx, f.y - cy)
+            turn += GroupMotion.turn(from: f.prevX - px, f.prevY - py, to: f.x - cx, f.y - cy)
+        }
+        return (cx - px, cy - py, prevSpan > 1e-6 ? curSpan / prevSpan : 1, turn / Double(moving.count))
+    }
+
+    /// The root-mean-square distance of the fingers in `slots` from their
+    /// centroid, at their references or where they are: for two fingers
+    /// their span (half their distance), for more a spread close to it, in
+    /// one square root where the span takes one per finger.
+    func spread(_ slots: SlotSet, atReferences: Bool) -> Double {
+        func at(_ s: Int) -> (Double, Double) { atReferences ? (self[s].refX, self[s].refY) : (self[s].x, self[s].y) }
+        guard let (cx, cy) = mean(slots, at) else { return 0 }
+        let (squares, _) =
+            mean(slots) {
+                let (x, y) = at($0)
+                return (x * x + y * y, 0)
+            } ?? (0, 0)
+        return (max(0, squares - cx * cx - cy * cy)).squareRoot()
+    }
+
+    /// Centroid of the fingers taking part now.
+    func centroid(now: Timestamp) -> (x: Double, y: Double) {
+        mean(takingPart(at: now)) { (self[$0].x, self[$0].y) } ?? groupCentroid()
+    }
+
+    /// Centroid of every finger that took part in the group, each where it is or where it lifted.
+    func groupCentroid() -> (x: Double, y: Double) {
+        mean(inGroup) { (self[$0].x, self[$0].y) } ?? (0, 0)
+    }
+
+    /// The release velocity: each member's own estimate at its lift, averaged.
+    func releaseVelocity() -> (vx: Double, vy: Double) {
+        mean(inGroup.subtracting(down)) { (self[$0].releaseVX, self[$0].releaseVY) } ?? (0, 0)
+    }
+
+    /// The current velocity of the members down, averaged.
+    func currentVelocity(now: Timestamp, window: Duration) -> (vx: Double, vy: Double) {
+        mean(inGroup & down) { self[path: $0].velocity(at: now, window: window) } ?? (0, 0)
+    }
+
+    /// Whether some member down moves steadily: its trend over `window`
+    /// (`SampleRing.trend`) carries it at least `distance` over that window.
+    func isCreeping(now: Timestamp, window: Duration, distance: Double) -> Bool {
+        let limit = distance / window.seconds
+        for s in inGroup & down {
+            let v = self[path: s].trend(at: now, window: window)
+            if Trig.hypot(v.vx, v.vy) >= limit { return true }
+        }
+        return false
+    }
+
+    /// Whether every member down landed at the bezel and rests there
+    /// (within `slop` of its landing).
+    func onlyRestingAtBezel(slop: Double) -> Bool {
+        guard memberDown > 0 else { return false }
+        for s in inGroup & down where !self[s].restsAtBezel(slop: slop) { return false }
+        return true
+    }
+}
+
+/// Where `Fingers` keeps its slots' tracks and paths (about 26 KB),
+/// allocated once when the device is added: on the heap rather than inline,
+/// because Swift copies a large struct whole more often than it looks (a
+/// non-mutating method reading one `InlineArray` element, or a mutating call
+/// inside the arguments of a non-mutating one, copies all of it). Only
+/// `Fingers` reaches it, through its subscripts.
+private final class FingerStorage: @unchecked Sendable {
+    // @unchecked: the buffers are written only by the one `Fingers` value
+    // that holds the only reference (copy on write), like an Array's buffer.
     let tracks: UnsafeMutablePointer<FingerTrack>
     let paths: UnsafeMutablePointer<SampleRing>
     private let samples: UnsafeMutablePointer<SampleRing.Sample>

@@ -38,30 +38,17 @@ struct GroupMotion: Sendable {
     /// with a distance of at least `below`, and `kind(decision:)` for such
     /// a distance, come out as with the exact values; the frame by frame
     /// classification asks with its smallest distance
-    /// (`DeviceRecognizer.process`).
-    init(_ f: UnsafeMutablePointer<FingerTrack>, _ slots: SlotSet, below limit: Double = 0) {
-        var n = 0.0
-        var rx = 0.0
-        var ry = 0.0
-        var cx = 0.0
-        var cy = 0.0
-        for s in slots {
-            rx += f[s].refX
-            ry += f[s].refY
-            cx += f[s].x
-            cy += f[s].y
-            n += 1
-        }
-        count = Int(n)
-        guard n > 0 else { return }
+    /// (`TouchGroup.moved`).
+    init(_ f: borrowing Fingers, _ slots: SlotSet, below limit: Double = 0) {
+        guard let (rx, ry) = f.centroid(of: slots, atReferences: true),
+            let (cx, cy) = f.centroid(of: slots, atReferences: false)
+        else { return }
+        count = slots.count
         if count == 1 {
             for s in slots { largest = f[s].displacement }
             return
         }
-        rx /= n
-        ry /= n
-        cx /= n
-        cy /= n
+        let n = Double(count)
         travel = Trig.hypot(cx - rx, cy - ry)
         // Each finger from the centroid, at its reference and now: the
         // spans, and the turn about the centroid weighted by the finger's

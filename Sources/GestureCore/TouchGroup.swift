@@ -1,8 +1,15 @@
-/// The touch group: the fingers of one gesture, from the first landing to the
-/// last lift, and the one machine that decides which gesture they make (as
-/// libinput's gesture code does: one machine arbitrates between competing
-/// gestures). Each gesture's own tracking and decision live in `Gestures/`;
-/// this file holds the states, the events, and the handlers that call them.
+/// The touch group and its arbiter: the fingers of one gesture, from the
+/// first landing to the last lift, and the one machine that decides which
+/// gesture they make (as libinput's gesture code does: one machine
+/// arbitrates between competing gestures). This type holds the machine's
+/// state, what it knows of the group under way, its handlers and its
+/// timers; each gesture's own tracking and decision live in `Gestures/`.
+///
+/// `DeviceRecognizer` routes each contact of a frame to it (`landed`,
+/// `moved`, `lifted`, `notFinger`) and fires its timers (`fire(upTo:)`);
+/// every entry point is given the device's fingers, which it measures and
+/// marks, and the output its events go to.
+///
 /// Drawn in docs/state-machines.md, which is its specification: a test checks
 /// that every transition met while replaying the recordings is drawn there.
 struct TouchGroup: Sendable {
@@ -87,304 +94,586 @@ struct TouchGroup: Sendable {
         case cancel
     }
 
+    // MARK: - What it decides with
+
+    var t: ResolvedThresholds
+    var wantDoubleTap: Bool
+    /// With `wantDoubleTap`: also report each tap at its lift (`.immediate`), for
+    /// subscribers that do not want double taps; held-back taps are then `.confirmed`.
+    var immediateTaps = false
+    /// The picture's size in the orientation in force, mm: where its edges are.
+    var width: Double
+    var height: Double
+
+    // MARK: - Its state
+
+    private(set) var state: State = .idle
+    /// The taps the groups make, one after another (`DoubleTap.swift`):
+    /// the sequence outlives each group.
+    var taps = TapSequence()
+
+    // MARK: - The group under way (new at its first touch: `restart`)
+
     /// The first touch.
-    var start: Timestamp = .zero
-    var settleDeadline: Timestamp = .never
-    var holdDeadline: Timestamp = .never
+    private(set) var start: Timestamp = .zero
+    private var settleDeadline: Timestamp = .never
+    private var holdDeadline: Timestamp = .never
     /// A pinch or rotation whose second-to-last finger lifted ends here,
     /// unless that finger bounces back first.
-    var endDeadline: Timestamp = .never
+    private var endDeadline: Timestamp = .never
     /// The gesture under way began as another kind (a drag that became a
     /// pinch, or the other way round): it is no swipe.
-    var switched = false
+    private var switched = false
     /// Members that landed within `grip.band` of an edge.
-    var atBezel = SlotSet()
+    private var atBezel = SlotSet()
     /// A drag's spread at the members' references (`kindChange`), and the
     /// fingers it was measured over.
-    var spreadStart = 0.0
-    var spreadFingers = SlotSet()
+    private var spreadStart = 0.0
+    private var spreadFingers = SlotSet()
     /// Until then a member that lifted while others stayed down may bounce
     /// back (`bounce.maxInterval`): before a decision, the others' motion
     /// waits for it.
-    var bounceUntil: Timestamp = .zero
+    private var bounceUntil: Timestamp = .zero
     /// The panel edge the first touch landed at.
-    var edge: PanelEdge?
+    private(set) var edge: PanelEdge?
     /// The group's finger count: the most of its fingers down at once (a
     /// finger that lifts and another that lands after it make one, not two).
-    var touched = 0
+    private var touched = 0
     /// The group's motion counts for decisions: it left the allowance for a
     /// rolling tap (see `updateMoved`), or a hold began.
-    var moved = false
+    private var moved = false
     /// Centroid translation since the first touch, accumulated frame to frame
     /// over the fingers down in both frames (no jump when one lands or lifts).
-    var tx = 0.0, ty = 0.0
+    private var tx = 0.0, ty = 0.0
     /// Where the translation stood when the members' references were last
     /// moved (0 unless a hold began): where a drag after a hold measures from.
-    var originX = 0.0, originY = 0.0
+    private var originX = 0.0, originY = 0.0
 
-    var tap = Tap.Candidate()
-    var hold = Hold()
-    var drag = Drag()
-    var swipe = Swipe.Path()
-    var pinch = Pinch()
-    var rotate = Rotate()
+    private var tap = Tap.Candidate()
+    private var hold = Hold()
+    private var drag = Drag()
+    private var swipe = Swipe.Path()
+    private var pinch = Pinch()
+    private var rotate = Rotate()
     /// Scale and turn of a pinch or a rotation, accumulated frame to frame.
-    var transform = Transform()
+    private var transform = Transform()
 
-    init() {}
-
-    init(start: Timestamp, edge: PanelEdge?, t: ResolvedThresholds) {
-        self.start = start
-        self.edge = edge
-        settleDeadline = start + t.settle
-        holdDeadline = start + t.holdMinDuration
+    init(t: ResolvedThresholds, wantDoubleTap: Bool, width: Double, height: Double) {
+        self.t = t
+        self.wantDoubleTap = wantDoubleTap
+        self.width = width
+        self.height = height
     }
-}
 
-/// The handlers: one per state, each an exhaustive switch over every event, no `default:`.
-extension DeviceRecognizer {
-    typealias State = TouchGroup.State
-    typealias Event = TouchGroup.Event
+    /// A new group begins with a finger landing at (x, y): what was known of
+    /// the last one goes; the state, the settings and the tap sequence stay.
+    private mutating func restart(at now: Timestamp, x: Double, y: Double) {
+        var next = TouchGroup(t: t, wantDoubleTap: wantDoubleTap, width: width, height: height)
+        next.immediateTaps = immediateTaps
+        next.state = state
+        next.taps = taps
+        next.start = now
+        next.edge = edgeAt(x: x, y: y)
+        next.settleDeadline = now + t.settle
+        next.holdDeadline = now + t.holdMinDuration
+        self = next
+    }
 
-    mutating func handle(_ event: Event, now: Timestamp) {
+    // MARK: - Timers
+
+    /// The earliest armed timer, the tap sequence's included.
+    var nextDeadline: Timestamp {
+        var d = taps.deadline
+        if state == .touching && settleDeadline < d { d = settleDeadline }
+        if (state == .touching || state == .undecided) && holdDeadline < d { d = holdDeadline }
+        if (state == .pinching || state == .rotating) && endDeadline < d { d = endDeadline }
+        return d
+    }
+
+    /// Fires every timer due at or before `now`, in deadline order; returns the next deadline.
+    mutating func fire(upTo now: Timestamp, _ f: inout Fingers, _ out: inout EventOutput) -> Timestamp {
+        while true {
+            let due = nextDeadline
+            guard due <= now, due != .never else { return due }
+            if due == taps.deadline {
+                taps.deadline = .never
+                report(taps.handle(.timeout, now: due, wantDoubleTap: wantDoubleTap, t: t, log: &out.log), &out)
+            } else if due == settleDeadline {
+                settleDeadline = .never
+                handle(.settled, now: due, &f, &out)
+            } else if due == endDeadline {
+                endDeadline = .never
+                handle(.bounceOver, now: due, &f, &out)
+            } else {
+                holdDeadline = .never
+                handle(.holdDeadline, now: due, &f, &out)
+            }
+        }
+    }
+
+    // MARK: - What the fingers do
+
+    /// A contact lands in a free slot. A palm (`palm.minSize`) is no finger:
+    /// it joins no group. A finger of the group that bounced
+    /// (`bouncedFinger`) goes on as the same finger.
+    mutating func landed(
+        _ slot: Int, x: Double, y: Double, palm: Bool, now: Timestamp, _ f: inout Fingers, _ out: inout EventOutput
+    ) {
+        let bounced = palm ? nil : bouncedFinger(x: x, y: y, now: now, f)
+        let old = bounced.map { f[$0] }
+        let landsAtBezel = min(x, y, width - x, height - y) <= t.gripBand
+        if state == .holding && !palm && !landsAtBezel && f.onlyRestingAtBezel(slop: t.slop) {
+            handle(.grip, now: now, &f, &out)
+        }
+        if state == .idle && !palm {
+            restart(at: now, x: x, y: y)
+            f.newGroup()
+            if let e = taps.classifyTouch(at: now, x: x, y: y, t: t) {
+                report(taps.handle(e, now: now, wantDoubleTap: wantDoubleTap, t: t, log: &out.log), &out)
+            }
+        }
+        f.land(slot, x: x, y: y, member: !palm && (state.acceptsFingers || bounced != nil), now: now)
+        guard f[slot].isMember else { return }
+        if let bounced, let old {
+            bounceUntil = .zero
+            f.takeOver(slot, from: bounced, old)
+            atBezel.remove(bounced)
+            if old.atBezel { atBezel.insert(slot) }
+            handle(.fingerBack, now: now, &f, &out)
+            return
+        }
+        f[slot].atBezel = landsAtBezel
+        if landsAtBezel { atBezel.insert(slot) } else { atBezel.remove(slot) }
+        touched = max(touched, f.memberDown)
+        handle(.fingerDown, now: now, &f, &out)
+    }
+
+    /// Members moved in this frame (their positions are in `f`).
+    mutating func moved(now: Timestamp, _ f: inout Fingers, _ out: inout EventOutput) {
+        follow(f)
+        if state.weighsMotion {
+            dropGrips(now: now, &f)
+            // Measured only as far as the thresholds it is compared with need.
+            let m = f.motion(now: now, below: t.smallestDecisionDistance)
+            updateMoved(m, now: now)
+            // While a finger that lifted may bounce back, the others'
+            // motion alone decides nothing.
+            handle(now < bounceUntil ? .still : classify(m), now: now, &f, &out)
+        } else if state != .finished && f.memberDown >= 2 {
+            // A drag, pinch or rotation goes on, unless it has clearly
+            // become another kind.
+            handle(kindChange(now: now, &f), now: now, &f, &out)
+        } else if out.log.tracing {
+            handle(classify(f.motion(now: now, below: t.smallestDecisionDistance)), now: now, &f, &out)
+        } else {
+            // One finger's drag, or a finished group, takes every motion
+            // alike: no geometry to measure (but for a trace, which names it).
+            handle(.still, now: now, &f, &out)
+        }
+    }
+
+    /// A member lifted (`f` has released it).
+    mutating func lifted(now: Timestamp, _ f: inout Fingers, _ out: inout EventOutput) {
+        // The fingers left may be only a hand gripping the device.
+        dropGrips(now: now, &f)
+        if f.memberDown > 0 { bounceUntil = now + t.bounceMaxInterval }
+        handle(f.memberDown == 0 ? .lastUp : .fingerUp, now: now, &f, &out)
+    }
+
+    /// The frame's lifts are over: a finished group whose members have all
+    /// lifted is idle, whatever else is still down.
+    mutating func liftsDone(now: Timestamp, _ f: Fingers, _ out: inout EventOutput) {
+        guard state == .finished && f.memberDown == 0 else { return }
+        state = .idle
+        out.log.record(machine: .touchGroup, from: State.finished.rawValue, event: "all-up", to: state.rawValue, at: now)
+    }
+
+    /// A member down is a palm (its size, or its touch cancelled): it is no
+    /// finger. Before anything is decided it leaves the group, which goes
+    /// on with the others (or ends, with none left); a gesture under way
+    /// with it is cancelled.
+    mutating func notFinger(_ slot: Int, now: Timestamp, _ f: inout Fingers, _ out: inout EventOutput) {
+        switch state {
+        case .touching, .undecided:
+            leaveGroup(slot, &f)
+            if f.memberDown == 0 { handle(.cancel, now: now, &f, &out) }
+        case .holding, .dragging, .pinching, .rotating:
+            handle(.cancel, now: now, &f, &out)
+            leaveGroup(slot, &f)
+        case .idle, .finished:
+            leaveGroup(slot, &f)
+        }
+    }
+
+    /// The device is gone: a gesture under way is cancelled, pending taps are dropped.
+    mutating func deviceGone(now: Timestamp, _ f: inout Fingers, _ out: inout EventOutput) {
+        if f.memberDown > 0 { handle(.cancel, now: now, &f, &out) }
+        taps.reset()
+        state = .idle
+    }
+
+    /// The finger of the group under way that lifted most recently, within
+    /// `bounce.maxInterval` before `now` and `bounce.maxDistance` of (x, y),
+    /// while another of its fingers is down: a landing there is that finger
+    /// again. None when every finger lifted (a second tap is a new touch).
+    private func bouncedFinger(x: Double, y: Double, now: Timestamp, _ f: Fingers) -> Int? {
+        guard f.memberDown > 0, state != .idle, state != .finished else { return nil }
+        var best: Int?
+        for s in f.inGroup.subtracting(f.down) {
+            let lifted = f[s]
+            guard now - lifted.liftedAt <= t.bounceMaxInterval,
+                Trig.hypot(x - lifted.x, y - lifted.y) <= t.bounceMaxDistance
+            else { continue }
+            if best.map({ f[$0].liftedAt < lifted.liftedAt }) ?? true { best = s }
+        }
+        return best
+    }
+
+    /// A member down stops being one: it is not among the group's fingers.
+    private mutating func leaveGroup(_ slot: Int, _ f: inout Fingers) {
+        guard f[slot].isMember, f.down.contains(slot) else { return }
+        f.leaveGroup(slot)
+        touched -= 1
+        atBezel.remove(slot)
+    }
+
+    /// Members that landed at the bezel (`grip.band`) at least `settle`
+    /// before the group's first other finger, and rest there (within slop
+    /// of where they landed), are a hand gripping the device, not fingers of
+    /// the gesture the others make: they leave the group, which starts
+    /// again, with its edge and its timers, from its first finger left.
+    /// Looked at before anything is decided: when members move, when one
+    /// lifts, and at the hold deadline. Returns whether any left.
+    @discardableResult
+    private mutating func dropGrips(now: Timestamp, _ f: inout Fingers) -> Bool {
+        guard state == .touching || state == .undecided, !(atBezel & f.down).isEmpty else { return false }
+        var resting = SlotSet()
+        var firstOther = Timestamp.never
+        for s in f.inGroup {
+            if f[s].restsAtBezel(slop: t.slop) {
+                resting.insert(s)
+            } else if f[s].downTime < firstOther {
+                firstOther = f[s].downTime
+            }
+        }
+        guard firstOther != .never else { return false }
+        var dropped = false
+        for s in resting where f[s].downTime + t.settle <= firstOther {
+            leaveGroup(s, &f)
+            dropped = true
+        }
+        guard dropped else { return false }
+        var first = firstOther
+        var firstSlot: Int?
+        for s in f.inGroup where f[s].downTime <= first {
+            first = f[s].downTime
+            firstSlot = s
+        }
+        start = first
+        settleDeadline = max(first + t.settle, now)
+        holdDeadline = first + t.holdMinDuration
+        if let s = firstSlot { edge = edgeAt(x: f[s].startX, y: f[s].startY) }
+        return true
+    }
+
+    /// The nearest panel edge within `edge.band` of a point, if any.
+    private func edgeAt(x: Double, y: Double) -> PanelEdge? {
+        var best: PanelEdge?
+        var bestDistance = t.edgeBand
+        func consider(_ e: PanelEdge, _ d: Double) {
+            if d <= bestDistance {
+                best = e
+                bestDistance = d
+            }
+        }
+        consider(.left, x)
+        consider(.right, width - x)
+        consider(.top, y)
+        consider(.bottom, height - y)
+        return best
+    }
+
+    /// Adds this frame's centroid motion (over members down in both frames) to
+    /// the group's translation and its swipe path, and in a pinch or a
+    /// rotation the span ratio and the turn.
+    private mutating func follow(_ f: Fingers) {
+        guard let step = f.step(turns: state == .pinching || state == .rotating) else { return }
+        tx += step.dx
+        ty += step.dy
+        swipe.follow(tx: tx, ty: ty, minDistance: t.swipeMinDistance, maxSlope: t.swipeMaxSlope)
+        if state == .pinching || state == .rotating { transform.add(scale: step.scale, rotation: step.turn) }
+    }
+
+    // MARK: - Events out
+
+    /// What an event of the group under way shares with every other, at
+    /// `now`: at the gesture's centroid, the fingers down while it goes on;
+    /// once fingers are lifting (`ended`, `cancelled`, `recognized`), every
+    /// finger that took part, each where it is or where it lifted.
+    private func base(_ phase: GesturePhase, now: Timestamp, _ f: Fingers, _ out: EventOutput) -> EventBase {
+        let c = phase == .began || phase == .changed ? f.centroid(now: now) : f.groupCentroid()
+        return base(now: now, x: c.x, y: c.y, out)
+    }
+
+    /// What an event at (x, y) at `now` shares with every other.
+    private func base(now: Timestamp, x: Double, y: Double, _ out: EventOutput) -> EventBase {
+        EventBase(device: out.device, width: width, height: height, edge: edge, start: start, now: now, x: x, y: y)
+    }
+
+    /// What the tap sequence decided, as events.
+    private func report(_ decided: TapSequence.Output, _ out: inout EventOutput) {
+        switch decided {
+        case .none:
+            return
+        case .tap(let info, let at), .tapThenPending(let info, let at):
+            let timing: TapTiming = wantDoubleTap && immediateTaps ? .confirmed : .every
+            out.emit(Tap.event(info, taps: 1, id: out.newID(), timing: timing, base(now: at, x: info.x, y: info.y, out)))
+        case .doubleTap(let first, let second):
+            out.emit(
+                Tap.event(
+                    first, kind: .doubleTap, taps: 2, id: out.newID(), timing: .every,
+                    base(now: second.lift, x: first.x, y: first.y, out)))
+        }
+    }
+
+    /// The event of the pinch or rotation under way.
+    private func transformEvent(_ phase: GesturePhase, now: Timestamp, _ f: Fingers, _ out: EventOutput) -> GestureEvent {
+        let b = base(phase, now: now, f, out)
+        return state == .rotating
+            ? rotate.event(phase, b, transform: transform) : pinch.event(phase, b, transform: transform)
+    }
+
+    private func holdEvent(_ phase: GesturePhase, now: Timestamp, _ f: Fingers, _ out: EventOutput) -> GestureEvent {
+        hold.event(phase, base(phase, now: now, f, out), tx: tx, ty: ty)
+    }
+
+    private func dragEvent(
+        _ phase: GesturePhase, now: Timestamp, velocity: (vx: Double, vy: Double)?, _ f: Fingers, _ out: EventOutput
+    ) -> GestureEvent {
+        drag.event(phase, base(phase, now: now, f, out), tx: tx, ty: ty, velocity: velocity)
+    }
+
+    // MARK: - The handlers: one per state, each an exhaustive switch over every event, no `default:`
+
+    private mutating func handle(_ event: Event, now: Timestamp, _ f: inout Fingers, _ out: inout EventOutput) {
         let old = state
         switch state {
-        case .idle: handleIdle(event, now: now)
-        case .touching: handleTouching(event, now: now)
-        case .undecided: handleUndecided(event, now: now)
-        case .holding: handleHolding(event, now: now)
-        case .dragging: handleDragging(event, now: now)
-        case .pinching: handlePinching(event, now: now)
-        case .rotating: handleRotating(event, now: now)
-        case .finished: handleFinished(event, now: now)
+        case .idle: handleIdle(event, now: now, &f, &out)
+        case .touching: handleTouching(event, now: now, &f, &out)
+        case .undecided: handleUndecided(event, now: now, &f, &out)
+        case .holding: handleHolding(event, now: now, &f, &out)
+        case .dragging: handleDragging(event, now: now, &f, &out)
+        case .pinching, .rotating: handleTransforming(event, now: now, &f, &out)
+        case .finished: handleFinished(event, now: now, &out)
         }
-        log.record(machine: .touchGroup, from: old.rawValue, event: event.rawValue, to: state.rawValue, at: now)
-    }
-
-    /// `finished` → `idle` once every finger, gesture member or not, has lifted.
-    mutating func allLifted(now: Timestamp) {
-        state = .idle
-        log.record(machine: .touchGroup, from: State.finished.rawValue, event: "all-up", to: state.rawValue, at: now)
+        out.log.record(machine: .touchGroup, from: old.rawValue, event: event.rawValue, to: state.rawValue, at: now)
     }
 
     /// Where a group goes when its gesture is over: `idle`, or `finished`
     /// while some of its fingers are down. Contacts that are not fingers of
     /// it (a grip, a palm, a finger that landed once a drag was decided)
     /// do not keep the next gesture from beginning.
-    private var over: State { memberDown > 0 ? .finished : .idle }
+    private func over(_ f: Fingers) -> State { f.memberDown > 0 ? .finished : .idle }
 
-    private mutating func handleIdle(_ event: Event, now: Timestamp) {
+    private mutating func handleIdle(_ event: Event, now: Timestamp, _ f: inout Fingers, _ out: inout EventOutput) {
         switch event {
         case .fingerDown:
             state = .touching
         case .fingerUp, .lastUp, .still, .movedOne, .movedMany, .movedTogether, .movedApart, .movedAround, .settled,
             .holdDeadline, .fingerBack, .bounceOver, .grip, .cancel:
-            bug(event, now: now)
+            bug(event, now: now, &out)
         }
     }
 
-    private mutating func handleTouching(_ event: Event, now: Timestamp) {
+    private mutating func handleTouching(_ event: Event, now: Timestamp, _ f: inout Fingers, _ out: inout EventOutput) {
         switch event {
         case .fingerDown, .still, .fingerBack:
             break
         case .fingerUp:
             // A stroke quicker than the settle window lifts its first finger
             // while every finger is still on it: decide now, with all of them.
-            if group.moved, let e = classifyAtLift(motion(now: now)) { decide(e, now: now) }
+            if moved, let e = classifyAtLift(f.motion(now: now)) { decide(e, now: now, &f, &out) }
         case .lastUp:
-            let lift = groupMotion()
-            if group.moved || lift.largest > t.slop {
+            let lift = f.groupMotion()
+            if moved || lift.largest > t.slop {
                 // Moved, or rolled and lifted away from where it landed: a short stroke.
-                notTap(now: now)
-                decideAtLift(now: now)
-            } else if let info = group.tap.decide(
-                fingers, group: inGroup, touched: group.touched, edge: group.edge, t: t, now: now)
-            {
+                notTap(now: now, &out)
+                decideAtLift(now: now, &f, &out)
+            } else if let info = tap.decide(f, group: f.inGroup, touched: touched, edge: edge, t: t, now: now) {
                 if wantDoubleTap && immediateTaps && !taps.touchIsBounce {
-                    emit(Tap.event(info, taps: 1, id: newID(), timing: .immediate, base(now: now, x: info.x, y: info.y)))
+                    out.emit(
+                        Tap.event(info, taps: 1, id: out.newID(), timing: .immediate, base(now: now, x: info.x, y: info.y, out)))
                 }
-                report(taps.handle(.tap, tap: info, now: now, wantDoubleTap: wantDoubleTap, t: t, log: &log))
+                report(taps.handle(.tap, tap: info, now: now, wantDoubleTap: wantDoubleTap, t: t, log: &out.log), &out)
             } else {
                 // Longer than a tap, and the hold never began (tap.maxDuration below hold.minDuration).
-                notTap(now: now)
+                notTap(now: now, &out)
             }
-            state = over
+            state = over(f)
         case .movedOne, .movedMany, .movedTogether, .movedApart, .movedAround:
-            notTap(now: now)
-            if now - group.start >= t.settle { decide(event, now: now) }
+            notTap(now: now, &out)
+            if now - start >= t.settle { decide(event, now: now, &f, &out) }
         case .settled:
-            if group.moved {
-                decide(classify(motion(now: now)), now: now)
-            } else if motion(now: now).largest <= t.slop {
-                rebaseMembers()
+            if moved {
+                decide(classify(f.motion(now: now)), now: now, &f, &out)
+            } else if f.motion(now: now).largest <= t.slop {
+                f.rebaseMembers()
             }
         case .holdDeadline:
-            guard !group.moved, memberDown > 0, !dropGrips(now: now) else { break }
-            if motion(now: now).largest > t.slop {
+            guard !moved, f.memberDown > 0, !dropGrips(now: now, &f) else { break }
+            if f.motion(now: now).largest > t.slop {
                 // Rolled away and resting there past the roll window: it moved.
-                group.moved = true
-                notTap(now: now)
-                decide(classify(motion(now: now)), now: now)
-            } else if isCreeping(now: now) {
+                moved = true
+                notTap(now: now, &out)
+                decide(classify(f.motion(now: now)), now: now, &f, &out)
+            } else if isCreeping(now: now, f) {
                 // Moving steadily, if slowly: not still. Look again soon.
-                notTap(now: now)
-                group.holdDeadline = now + t.holdRecheck
+                notTap(now: now, &out)
+                holdDeadline = now + t.holdRecheck
             } else {
-                notTap(now: now)
-                beginHold(now: now)
+                notTap(now: now, &out)
+                beginHold(now: now, &f, &out)
             }
         case .bounceOver, .grip:
-            bug(event, now: now)
+            bug(event, now: now, &out)
         case .cancel:
-            notTap(now: now)
+            notTap(now: now, &out)
             state = .finished
         }
     }
 
-    private mutating func handleUndecided(_ event: Event, now: Timestamp) {
+    private mutating func handleUndecided(_ event: Event, now: Timestamp, _ f: inout Fingers, _ out: inout EventOutput) {
         switch event {
         case .fingerDown, .fingerUp, .still, .movedMany, .fingerBack:
             break
         case .lastUp:
             // Several fingers that never moved far enough to decide: no gesture.
-            state = over
+            state = over(f)
         case .movedOne, .movedTogether, .movedApart, .movedAround:
-            decide(event, now: now)
+            decide(event, now: now, &f, &out)
         case .holdDeadline:
             // Several fingers that moved less than the decision distance have
             // decided nothing: they are still, as a group, and now held.
-            guard memberDown > 0, !dropGrips(now: now) else { break }
-            if isCreeping(now: now) {
-                group.holdDeadline = now + t.holdRecheck
+            guard f.memberDown > 0, !dropGrips(now: now, &f) else { break }
+            if isCreeping(now: now, f) {
+                holdDeadline = now + t.holdRecheck
             } else {
-                beginHold(now: now)
+                beginHold(now: now, &f, &out)
             }
         case .settled, .bounceOver, .grip:
-            bug(event, now: now)
+            bug(event, now: now, &out)
         case .cancel:
             state = .finished
         }
     }
 
-    private mutating func handleHolding(_ event: Event, now: Timestamp) {
+    private mutating func handleHolding(_ event: Event, now: Timestamp, _ f: inout Fingers, _ out: inout EventOutput) {
         switch event {
         case .fingerDown:
             // More fingers land on the hold: they join it, and the hand's motion
             // is measured from here.
-            rebaseMembers()
-            group.originX = group.tx
-            group.originY = group.ty
+            f.rebaseMembers()
+            originX = tx
+            originY = ty
         case .fingerUp, .fingerBack:
             break
         case .lastUp:
-            emit(group.hold.event(.ended, base(.ended, now: now), tx: group.tx, ty: group.ty))
-            state = over
+            out.emit(holdEvent(.ended, now: now, f, out))
+            state = over(f)
         case .still, .movedOne, .movedMany:
-            if wantsChanges(of: .touchAndHold) {
-                emit(group.hold.event(.changed, base(.changed, now: now), tx: group.tx, ty: group.ty))
-            }
+            if out.wantsChanges(of: .touchAndHold) { out.emit(holdEvent(.changed, now: now, f, out)) }
         case .movedTogether, .movedApart, .movedAround:
             // A hand resting, then moving: the hold ends and the hand's
             // gesture begins, with every finger down.
-            emit(group.hold.event(.ended, base(.ended, now: now), tx: group.tx, ty: group.ty))
-            begin(event, fingers: memberDown, now: now)
+            out.emit(holdEvent(.ended, now: now, f, out))
+            begin(event, fingers: f.memberDown, now: now, &f, &out)
         case .grip:
             // It ends; the grip is no finger of what comes next, and the
             // finger landing begins a gesture of its own.
-            emit(group.hold.event(.ended, base(.ended, now: now), tx: group.tx, ty: group.ty))
-            for s in inGroup & down { leaveGroup(s) }
+            out.emit(holdEvent(.ended, now: now, f, out))
+            for s in f.inGroup & f.down { leaveGroup(s, &f) }
             state = .idle
         case .settled, .holdDeadline, .bounceOver:
-            bug(event, now: now)
+            bug(event, now: now, &out)
         case .cancel:
-            emit(group.hold.event(.cancelled, base(.cancelled, now: now), tx: group.tx, ty: group.ty))
+            out.emit(holdEvent(.cancelled, now: now, f, out))
             state = .finished
         }
     }
 
-    private mutating func handleDragging(_ event: Event, now: Timestamp) {
+    private mutating func handleDragging(_ event: Event, now: Timestamp, _ f: inout Fingers, _ out: inout EventOutput) {
         switch event {
         case .fingerDown, .fingerUp, .fingerBack:
             break
         case .lastUp:
-            endDrag(now: now)
-            state = over
+            endDrag(now: now, f, &out)
+            state = over(f)
         case .movedApart:
             // The fingers' span changed by a clear margin (`kindChange`): the
             // drag ends where it got to and a pinch begins with the fingers down.
-            emit(
-                group.drag.event(
-                    .ended, base(.ended, now: now), tx: group.tx, ty: group.ty, velocity: currentVelocity(now: now)))
-            switchTo(event, now: now)
+            out.emit(dragEvent(.ended, now: now, velocity: f.currentVelocity(now: now, window: t.velocityWindow), f, out))
+            switchTo(event, now: now, &f, &out)
         case .still, .movedOne, .movedMany, .movedTogether, .movedAround:
-            if wantsChanges(of: .drag) {
-                emit(
-                    group.drag.event(
-                        .changed, base(.changed, now: now), tx: group.tx, ty: group.ty, velocity: currentVelocity(now: now)))
+            if out.wantsChanges(of: .drag) {
+                out.emit(
+                    dragEvent(.changed, now: now, velocity: f.currentVelocity(now: now, window: t.velocityWindow), f, out))
             }
         case .settled, .holdDeadline, .bounceOver, .grip:
-            bug(event, now: now)
+            bug(event, now: now, &out)
         case .cancel:
-            emit(group.drag.event(.cancelled, base(.cancelled, now: now), tx: group.tx, ty: group.ty, velocity: nil))
+            out.emit(dragEvent(.cancelled, now: now, velocity: nil, f, out))
             state = .finished
         }
     }
 
-    private mutating func handlePinching(_ event: Event, now: Timestamp) { handleTransforming(event, now: now) }
-
-    private mutating func handleRotating(_ event: Event, now: Timestamp) { handleTransforming(event, now: now) }
-
     /// A pinch and a rotation go on alike: fingers may join, and they end when
     /// fewer than two remain.
-    private mutating func handleTransforming(_ event: Event, now: Timestamp) {
+    private mutating func handleTransforming(
+        _ event: Event, now: Timestamp, _ f: inout Fingers, _ out: inout EventOutput
+    ) {
         switch event {
         case .fingerDown:
             break
         case .fingerUp:
             // Fewer than two remain: over, unless the finger bounces back
             // (`bounce.maxInterval`).
-            if memberDown < 2 && group.endDeadline == .never { group.endDeadline = now + t.bounceMaxInterval }
+            if f.memberDown < 2 && endDeadline == .never { endDeadline = now + t.bounceMaxInterval }
         case .fingerBack:
-            if memberDown >= 2 { group.endDeadline = .never }
+            if f.memberDown >= 2 { endDeadline = .never }
         case .bounceOver:
-            if memberDown < 2 {
-                emit(transformEvent(.ended, now: now))
-                state = over
+            if f.memberDown < 2 {
+                out.emit(transformEvent(.ended, now: now, f, out))
+                state = over(f)
             }
         case .lastUp:
-            group.endDeadline = .never
-            emit(transformEvent(.ended, now: now))
-            state = over
+            endDeadline = .never
+            out.emit(transformEvent(.ended, now: now, f, out))
+            state = over(f)
         case .movedTogether:
             // The fingers travelled together with span and angle steady
             // (`kindChange`): it ends where it got to and a drag begins.
-            emit(transformEvent(.ended, now: now))
-            switchTo(event, now: now)
+            out.emit(transformEvent(.ended, now: now, f, out))
+            switchTo(event, now: now, &f, &out)
         case .still, .movedOne, .movedMany, .movedApart, .movedAround:
-            if wantsChanges(of: state == .rotating ? .rotate : .pinch) { emit(transformEvent(.changed, now: now)) }
+            if out.wantsChanges(of: state == .rotating ? .rotate : .pinch) {
+                out.emit(transformEvent(.changed, now: now, f, out))
+            }
         case .settled, .holdDeadline, .grip:
-            bug(event, now: now)
+            bug(event, now: now, &out)
         case .cancel:
-            group.endDeadline = .never
-            emit(transformEvent(.cancelled, now: now))
+            endDeadline = .never
+            out.emit(transformEvent(.cancelled, now: now, f, out))
             state = .finished
         }
     }
 
-    /// The event of the pinch or rotation under way.
-    private func transformEvent(_ phase: GesturePhase, now: Timestamp) -> GestureEvent {
-        state == .rotating
-            ? group.rotate.event(phase, base(phase, now: now), transform: group.transform)
-            : group.pinch.event(phase, base(phase, now: now), transform: group.transform)
-    }
-
-    private mutating func handleFinished(_ event: Event, now: Timestamp) {
+    private mutating func handleFinished(_ event: Event, now: Timestamp, _ out: inout EventOutput) {
         switch event {
         case .fingerDown, .fingerUp, .lastUp, .still, .movedOne, .movedMany, .movedTogether, .movedApart, .movedAround,
             .fingerBack, .cancel:
             break
         case .settled, .holdDeadline, .bounceOver, .grip:
-            bug(event, now: now)
+            bug(event, now: now, &out)
         }
     }
 
@@ -397,22 +686,22 @@ extension DeviceRecognizer {
     /// slop after the roll window. One finger is measured by its own
     /// displacement; several by the group's travel, span change and turn, as
     /// fingers roll as they press (2.2 mm in the Atmel two-finger recording).
-    mutating func updateMoved(_ m: GroupMotion, now: Timestamp) {
-        guard !group.moved, state == .touching || state == .undecided else { return }
+    private mutating func updateMoved(_ m: GroupMotion, now: Timestamp) {
+        guard !moved, state == .touching || state == .undecided else { return }
         let d = m.largest
-        if d > t.tapMaxRoll || (d > t.slop && now - group.start >= t.tapRollWindow) { group.moved = true }
+        if d > t.tapMaxRoll || (d > t.slop && now - start >= t.tapRollWindow) { moved = true }
     }
 
     /// Classifies the group's motion into an event (the geometry is in `GroupMotion`).
-    func classify(_ m: GroupMotion) -> Event {
-        guard group.moved else { return .still }
+    private func classify(_ m: GroupMotion) -> Event {
+        guard moved else { return .still }
         if m.count <= 1 { return .movedOne }
         guard let kind = m.kind(decision: t.pinchMinSpanChange) else { return .movedMany }
         return Self.event(kind)
     }
 
     /// The motion event of a kind of multi-finger motion.
-    static func event(_ kind: GroupMotion.Kind) -> Event {
+    private static func event(_ kind: GroupMotion.Kind) -> Event {
         switch kind {
         case .together: .movedTogether
         case .apart: .movedApart
@@ -423,24 +712,19 @@ extension DeviceRecognizer {
     /// The motion event of fingers that are lifting: decided now, with no
     /// waiting for a mixed motion to clear; several fingers that moved less
     /// than the decision distance make none.
-    func classifyAtLift(_ m: GroupMotion) -> Event? {
+    private func classifyAtLift(_ m: GroupMotion) -> Event? {
         if m.count <= 1 { return .movedOne }
         if m.largest < t.pinchMinSpanChange { return nil }
         return Self.event(m.kindNow)
     }
 
     /// Whether a touch that stayed within slop is creeping at its hold
-    /// deadline: the trend of some member down (`SampleRing.trend`, over
-    /// `holdCreepWindow`) carries it at least `hold.maxCreep` over that
-    /// window. A finger that wobbles in place, or drifted as it pressed and
-    /// came to rest, has no such trend and is still.
-    func isCreeping(now: Timestamp) -> Bool {
-        let limit = t.holdMaxCreep / t.holdCreepWindow.seconds
-        for s in inGroup & down {
-            let v = paths[s].trend(at: now, window: t.holdCreepWindow)
-            if Trig.hypot(v.vx, v.vy) >= limit { return true }
-        }
-        return false
+    /// deadline: the trend of some member down carries it at least
+    /// `hold.maxCreep` over `holdCreepWindow`. A finger that wobbles in
+    /// place, or drifted as it pressed and came to rest, has no such trend
+    /// and is still.
+    private func isCreeping(now: Timestamp, _ f: Fingers) -> Bool {
+        f.isCreeping(now: now, window: t.holdCreepWindow, distance: t.holdMaxCreep)
     }
 
     /// Whether the continuous gesture under way has clearly become another
@@ -451,121 +735,118 @@ extension DeviceRecognizer {
     /// a pinch or rotation whose fingers travelled `drag.switchTravel` while
     /// span and angle changed less than `pinch.minSpanChange`. `.still`
     /// otherwise, and once the group has changed its kind: the gesture goes on.
-    mutating func kindChange(now: Timestamp) -> Event {
+    private mutating func kindChange(now: Timestamp, _ f: inout Fingers) -> Event {
         // Once only: a hand that wavers between the two keeps the second.
-        guard memberDown >= 2, !group.switched else { return .still }
+        guard f.memberDown >= 2, !switched else { return .still }
+        let slots = f.inGroup & f.down
         if state == .dragging {
             // Only the span counts here, taken as the fingers' spread
-            // (`spread`): one square root a frame. Measured again at the
-            // references when the fingers down change.
-            let slots = inGroup & down
-            if slots != group.spreadFingers {
-                group.spreadFingers = slots
-                group.spreadStart = spread(slots, atReferences: true)
+            // (`Fingers.spread`): one square root a frame. Measured again at
+            // the references when the fingers down change.
+            if slots != spreadFingers {
+                spreadFingers = slots
+                spreadStart = f.spread(slots, atReferences: true)
             }
-            let margin = max(2 * t.pinchMinSpanChange, t.pinchSwitchRatio * group.spreadStart)
-            return abs(spread(slots, atReferences: false) - group.spreadStart) >= margin ? .movedApart : .still
+            let margin = max(2 * t.pinchMinSpanChange, t.pinchSwitchRatio * spreadStart)
+            return abs(f.spread(slots, atReferences: false) - spreadStart) >= margin ? .movedApart : .still
         }
-        let m = GroupMotion(fingers, inGroup & down)
+        let m = GroupMotion(f, slots)
         if m.spanChange >= t.pinchMinSpanChange || m.arc >= t.pinchMinSpanChange {
             // Still pinching or turning: measure any travel from here.
-            rebaseMembers()
+            f.rebaseMembers()
             return .still
         }
         return m.travel >= t.dragSwitchTravel ? .movedTogether : .still
     }
 
-    /// The motion of every finger that took part, each where it is or where it
-    /// lifted: how far a lifting group got from where it landed.
-    func groupMotion() -> GroupMotion { GroupMotion(fingers, inGroup) }
-
     // MARK: - Decisions
 
     /// Moves from an undecided state on a classified motion.
-    private mutating func decide(_ event: Event, now: Timestamp) {
+    private mutating func decide(_ event: Event, now: Timestamp, _ f: inout Fingers, _ out: inout EventOutput) {
         switch event {
-        case .movedOne, .movedTogether, .movedApart, .movedAround: begin(event, fingers: group.touched, now: now)
+        case .movedOne, .movedTogether, .movedApart, .movedAround: begin(event, fingers: touched, now: now, &f, &out)
         case .movedMany: state = .undecided
         case .fingerDown, .fingerUp, .lastUp, .still, .settled, .holdDeadline, .fingerBack, .bounceOver, .grip, .cancel: break
         }
     }
 
     /// Begins the gesture a decisive motion makes.
-    private mutating func begin(_ event: Event, fingers n: Int, now: Timestamp) {
+    private mutating func begin(
+        _ event: Event, fingers n: Int, now: Timestamp, _ f: inout Fingers, _ out: inout EventOutput
+    ) {
         switch event {
         case .movedApart:
-            group.transform = Transform(motion(now: now))
-            group.pinch = Pinch(id: newID(), fingers: n)
+            transform = Transform(f.motion(now: now))
+            pinch = Pinch(id: out.newID(), fingers: n)
             state = .pinching
-            emit(transformEvent(.began, now: now))
+            out.emit(transformEvent(.began, now: now, f, out))
         case .movedAround:
-            group.transform = Transform(motion(now: now))
-            group.rotate = Rotate(id: newID(), fingers: n)
+            transform = Transform(f.motion(now: now))
+            rotate = Rotate(id: out.newID(), fingers: n)
             state = .rotating
-            emit(transformEvent(.began, now: now))
+            out.emit(transformEvent(.began, now: now, f, out))
         case .movedOne, .movedTogether, .movedMany:
-            group.drag = Drag(id: newID(), fingers: max(1, n), originX: group.originX, originY: group.originY)
+            drag = Drag(id: out.newID(), fingers: max(1, n), originX: originX, originY: originY)
             state = .dragging
-            emit(
-                group.drag.event(.began, base(.began, now: now), tx: group.tx, ty: group.ty, velocity: currentVelocity(now: now)))
+            out.emit(dragEvent(.began, now: now, velocity: f.currentVelocity(now: now, window: t.velocityWindow), f, out))
         case .fingerDown, .fingerUp, .lastUp, .still, .settled, .holdDeadline, .fingerBack, .bounceOver, .grip, .cancel:
             break
         }
         // A change of kind (`kindChange`) is measured from here.
-        rebaseMembers()
+        f.rebaseMembers()
     }
 
     /// Begins the gesture a continuous one turned into, with the fingers
     /// down: its translation counts from here, and it is no swipe.
-    private mutating func switchTo(_ event: Event, now: Timestamp) {
-        group.switched = true
-        group.endDeadline = .never
-        group.originX = group.tx
-        group.originY = group.ty
-        begin(event, fingers: memberDown, now: now)
+    private mutating func switchTo(_ event: Event, now: Timestamp, _ f: inout Fingers, _ out: inout EventOutput) {
+        switched = true
+        endDeadline = .never
+        originX = tx
+        originY = ty
+        begin(event, fingers: f.memberDown, now: now, &f, &out)
     }
 
     /// The group lifted after moving but before anything was decided (a
     /// stroke quicker than the settle window): decide now, begin and end at
     /// once. Several fingers that never moved by the decision distance stay
     /// undecided: no gesture.
-    private mutating func decideAtLift(now: Timestamp) {
-        guard let kind = classifyAtLift(motion(now: now)) else { return }
-        begin(kind, fingers: group.touched, now: now)
-        if state == .dragging { endDrag(now: now) } else { emit(transformEvent(.ended, now: now)) }
+    private mutating func decideAtLift(now: Timestamp, _ f: inout Fingers, _ out: inout EventOutput) {
+        guard let kind = classifyAtLift(f.motion(now: now)) else { return }
+        begin(kind, fingers: touched, now: now, &f, &out)
+        if state == .dragging { endDrag(now: now, f, &out) } else { out.emit(transformEvent(.ended, now: now, f, out)) }
     }
 
-    private mutating func beginHold(now: Timestamp) {
+    private mutating func beginHold(now: Timestamp, _ f: inout Fingers, _ out: inout EventOutput) {
         // From here on the hand's motion counts, measured from where it rests.
-        group.moved = true
-        rebaseMembers()
-        group.originX = group.tx
-        group.originY = group.ty
-        group.hold = Hold(id: newID(), fingers: memberDown, originX: group.tx, originY: group.ty)
+        moved = true
+        f.rebaseMembers()
+        originX = tx
+        originY = ty
+        hold = Hold(id: out.newID(), fingers: f.memberDown, originX: tx, originY: ty)
         state = .holding
-        emit(group.hold.event(.began, base(.began, now: now), tx: group.tx, ty: group.ty))
+        out.emit(holdEvent(.began, now: now, f, out))
     }
 
     /// Ends a drag at its last lift, then reports the flick and the swipe it may also be.
-    private mutating func endDrag(now: Timestamp) {
-        let v = releaseVelocity()
-        let b = base(.ended, now: now)
-        emit(group.drag.event(.ended, b, tx: group.tx, ty: group.ty, velocity: v))
+    private func endDrag(now: Timestamp, _ f: Fingers, _ out: inout EventOutput) {
+        let v = f.releaseVelocity()
+        let b = base(.ended, now: now, f, out)
+        out.emit(drag.event(.ended, b, tx: tx, ty: ty, velocity: v))
         if let flick = Flick.decide(velocity: v, t: t) {
-            emit(flick.event(id: newID(), b, drag: group.drag, tx: group.tx, ty: group.ty, deceleration: t.flickDeceleration))
+            out.emit(flick.event(id: out.newID(), b, drag: drag, tx: tx, ty: ty, deceleration: t.flickDeceleration))
         }
-        if !group.switched, let swipe = group.swipe.decide(tx: group.tx, ty: group.ty, duration: now - group.start, t: t) {
-            emit(swipe.event(id: newID(), b, drag: group.drag, tx: group.tx, ty: group.ty, velocity: v))
+        if !switched, let made = swipe.decide(tx: tx, ty: ty, duration: now - start, t: t) {
+            out.emit(made.event(id: out.newID(), b, drag: drag, tx: tx, ty: ty, velocity: v))
         }
     }
 
-    private mutating func notTap(now: Timestamp) {
-        guard group.tap.possible else { return }
-        group.tap.possible = false
-        report(taps.handle(.notTap, now: now, wantDoubleTap: wantDoubleTap, t: t, log: &log))
+    private mutating func notTap(now: Timestamp, _ out: inout EventOutput) {
+        guard tap.possible else { return }
+        tap.possible = false
+        report(taps.handle(.notTap, now: now, wantDoubleTap: wantDoubleTap, t: t, log: &out.log), &out)
     }
 
-    private mutating func bug(_ event: Event, now: Timestamp) {
-        log.anomaly(machine: .touchGroup, state: state.rawValue, event: event.rawValue, at: now)
+    private func bug(_ event: Event, now: Timestamp, _ out: inout EventOutput) {
+        out.log.anomaly(machine: .touchGroup, state: state.rawValue, event: event.rawValue, at: now)
     }
 }

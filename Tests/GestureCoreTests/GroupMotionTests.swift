@@ -46,15 +46,14 @@ let fingerSpreads = zip(
 struct GroupMotionTests {
     /// The motion of `spread`'s fingers, measured in full or below `limit`.
     func measure(_ spread: FingerSpread, below limit: Double = 0) -> GroupMotion {
-        let storage = FingerStorage()
+        var fingers = Fingers()
         var slots = SlotSet()
         for i in spread.refs.indices {
-            storage.tracks[i].land(at: .zero, x: spread.refs[i].x, y: spread.refs[i].y, member: true)
-            storage.tracks[i].x = spread.nows[i].x
-            storage.tracks[i].y = spread.nows[i].y
+            fingers.land(i, x: spread.refs[i].x, y: spread.refs[i].y, member: true, now: .zero)
+            fingers.move(i, x: spread.nows[i].x, y: spread.nows[i].y, now: .zero)
             slots.insert(i)
         }
-        return limit > 0 ? GroupMotion(storage.tracks, slots, below: limit) : GroupMotion(storage.tracks, slots)
+        return limit > 0 ? GroupMotion(fingers, slots, below: limit) : GroupMotion(fingers, slots)
     }
 
     @Test(

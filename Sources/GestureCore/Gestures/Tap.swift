@@ -18,22 +18,15 @@ enum Tap {
         /// down too long. Called when the arbiter found the group still at the
         /// lift; `fingers` are the device's, `group` the slots that took part.
         func decide(
-            _ fingers: UnsafeMutablePointer<FingerTrack>, group: SlotSet, touched: Int, edge: PanelEdge?,
-            t: ResolvedThresholds, now: Timestamp
+            _ fingers: Fingers, group: SlotSet, touched: Int, edge: PanelEdge?, t: ResolvedThresholds, now: Timestamp
         ) -> TapInfo? {
             guard possible else { return nil }
-            var n = 0.0
-            var x = 0.0
-            var y = 0.0
             for s in group {
                 let f = fingers[s]
                 if (f.isDown ? now : f.liftedAt) - f.downTime > t.tapMaxDuration { return nil }
-                x += f.startX
-                y += f.startY
-                n += 1
             }
-            guard n > 0 else { return nil }
-            return TapInfo(lift: now, x: x / n, y: y / n, fingers: touched, edge: edge)
+            guard let (x, y) = fingers.mean(group, { (fingers[$0].startX, fingers[$0].startY) }) else { return nil }
+            return TapInfo(lift: now, x: x, y: y, fingers: touched, edge: edge)
         }
     }
 
