@@ -14,6 +14,8 @@ let package = Package(
     products: [
         .executable(name: "gestured", targets: ["gestured"]),
         .library(name: "GestureCore", targets: ["GestureCore"]),
+        // For the fuzz targets (Fuzz/): the configuration reader; not a stable API.
+        .library(name: "GestureConfiguration", targets: ["GestureConfiguration"]),
         // For the benchmark package (Benchmarks/), through `@_spi(Benchmarks)`; not a stable API.
         .library(name: "GestureDaemon", targets: ["GestureDaemon"]),
         // Test support, for the measuring programs of Performance/ too.
@@ -50,6 +52,22 @@ let package = Package(
         // A TOML 1.0 reader, hand-written (docs/design.md says why), for the
         // daemon's configuration and act's actions files.
         .target(name: "TOML"),
+        // What every tool of the package needs, the daemon's and act's alike:
+        // files read whole within a size limit, lines from a descriptor, every
+        // byte written, the monotonic clock, log-safe text, a socket address,
+        // configuration errors with their lines.
+        .target(
+            name: "ToolSupport",
+            dependencies: ["GestureCore", .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        // The protocol's words the daemon and its clients share: claims, key
+        // chords (named by libevdev's table), the names of gestures and phases,
+        // JSON strings.
+        .target(name: "GestureProtocol", dependencies: ["GestureCore", "CEvdev"]),
+        // gestured's configuration (thresholds, devices, [daemon]), read from
+        // TOML, and traces loaded with it (`TraceLoader`): for the daemon,
+        // `check-config`, `replay` and `tune`.
+        .target(name: "GestureConfiguration", dependencies: ["GestureCore", "TOML", "ToolSupport"]),
         // Linux calls Swift's Glibc module lacks (signalfd, SO_PEERCRED, accept4),
         // compiled with _GNU_SOURCE; and the libinput log trampoline.
         .target(
@@ -65,7 +83,8 @@ let package = Package(
         .target(
             name: "GestureDaemon",
             dependencies: [
-                "GestureCore", "TOML", "CInput", "CLinux", "CEvdev", "CSystemd",
+                "GestureCore", "GestureProtocol", "GestureConfiguration", "ToolSupport", "TOML", "CInput", "CLinux",
+                "CEvdev", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -77,13 +96,14 @@ let package = Package(
         .target(
             name: "GestureActions",
             dependencies: [
-                "GestureCore", "GestureDaemon", "TOML", "CLinux", "CEvdev", "CWayland",
+                "GestureCore", "GestureProtocol", "ToolSupport", "TOML", "CLinux", "CEvdev", "CWayland",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .executableTarget(
             name: "gestured",
             dependencies: [
-                "GestureCore", "GestureDaemon", "GestureTools", "GestureActions",
+                "GestureCore", "GestureDaemon", "GestureTools", "GestureActions", "GestureProtocol",
+                "GestureConfiguration", "ToolSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]

@@ -11,6 +11,7 @@ let fuzzTarget: (String) -> Target = { name in
         dependencies: [
             "CFuzz",
             .product(name: "GestureCore", package: "gestured"),
+            .product(name: "GestureConfiguration", package: "gestured"),
             .product(name: "GestureDaemon", package: "gestured"),
         ]
     )

@@ -1,7 +1,8 @@
 import CLinux
 import GestureCore
-package import GestureDaemon
+import GestureProtocol
 import SystemPackage
+package import ToolSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -67,9 +68,9 @@ package struct Actor {
     private var lastRefusal: String?
 
     private var socket: Int32 = -1
-    private var input: [UInt8] = []
+    private var input = LineBuffer(limit: Actor.lineLimit + Actor.readBudget)
     /// Where the socket is read into, kept from one read to the next.
-    private var chunk = [UInt8](repeating: 0, count: 65536)
+    private var chunk = [UInt8](repeating: 0, count: Actor.readBudget)
     private var retryAt = Timestamp(microseconds: 0)
     private var backoff = Timestamp.Duration.milliseconds(100)
     private var saidWaiting = false
@@ -169,7 +170,7 @@ package struct Actor {
         let flags = fcntl(fd, F_GETFL)
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
         socket = fd
-        input.removeAll()
+        input = LineBuffer(limit: input.limit)
         gestures.removeAll()
         send(Self.subscribeLine(for: bindings))
     }
@@ -238,9 +239,15 @@ package struct Actor {
         for line in screen.requests(log: log) { send(line) }
     }
 
-    private func send(_ line: String) {
-        var bytes = Array(line.utf8)
-        _ = bytes.withUnsafeMutableBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    /// Sends a request. Requests are short and rare: one that the socket
+    /// cannot take whole now is the connection failing.
+    private mutating func send(_ line: String) {
+        guard socket >= 0 else { return }
+        do {
+            try writeAll(socket, line)
+        } catch {
+            disconnect(now: monotonicNow(), why: "cannot write to the daemon: \(error)")
+        }
     }
 
     /// Reads what the daemon sent, at most `readBudget` bytes a turn, and
@@ -248,37 +255,24 @@ package struct Actor {
     private mutating func receive(now: Timestamp) {
         var budget = Self.readBudget
         while socket >= 0 && budget > 0 {
-            let fd = socket
-            let want = min(budget, chunk.count)
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, want) }
-            if n < 0 && (errno == EAGAIN || errno == EINTR) { break }
-            if n <= 0 {
+            switch input.fill(from: socket, budget: budget, scratch: &chunk) {
+            case .read(0):
+                return
+            case .read(let n):
+                budget -= n
+            case .endOfFile:
                 disconnect(now: now, why: "the daemon closed the connection")
                 return
+            case .failed(let e):
+                disconnect(now: now, why: "reading from the daemon failed: \(e)")
+                return
             }
-            budget -= n
-            input += chunk[0..<n]
-            // The lines, found with memchr; empty ones cost nothing; the
-            // bytes handled go at once at the end.
-            var start = 0
-            while socket >= 0, let nl = Self.newline(in: input, from: start) {
-                if nl > start { handle(line: input[start..<nl], now: now) }
-                start = nl + 1
-            }
+            while socket >= 0, let line = input.nextLine() { handle(line: line, now: now) }
             if socket < 0 { return }
-            input.removeFirst(start)
-            if input.count > Self.lineLimit {
+            if input.buffered > Self.lineLimit {
                 disconnect(now: now, why: "the daemon sent a line longer than \(Self.lineLimit) bytes")
                 return
             }
-        }
-    }
-
-    /// The index of the first newline of `bytes` at or after `start`.
-    private static func newline(in bytes: [UInt8], from start: Int) -> Int? {
-        guard start < bytes.count else { return nil }
-        return bytes.withUnsafeBytes { raw in
-            memchr(raw.baseAddress! + start, 10, raw.count - start).map { UnsafeRawPointer($0) - raw.baseAddress! }
         }
     }
 

@@ -1,5 +1,5 @@
 package import GestureCore
-package import GestureDaemon
+package import GestureProtocol
 
 /// One `[[bind]]` of an actions file: what a gesture event must carry, and
 /// what to do then.

@@ -1,6 +1,7 @@
 import GestureCore
-package import GestureDaemon
+import GestureProtocol
 import TOML
+package import ToolSupport
 
 /// Reads `[[bind]]` tables from an actions file (TOML, `TOMLParser`).
 ///

@@ -1,6 +1,6 @@
 package import CLinux
-import GestureDaemon
 import SystemPackage
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,6 @@
 import CLinux
 package import GestureCore
-package import GestureDaemon
+package import ToolSupport
 
 #if canImport(Glibc)
     import Glibc

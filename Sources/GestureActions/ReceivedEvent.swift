@@ -1,6 +1,6 @@
 import FoundationEssentials
 package import GestureCore
-import GestureDaemon
+import ToolSupport
 
 /// A gesture event as the daemon sent it: the fields bindings match on, and
 /// the known fields as text for the commands' environment.

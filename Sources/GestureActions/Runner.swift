@@ -1,7 +1,7 @@
 package import CLinux
 package import GestureCore
-import GestureDaemon
 import SystemPackage
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -26,12 +26,17 @@ package struct Runner {
         package var label: String
         /// The read end of its standard error; -1 once at its end.
         var stderr: Int32
-        var pending: [UInt8] = []
+        /// What it wrote there and was not logged yet.
+        var errors = LineBuffer(limit: 2 * Runner.lineLength)
         var deadline: Timestamp
         var terminated = false
     }
 
     package private(set) var running: [Running] = []
+    /// The longest line of a command's standard error logged as one.
+    static let lineLength = 4096
+    /// Where standard error is read into, kept from one read to the next.
+    private var scratch = [UInt8](repeating: 0, count: Runner.lineLength)
     package let limit: Int
     private let log: (String) -> Void
     private var serial = 0
@@ -123,7 +128,8 @@ package struct Runner {
             if running[i].stderr >= 0 { drain(i) }
             let r = running.remove(at: i)
             if r.stderr >= 0 { close(r.stderr) }
-            if !r.pending.isEmpty { log("\(r.label): \(String(decoding: r.pending, as: UTF8.self))") }
+            var errors = r.errors
+            if errors.buffered > 0 { log("\(r.label): \(String(decoding: errors.takeRest(), as: UTF8.self))") }
             let code = status & 0x7f == 0 ? (status >> 8) & 0xff : -1
             if status & 0x7f != 0 {
                 log("\(r.label): ended by signal \(status & 0x7f)\(r.terminated ? " after its timeout" : "")")
@@ -191,27 +197,21 @@ package struct Runner {
     }
 
     private mutating func drain(_ i: Int) {
-        var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(running[i].stderr, $0.baseAddress, $0.count) }
-            if n > 0 {
-                running[i].pending += buffer[0..<n]
-                while let nl = running[i].pending.firstIndex(of: 10) {
-                    log("\(running[i].label): \(String(decoding: running[i].pending[..<nl], as: UTF8.self))")
-                    running[i].pending.removeSubrange(...nl)
-                }
+            switch running[i].errors.fill(from: running[i].stderr, budget: Self.lineLength, scratch: &scratch) {
+            case .read(0):
+                return
+            case .read:
+                while let line = running[i].errors.nextText() { log("\(running[i].label): \(line)") }
                 // A command that writes without newlines is logged in pieces.
-                if running[i].pending.count > 4096 {
-                    log("\(running[i].label): \(String(decoding: running[i].pending, as: UTF8.self))")
-                    running[i].pending.removeAll()
+                if running[i].errors.buffered > Self.lineLength {
+                    log("\(running[i].label): \(String(decoding: running[i].errors.takeRest(), as: UTF8.self))")
                 }
-                continue
-            }
-            if n == 0 {
+            case .endOfFile, .failed:
                 close(running[i].stderr)
                 running[i].stderr = -1
+                return
             }
-            return
         }
     }
 

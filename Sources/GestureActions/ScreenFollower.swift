@@ -1,6 +1,6 @@
 import CWayland
 package import GestureCore
-import GestureDaemon
+import GestureProtocol
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 package import CLinux
+package import GestureConfiguration
 import GestureCore
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 package import GestureCore
 import SystemPackage
+import ToolSupport
 
 #if canImport(Glibc)
     package import Glibc
@@ -106,83 +107,31 @@ package struct Client {
 
     // MARK: Input
 
-    /// Bytes read and not yet taken as lines: `input[inputHead...]`; the
-    /// bytes before `scanHead` are known to hold no newline.
-    private var input: [UInt8] = []
-    private var inputHead = 0
-    private var scanHead = 0
-
-    enum FillResult {
-        /// Bytes read (0: nothing waiting, or no room).
-        case read(Int)
-        /// The client shut down its side.
-        case endOfFile
-        case failed(Errno)
-    }
+    /// Bytes read and not yet taken as lines: at most one line of the
+    /// longest length, and a turn's reading.
+    private var input = LineBuffer(limit: WireProtocol.maxLineLength + Client.readBudget)
 
     /// Unread input waiting here, complete lines or not.
-    var buffered: Int { input.count - inputHead }
+    var buffered: Int { input.buffered }
 
-    /// The most input kept here: one line of the longest length, and a turn's reading.
-    static let inputLimit = WireProtocol.maxLineLength + Client.readBudget
     /// The most bytes read from one client in one turn of the loop.
     static let readBudget = 64 * 1024
 
     /// Reads at most `readBudget` bytes the socket has now, through `scratch`;
-    /// nothing while `inputLimit` bytes already wait here (the kernel's
-    /// buffer then holds the rest, and pushes back on the sender).
-    mutating func fill(scratch: inout [UInt8]) -> FillResult {
-        if inputHead > 0 {
-            input.removeSubrange(0..<inputHead)
-            scanHead -= inputHead
-            inputHead = 0
-        }
-        let want = min(Client.readBudget, Client.inputLimit - buffered, scratch.count)
-        guard want > 0 else { return .read(0) }
-        let n: Int
-        do {
-            n = try scratch.withUnsafeMutableBytes {
-                try FileDescriptor(rawValue: fd).read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]))
-            }
-        } catch Errno.resourceTemporarilyUnavailable {
-            return .read(0)
-        } catch {
-            return .failed(error as? Errno ?? .ioError)
-        }
-        if n == 0 { return .endOfFile }
-        input.append(contentsOf: scratch[0..<n])
-        return .read(n)
+    /// nothing while the buffer is full (the kernel's buffer then holds the
+    /// rest, and pushes back on the sender).
+    mutating func fill(scratch: inout [UInt8]) -> LineBuffer.FillResult {
+        input.fill(from: fd, budget: Client.readBudget, scratch: &scratch)
     }
 
-    /// The next complete line, without its newline (and a carriage return
-    /// before it); empty lines and lines of blanks are passed over here,
-    /// cheaply. Valid until the next `fill`.
-    mutating func nextLine() -> ArraySlice<UInt8>? {
-        while true {
-            guard let nl = input[scanHead...].firstIndex(of: UInt8(ascii: "\n")) else {
-                scanHead = input.count
-                return nil
-            }
-            if nl == inputHead {
-                // An empty line: nothing to look at.
-                inputHead = nl + 1
-                scanHead = inputHead
-                continue
-            }
-            var line = input[inputHead..<nl]
-            inputHead = nl + 1
-            scanHead = inputHead
-            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            return line
-        }
-    }
+    /// The next complete line (`LineBuffer.nextLine`). Valid until the next `fill`.
+    mutating func nextLine() -> ArraySlice<UInt8>? { input.nextLine() }
 
-    /// A complete line waits (a newline among the bytes not yet scanned).
-    var hasLine: Bool { input[scanHead...].contains(UInt8(ascii: "\n")) }
+    /// A complete line waits.
+    var hasLine: Bool { input.hasLine }
 
-    /// Room for more input: less than the longest line and a turn's reading waits here.
-    var wantsInput: Bool { buffered < Client.inputLimit }
+    /// Room for more input.
+    var wantsInput: Bool { input.wantsInput }
 
     /// After `nextLine` returned nil: the line being received is already
     /// longer than the protocol allows.

@@ -1,7 +1,9 @@
 import CLinux
+package import GestureConfiguration
 import GestureCore
 package import Logging
 import SystemPackage
+package import ToolSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 package import GestureCore
+import GestureProtocol
 
 /// Who set the orientation a device's touches are read in.
 package enum OrientationSource: String, Sendable, Hashable {

@@ -1,3 +1,5 @@
+import ToolSupport
+
 #if canImport(Glibc)
     import Glibc
 #endif

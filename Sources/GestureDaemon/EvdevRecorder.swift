@@ -2,6 +2,7 @@ internal import CEvdev
 internal import CLinux
 package import GestureCore
 import SystemPackage
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -155,8 +156,8 @@ package final class EvdevRecorder {
         let signalFD = clinux_signalfd(&signals, Int32(signals.count))
         guard signalFD >= 0 else { throw SetupError("signalfd", Errno.last) }
         defer { close(signalFD) }
-        let started = clinux_monotonic_usec()
-        let deadline = duration.map { started + UInt64(max(0, $0) * 1_000_000) }
+        let started = monotonicNow()
+        let deadline = duration.map { started + Timestamp.Duration(microseconds: Int64(max(0, $0) * 1_000_000)) }
         var fds = [
             pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0),
             pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
@@ -164,12 +165,12 @@ package final class EvdevRecorder {
         while true {
             var timeout: Int64 = -1
             if let deadline {
-                let now = clinux_monotonic_usec()
+                let now = monotonicNow()
                 if now >= deadline {
                     summary.end = .duration
                     break
                 }
-                timeout = Int64(deadline - now)
+                timeout = (deadline - now).microseconds
             }
             let n = fds.withUnsafeMutableBufferPointer { clinux_poll_usec($0.baseAddress, 2, timeout) }
             if n < 0 {
@@ -189,7 +190,7 @@ package final class EvdevRecorder {
                 }
             }
         }
-        summary.seconds = Double(clinux_monotonic_usec() - started) / 1_000_000
+        summary.seconds = (monotonicNow() - started).seconds
         // Whatever arrived after the last SYN_REPORT is an incomplete frame: kept,
         // as the kernel sent it, with a comment saying so.
         if !buffer.isEmpty {
@@ -277,8 +278,10 @@ package final class EvdevRecorder {
     }
 
     private func flush() throws(SetupError) {
-        if let reason = buffer.withUnsafeBytes({ writeAll(output, $0) }) {
-            throw SetupError("cannot write \(outputName): \(reason)")
+        do {
+            try writeAll(output, buffer)
+        } catch {
+            throw SetupError("cannot write \(outputName)", error)
         }
         buffer.removeAll(keepingCapacity: true)
     }

@@ -1,8 +1,10 @@
 import CInput
 import CLinux
+package import GestureConfiguration
 package import GestureCore
 package import Logging
 import SystemPackage
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc

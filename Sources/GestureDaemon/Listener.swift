@@ -1,5 +1,6 @@
 package import CLinux
 import SystemPackage
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -194,17 +195,5 @@ package struct Listener {
         if getuid() == 0 { return "/run/gestured/gestured.sock" }
         if let dir = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !dir.isEmpty { return dir + "/gestured.sock" }
         return nil
-    }
-
-    /// Where a client looks: `$GESTURED_SOCKET`, then `$XDG_RUNTIME_DIR/gestured.sock`
-    /// if it exists, then the system socket.
-    package static func clientPath() -> String {
-        if let s = getenv("GESTURED_SOCKET").map({ String(cString: $0) }), !s.isEmpty { return s }
-        if let dir = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !dir.isEmpty,
-            access(dir + "/gestured.sock", F_OK) == 0
-        {
-            return dir + "/gestured.sock"
-        }
-        return "/run/gestured/gestured.sock"
     }
 }

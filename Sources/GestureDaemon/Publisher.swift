@@ -1,5 +1,6 @@
 public import GestureCore
 package import Logging
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,4 @@
+package import GestureConfiguration
 package import GestureCore
 package import Logging
 

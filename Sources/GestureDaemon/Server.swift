@@ -1,7 +1,10 @@
 import CLinux
+package import GestureConfiguration
 package import GestureCore
+package import GestureProtocol
 package import Logging
 import SystemPackage
+package import ToolSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -23,7 +26,7 @@ import SystemPackage
 /// counted (`RepeatLimiter`).
 package struct Server {
     /// The longest the connections waiting are accepted in one turn of the loop, µs.
-    static let acceptTime: UInt64 = 2000
+    static let acceptTime = Timestamp.Duration(microseconds: 2000)
     /// Requests one client may have answered in one turn of the loop.
     static let requestBudget = 64
     /// While this much of its output waits unsent, a client's requests wait
@@ -556,10 +559,10 @@ package struct Server {
         var active = clients.count { $0.fd >= 0 }
         /// The hello, made once for the turn's newcomers.
         var hello: [UInt8]?
-        let stop = clinux_monotonic_usec() + Self.acceptTime
+        let stop = monotonicNow() + Self.acceptTime
         for n in 0... {
             // The clock is looked at every 16 connections: each is a few microseconds.
-            if n % 16 == 15 && clinux_monotonic_usec() >= stop { break }
+            if n % 16 == 15 && monotonicNow() >= stop { break }
             let fd = clinux_accept(listener.fd)
             if fd < 0 {
                 let e = Errno.last

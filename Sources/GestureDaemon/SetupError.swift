@@ -14,8 +14,3 @@ package struct SetupError: Error, CustomStringConvertible {
     /// "`what`: the system's reason".
     package init(_ what: String, _ errno: Errno) { description = "\(what): \(errno)" }
 }
-
-extension Errno {
-    /// The calling thread's `errno`, after a system call that failed.
-    package static var last: Errno { Errno(rawValue: Glibc.errno) }
-}

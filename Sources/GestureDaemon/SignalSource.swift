@@ -1,5 +1,6 @@
 import CLinux
 import SystemPackage
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc

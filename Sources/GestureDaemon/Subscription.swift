@@ -1,4 +1,5 @@
 package import GestureCore
+package import GestureProtocol
 
 /// What one client wants: server-side filters, all optional.
 ///
@@ -49,15 +50,11 @@ package struct Subscription: Equatable, Sendable {
     package static func named<T: RawRepresentable & CaseIterable & Hashable>(
         _ names: [String], _ what: String
     ) throws(RequestError) -> Set<T> where T.RawValue == String {
-        var set = Set<T>()
-        for name in names {
-            guard let value = T(rawValue: name) else {
-                let known = T.allCases.map(\.rawValue).joined(separator: ", ")
-                throw RequestError(code: "bad-request", message: "unknown \(what) '\(name.prefix(40))'; known: \(known)")
-            }
-            set.insert(value)
+        do {
+            return try GestureProtocol.named(names, what)
+        } catch {
+            throw RequestError(code: "bad-request", message: error.message)
         }
-        return set
     }
 
     init(

@@ -1,4 +1,5 @@
 import CLinux
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import FoundationEssentials
 package import GestureCore
+package import GestureProtocol
 
 /// The socket protocol: JSON Lines over a stream socket (docs/protocol.md).
 ///
@@ -245,13 +246,6 @@ package enum ServerMessage {
     package static func goodbye(reason: String) -> String {
         #"{"type":"goodbye","reason":"# + jsonString(reason) + "}"
     }
-}
-
-/// A JSON string literal.
-package func jsonString(_ s: String) -> String {
-    var out = ""
-    GestureEvent.appendJSONString(s, to: &out)
-    return out
 }
 
 /// The request parser for the fuzz targets (`Fuzz/`), which see only public

@@ -1,6 +1,7 @@
 import ArgumentParser
 import GestureActions
-import GestureDaemon
+import GestureProtocol
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -52,7 +53,7 @@ struct ActCommand: ParsableCommand {
             }
             return
         }
-        let path = socket ?? Listener.clientPath()
+        let path = socket ?? clientSocketPath()
         guard path.hasPrefix("/"), UnixAddress(path) != nil else {
             printError(
                 "gestured act: \(path) cannot be the daemon's socket: give its absolute path, of at most 107 bytes (the daemon never uses the abstract namespace)"

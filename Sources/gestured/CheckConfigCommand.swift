@@ -1,6 +1,8 @@
 import ArgumentParser
+import GestureConfiguration
 import GestureCore
 import GestureDaemon
+import ToolSupport
 
 struct CheckConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GestureDaemon
+import ToolSupport
 
 /// For udev (81-gestured-clone.rules): the properties a claimed
 /// touchscreen's clone takes from the device.

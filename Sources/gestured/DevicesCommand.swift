@@ -1,8 +1,11 @@
 import ArgumentParser
 import CLinux
+import GestureConfiguration
 import GestureCore
 import GestureDaemon
+import GestureProtocol
 import Logging
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -63,7 +66,7 @@ struct DevicesCommand: ParsableCommand {
             printError("gestured: \(error.description)")
             throw ExitCode(1)
         }
-        let path = socket ?? Listener.clientPath()
+        let path = socket ?? clientSocketPath()
         if let served = Self.served(at: path) {
             for i in found.indices {
                 guard let d = served.first(where: { $0.node == found[i].node }) else { continue }

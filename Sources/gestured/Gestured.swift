@@ -1,6 +1,7 @@
 import ArgumentParser
 import GestureCore
 import GestureDaemon
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -2,8 +2,9 @@ import ArgumentParser
 import CLinux
 import FoundationEssentials
 import GestureCore
-import GestureDaemon
+import GestureProtocol
 import SystemPackage
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -106,7 +107,7 @@ struct MonitorCommand: ParsableCommand {
     }
 
     func run() throws {
-        let path = socket ?? Listener.clientPath()
+        let path = socket ?? clientSocketPath()
         var conns: [Connection] = []
         defer { for c in conns { close(c.fd) } }
         for _ in 0..<connections {
@@ -143,7 +144,7 @@ struct MonitorCommand: ParsableCommand {
                     conns[i].open = false
                     continue
                 }
-                received.append((i, Int64(clinux_monotonic_usec())))
+                received.append((i, monotonicNow().microseconds))
             }
             for (i, time) in received {
                 let lines = conns[i].reader.takeLines()
@@ -157,7 +158,12 @@ struct MonitorCommand: ParsableCommand {
                     let message = printing ? WireMessage.decode(line) : WireMessage.quick(line)
                     if message.type == "hello" && !conns[i].subscribed {
                         conns[i].subscribed = true
-                        try writeAll(conns[i].fd, try subscribeLine() + "\n")
+                        do {
+                            try writeAll(conns[i].fd, try subscribeLine() + "\n")
+                        } catch let error as Errno {
+                            printError("gestured monitor: write failed: \(error)")
+                            throw ExitCode(1)
+                        }
                     }
                     if message.type == "gesture" {
                         conns[i].gestures += 1
@@ -252,27 +258,12 @@ func connectTo(_ path: String) throws -> Int32 {
     return fd
 }
 
-func writeAll(_ fd: Int32, _ s: String) throws {
-    let bytes = Array(s.utf8)
-    var off = 0
-    while off < bytes.count {
-        let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + off, $0.count - off, Int32(MSG_NOSIGNAL)) }
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else {
-            printError("gestured monitor: write failed: \(Errno.last)")
-            throw ExitCode(1)
-        }
-        off += n
-    }
-}
-
-/// Splits what a socket delivers into lines.
+/// Lines from the daemon's socket (`LineBuffer`), for the commands that
+/// read it until it ends.
 struct LineReader {
     let fd: Int32
-    var pending: [UInt8] = []
-    /// The bytes of `pending` before this hold no newline: a long line that
-    /// arrives in many pieces is scanned once, not once per piece.
-    private var scanned = 0
+    /// Far longer than any line the daemon sends.
+    private var buffer = LineBuffer(limit: 1 << 20)
     /// Reused for every read: a new 64 KB buffer per read costs more than the read.
     private var chunk = [UInt8](repeating: 0, count: 65536)
 
@@ -283,25 +274,19 @@ struct LineReader {
         receive() ? takeLines() : nil
     }
 
-    /// Takes what the socket has into `pending`; false at end of stream.
+    /// Takes what the socket has; false at end of stream, on an error, or
+    /// when a line outgrows the buffer.
     mutating func receive() -> Bool {
-        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if n < 0 && errno == EINTR { return true }
-        guard n > 0 else { return false }
-        pending.append(contentsOf: chunk[0..<n])
-        return true
+        switch buffer.fill(from: fd, budget: chunk.count, scratch: &chunk) {
+        case .read(let n): n > 0 || buffer.wantsInput
+        case .endOfFile, .failed: false
+        }
     }
 
     /// The complete lines received so far.
     mutating func takeLines() -> [String] {
         var lines: [String] = []
-        var start = 0
-        while let nl = pending[max(start, scanned)...].firstIndex(of: UInt8(ascii: "\n")) {
-            lines.append(String(decoding: pending[start..<nl], as: UTF8.self))
-            start = nl + 1
-        }
-        pending.removeFirst(start)
-        scanned = pending.count
+        while let line = buffer.nextText() { lines.append(line) }
         return lines
     }
 }

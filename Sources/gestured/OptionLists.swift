@@ -1,6 +1,6 @@
 import ArgumentParser
 import GestureCore
-import GestureDaemon
+import GestureProtocol
 
 /// What shell completion offers for --gestures and --phases.
 let gestureNames = GestureKind.allCases.map(\.rawValue)
@@ -19,7 +19,7 @@ func namedOption<T: RawRepresentable & CaseIterable & Hashable>(
 ) throws -> Set<T>? where T.RawValue == String {
     guard let names = optionList(value) else { return nil }
     do {
-        return try Subscription.named(names, what)
+        return try GestureProtocol.named(names, what)
     } catch {
         throw ValidationError("\(option): \(error.message)")
     }

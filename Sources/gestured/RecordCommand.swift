@@ -1,8 +1,10 @@
 import ArgumentParser
+import GestureConfiguration
 import GestureCore
 import GestureDaemon
 import Logging
 import SystemPackage
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc

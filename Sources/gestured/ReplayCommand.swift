@@ -1,7 +1,8 @@
 import ArgumentParser
+import GestureConfiguration
 import GestureCore
-import GestureDaemon
 import GestureTools
+import ToolSupport
 
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GestureConfiguration
 import GestureCore
 import GestureDaemon
 import Logging

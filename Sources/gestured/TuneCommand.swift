@@ -1,7 +1,8 @@
 import ArgumentParser
+import GestureConfiguration
 import GestureCore
-import GestureDaemon
 import GestureTools
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import GestureCore
 import GestureDaemon
+import GestureProtocol
 import Testing
 import TraceSynth
 

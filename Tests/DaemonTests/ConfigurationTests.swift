@@ -1,9 +1,11 @@
 import Foundation
+import GestureConfiguration
 import GestureCore
 import GestureDaemon
 import Harness
 import TOML
 import Testing
+import ToolSupport
 
 @Suite("Configuration")
 struct ConfigurationTests {

@@ -3,6 +3,7 @@ import GestureCore
 import GestureDaemon
 import Harness
 import Testing
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -3,6 +3,7 @@ import GestureCore
 import Harness
 import Logging
 import Testing
+import ToolSupport
 
 @testable import GestureDaemon
 

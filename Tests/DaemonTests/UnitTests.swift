@@ -1,4 +1,5 @@
 import GestureCore
+import GestureProtocol
 import Testing
 
 @testable import GestureDaemon

@@ -2,6 +2,7 @@ import Foundation
 import GestureActions
 import GestureCore
 import GestureDaemon
+import GestureProtocol
 import Harness
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import GestureDaemon
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,5 @@
 import CFuzz
-import GestureDaemon
+import GestureConfiguration
 
 #if canImport(Glibc)
     import Glibc

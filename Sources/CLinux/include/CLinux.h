@@ -38,9 +38,6 @@ int clinux_accept(int fd);
 /// does not combine with the flags.
 int clinux_unix_socket(int type, int nonblocking);
 
-/// CLOCK_MONOTONIC in microseconds: the clock libinput stamps events with.
-uint64_t clinux_monotonic_usec(void);
-
 /// prctl(PR_SET_TIMERSLACK): how late the kernel may fire this thread's
 /// timers to batch wake-ups (50 µs by default). prctl is variadic, which Swift
 /// cannot call.

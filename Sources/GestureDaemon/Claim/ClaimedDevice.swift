@@ -1,8 +1,10 @@
 internal import CEvdev
 internal import CLinux
 package import GestureCore
+package import GestureProtocol
 package import Logging
 import SystemPackage
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc

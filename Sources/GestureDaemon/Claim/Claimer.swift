@@ -1,4 +1,5 @@
 package import GestureCore
+package import GestureProtocol
 
 /// One evdev event, as read from a device or written to a clone.
 package struct RawEvent: Equatable, Sendable {
@@ -21,31 +22,6 @@ package struct RawFrame: Equatable, Sendable {
     package init(time: Timestamp, events: [RawEvent]) {
         self.time = time
         self.events = events
-    }
-}
-
-/// What some client asked to claim: touch sequences of these finger
-/// counts, and one-finger touches that start at these edges.
-package struct ClaimSet: Equatable, Sendable {
-    package var fingers: Set<Int> = []
-    package var edges: Set<PanelEdge> = []
-
-    package init(fingers: Set<Int> = [], edges: Set<PanelEdge> = []) {
-        self.fingers = fingers
-        self.edges = edges
-    }
-
-    package var isEmpty: Bool { fingers.isEmpty && edges.isEmpty }
-
-    /// "3 fingers, left edge", for people.
-    package var summary: String {
-        (fingers.sorted().map { "\($0) fingers" } + PanelEdge.allCases.filter(edges.contains).map { "\($0.rawValue) edge" })
-            .joined(separator: ", ")
-    }
-
-    package mutating func formUnion(_ other: ClaimSet) {
-        fingers.formUnion(other.fingers)
-        edges.formUnion(other.edges)
     }
 }
 

@@ -1,4 +1,5 @@
 import GestureCore
+import ToolSupport
 
 /// Where the system configuration lives.
 package enum ConfigPaths {

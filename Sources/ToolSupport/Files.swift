@@ -6,6 +6,8 @@ import SystemPackage
     import Musl
 #endif
 
+/// Files read whole, with a limit on their size, and written whole.
+
 /// A file that could not be read, with the path and the system's reason.
 package struct FileError: Error, CustomStringConvertible {
     package var path: String
@@ -124,16 +126,6 @@ private func readAll(
 /// few KiB; a drop-in directory may hold many).
 package let configurationFileLimit = 1 << 20
 
-/// Writes every byte to `fd` (swift-system retries after signals); the system's reason when it cannot.
-package func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> String? {
-    do {
-        _ = try FileDescriptor(rawValue: fd).writeAll(bytes)
-        return nil
-    } catch {
-        return "\(error)"
-    }
-}
-
 /// Writes `text` to `path` through a temporary file beside it, renamed into
 /// place, so a reader never sees half a file.
 package func writeTextFile(_ path: String, _ text: String) throws(FileError) {
@@ -183,33 +175,4 @@ package func directoryEntries(_ path: String) throws(FileError) -> [(name: Strin
         out.append((name, isDirectory))
     }
     return out.sorted { $0.0 < $1.0 }
-}
-
-/// Buffered writes to a file descriptor (stdout by default); flushes at 64 KiB and on `flush()`.
-package struct OutputBuffer {
-    package var fd: Int32 = 1
-    var buffer: [UInt8] = []
-
-    package init(fd: Int32 = 1) {
-        self.fd = fd
-        buffer.reserveCapacity(1 << 16)
-    }
-
-    package mutating func write(_ s: String) {
-        buffer.append(contentsOf: s.utf8)
-        if buffer.count >= 1 << 16 { flush() }
-    }
-
-    package mutating func flush() {
-        // A failure is stdout closed (a pipe to `head`): nothing more to do.
-        _ = buffer.withUnsafeBytes { writeAll(fd, $0) }
-        buffer.removeAll(keepingCapacity: true)
-    }
-}
-
-/// Writes one line to standard error.
-package func printError(_ message: String) {
-    var e = OutputBuffer(fd: 2)
-    e.write(message + "\n")
-    e.flush()
 }

@@ -1,4 +1,5 @@
 package import GestureCore
+import ToolSupport
 
 /// A trace ready to replay: its events, the geometry and thresholds for its device.
 package struct LoadedTrace {

@@ -1,0 +1,96 @@
+package import SystemPackage
+
+/// Lines read from a descriptor (a socket, a pipe): bytes are read in as
+/// they come and taken out a line at a time. The one line splitter of the
+/// package: the daemon's clients, act's connection and its commands'
+/// standard error, the monitor.
+///
+/// The bytes before `scanHead` are known to hold no newline, so a long line
+/// that arrives in many pieces is scanned once, not once per piece.
+package struct LineBuffer {
+    /// The most bytes kept here (the longest line and a read): `fill`
+    /// reads nothing more while they wait, and the sender is held back by
+    /// the kernel's buffer.
+    package let limit: Int
+    private var input: [UInt8] = []
+    private var inputHead = 0
+    private var scanHead = 0
+
+    package init(limit: Int) { self.limit = limit }
+
+    package enum FillResult: Equatable {
+        /// Bytes read (0: nothing waiting, or no room).
+        case read(Int)
+        /// The other side closed it.
+        case endOfFile
+        case failed(Errno)
+    }
+
+    /// Bytes read and not yet taken as lines, complete or not.
+    package var buffered: Int { input.count - inputHead }
+
+    /// Room for more: less than `limit` bytes wait.
+    package var wantsInput: Bool { buffered < limit }
+
+    /// Reads once, at most `budget` bytes and at most the room left, through
+    /// `scratch` (reused from read to read: a new buffer for each costs more
+    /// than the read). A read a signal interrupted is made again
+    /// (swift-system); a descriptor with nothing to give now reads 0.
+    package mutating func fill(from fd: Int32, budget: Int, scratch: inout [UInt8]) -> FillResult {
+        if inputHead > 0 {
+            input.removeSubrange(0..<inputHead)
+            scanHead -= inputHead
+            inputHead = 0
+        }
+        let want = min(budget, limit - buffered, scratch.count)
+        guard want > 0 else { return .read(0) }
+        let n: Int
+        do {
+            n = try scratch.withUnsafeMutableBytes {
+                try FileDescriptor(rawValue: fd).read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]))
+            }
+        } catch Errno.resourceTemporarilyUnavailable {
+            return .read(0)
+        } catch {
+            return .failed(error as? Errno ?? .ioError)
+        }
+        if n == 0 { return .endOfFile }
+        input.append(contentsOf: scratch[0..<n])
+        return .read(n)
+    }
+
+    /// The next complete line, without its newline (and a carriage return
+    /// before it); empty lines and lines of blanks are passed over here,
+    /// cheaply. Valid until the next `fill`.
+    package mutating func nextLine() -> ArraySlice<UInt8>? {
+        while true {
+            guard let nl = input[scanHead...].firstIndex(of: UInt8(ascii: "\n")) else {
+                scanHead = input.count
+                return nil
+            }
+            var line = input[inputHead..<nl]
+            inputHead = nl + 1
+            scanHead = inputHead
+            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            return line
+        }
+    }
+
+    /// The next complete line as text (invalid UTF-8 becomes U+FFFD).
+    package mutating func nextText() -> String? {
+        nextLine().map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Everything left, a line begun but not ended: for a writer that never
+    /// ends its lines, once more than it may keep is waiting.
+    package mutating func takeRest() -> ArraySlice<UInt8> {
+        let rest = input[inputHead...]
+        inputHead = input.count
+        scanHead = inputHead
+        return rest
+    }
+
+    /// A complete line waits (a newline among the bytes not yet scanned).
+    package var hasLine: Bool { input[scanHead...].contains(UInt8(ascii: "\n")) }
+}

@@ -1,0 +1,82 @@
+package import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Writes every byte of `bytes` to `fd`, however many calls it takes; a
+/// call a signal interrupted is made again. A socket is written with
+/// `MSG_NOSIGNAL`, so a peer that has gone is an error (`EPIPE`), never a
+/// `SIGPIPE`; any other descriptor with `write(2)`. A descriptor that
+/// cannot take more now (`EAGAIN`) is an error too: for non-blocking
+/// descriptors that must not block, queue instead.
+package func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
+    var offset = 0
+    var isSocket = true
+    while offset < bytes.count {
+        let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+        var n = isSocket ? send(fd, rest.baseAddress, rest.count, Int32(MSG_NOSIGNAL)) : write(fd, rest.baseAddress, rest.count)
+        if n < 0 && isSocket && errno == ENOTSOCK {
+            isSocket = false
+            n = write(fd, rest.baseAddress, rest.count)
+        }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw Errno.last
+        }
+        offset += n
+    }
+}
+
+/// `writeAll` for text.
+package func writeAll(_ fd: Int32, _ text: String) throws(Errno) {
+    var text = text
+    var failure: Errno?
+    text.withUTF8 { bytes in
+        do throws(Errno) { try writeAll(fd, UnsafeRawBufferPointer(bytes)) } catch { failure = error }
+    }
+    if let failure { throw failure }
+}
+
+/// `writeAll` for bytes in an array.
+package func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(Errno) {
+    var failure: Errno?
+    bytes.withUnsafeBytes { raw in
+        do throws(Errno) { try writeAll(fd, raw) } catch { failure = error }
+    }
+    if let failure { throw failure }
+}
+
+extension Errno {
+    /// The calling thread's `errno`, after a system call that failed.
+    package static var last: Errno { Errno(rawValue: errno) }
+}
+
+/// Buffered writes to a file descriptor (stdout by default); flushes at 64 KiB and on `flush()`.
+package struct OutputBuffer {
+    package var fd: Int32 = 1
+    var buffer: [UInt8] = []
+
+    package init(fd: Int32 = 1) {
+        self.fd = fd
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    package mutating func write(_ s: String) {
+        buffer.append(contentsOf: s.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    package mutating func flush() {
+        // A failure is stdout closed (a pipe to `head`): nothing more to do.
+        try? writeAll(fd, buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Writes one line to standard error.
+package func printError(_ message: String) {
+    try? writeAll(2, message + "\n")
+}
