@@ -152,7 +152,7 @@ package struct Actor {
             return retry()
         }
         let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0, address.withSockaddr({ Glibc.connect(fd, $0, $1) }) == 0 else {
+        guard fd >= 0, address.connect(fd) == 0 else {
             let why = "\(Errno.last)"
             if fd >= 0 { close(fd) }
             if !saidWaiting {

@@ -10,7 +10,7 @@ extension GestureEvent {
     /// per event, no intermediate strings (docs/performance.md).
     public func jsonLine(deviceName: String) -> String {
         String(unsafeUninitializedCapacity: Self.jsonCapacity(deviceName: deviceName)) {
-            encodeJSON(into: $0, deviceName: deviceName)
+            encode(into: $0, name: .text(deviceName))
         }
     }
 
@@ -19,22 +19,24 @@ extension GestureEvent {
     /// bytes per byte.
     public static func jsonCapacity(deviceName: String) -> Int { 512 + 6 * deviceName.utf8.count }
 
-    /// Writes the event's JSON line (no newline) into `buffer`, which holds
-    /// at least `jsonCapacity(deviceName:)` bytes; returns how many it wrote.
-    /// The daemon encodes each event once this way, into a buffer it keeps,
-    /// and copies the bytes to every subscriber's outbox.
-    public func encodeJSON(into buffer: UnsafeMutableBufferPointer<UInt8>, deviceName: String) -> Int {
-        encode(into: buffer, name: .text(deviceName))
+    /// Writes the event's JSON line (no newline) at the start of `buffer`,
+    /// which holds at least `jsonCapacity(deviceName:)` bytes; returns how
+    /// many it wrote. The daemon encodes each event once this way, into a
+    /// buffer it keeps, and copies the bytes to every subscriber's outbox.
+    public func encodeJSON(into buffer: inout [UInt8], deviceName: String) -> Int {
+        precondition(buffer.count >= Self.jsonCapacity(deviceName: deviceName), "a buffer too small for the event")
+        return buffer.withUnsafeMutableBufferPointer { encode(into: $0, name: .text(deviceName)) }
     }
 
     /// The same, with the device's name given as a JSON string already
-    /// (quotes and escapes written, `quotedJSON(_:)`), as the daemon keeps it.
-    package func encodeJSON(
-        into buffer: UnsafeMutableBufferPointer<UInt8>, quotedDeviceName: UnsafeBufferPointer<UInt8>
-    )
-        -> Int
-    {
-        encode(into: buffer, name: .quoted(quotedDeviceName))
+    /// (quotes and escapes written, `quotedJSON(_:)`), as the daemon keeps
+    /// it; `buffer` holds at least the name and 420 bytes (the fixed text
+    /// and numbers).
+    package func encodeJSON(into buffer: inout [UInt8], quotedDeviceName: [UInt8]) -> Int {
+        precondition(buffer.count >= 420 + quotedDeviceName.count, "a buffer too small for the event")
+        return buffer.withUnsafeMutableBufferPointer { out in
+            quotedDeviceName.withUnsafeBufferPointer { encode(into: out, name: .quoted($0)) }
+        }
     }
 
     /// `name` as a JSON string: in quotes, with its escapes.

@@ -84,23 +84,15 @@ public struct TouchFrame: Sendable {
 
     public mutating func removeAll() { count = 0 }
 
-    /// Copies the frame at `source` over the one at `target`: its device,
-    /// its time and the contacts it has, not the whole storage (a frame
-    /// holds one or two contacts, its storage sixteen). Both must be
-    /// initialized frames; `source` is not changed (it is mutable only so
-    /// that its storage is reached where it lies, not copied first).
-    public static func copy(_ source: UnsafeMutablePointer<TouchFrame>, to target: UnsafeMutablePointer<TouchFrame>) {
-        let n = source.pointee.count
-        target.pointee.device = source.pointee.device
-        target.pointee.time = source.pointee.time
-        target.pointee.count = n
-        // An InlineArray's elements lie one after another from its start.
-        withUnsafeMutablePointer(to: &source.pointee.storage) { from in
-            withUnsafeMutablePointer(to: &target.pointee.storage) { to in
-                UnsafeMutableRawPointer(to).assumingMemoryBound(to: Contact.self).update(
-                    from: UnsafeRawPointer(from).assumingMemoryBound(to: Contact.self), count: n)
-            }
-        }
+    /// Becomes a copy of `source`: its device, its time and the contacts it
+    /// has, not the whole storage (a frame holds one or two contacts, its
+    /// storage sixteen).
+    public mutating func copy(_ source: borrowing TouchFrame) {
+        device = source.device
+        time = source.time
+        count = source.count
+        let from = source.storage.span
+        for i in 0..<count { storage[i] = from[i] }
     }
 
     public subscript(i: Int) -> Contact {

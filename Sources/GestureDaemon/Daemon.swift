@@ -498,7 +498,7 @@ package struct Daemon {
         var news = Server.News()
         for e in 0..<sourceEvents.count {
             if case .frame(let index) = sourceEvents.event(at: e) {
-                pipeline.process(&sourceEvents.frame(at: index).pointee, into: &outbound.gestures)
+                sourceEvents.withFrame(at: index) { pipeline.process(&$0, into: &outbound.gestures) }
             } else {
                 news.merge(deviceChanged(sourceEvents.event(at: e), now: now))
             }

@@ -221,7 +221,7 @@ package final class LibinputSource {
             case LIBINPUT_EVENT_TOUCH_FRAME:
                 // A frame whose only touches were ignored (beyond the slots) is empty: nothing happened.
                 if let d = device(of: event), !d.pointee.frame.isEmpty {
-                    withUnsafeMutablePointer(to: &d.pointee.frame) { events.frame(copying: $0) }
+                    events.frame(copying: d.pointee.frame)
                     d.pointee.frame.removeAll()
                 }
             case LIBINPUT_EVENT_DEVICE_ADDED:

@@ -137,7 +137,7 @@ package struct Listener {
         // enter: nobody reaches the socket before `fchmodat` gives it its
         // mode. The path goes through the private directory's descriptor.
         guard let stagingAddr = UnixAddress("/proc/self/fd/\(privateFD)/s") else { throw fail("cannot bind \(path)") }
-        let bound = stagingAddr.withSockaddr { Glibc.bind(fd, $0, $1) }
+        let bound = stagingAddr.bind(fd)
         guard bound == 0 else { throw fail("cannot bind \(path)") }
         if let group, fchownat(privateFD, "s", uid_t.max, group, AT_SYMLINK_NOFOLLOW) != 0 {
             throw fail("cannot give \(path) to group \(group)")
@@ -153,7 +153,7 @@ package struct Listener {
         let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
         defer { Glibc.close(fd) }
-        let r = addr.withSockaddr { connect(fd, $0, $1) }
+        let r = addr.connect(fd)
         guard r == 0 else { return nil }
         var pid: pid_t = 0
         var uid: uid_t = 0

@@ -105,9 +105,7 @@ package struct Publisher {
             let capacity = GestureEvent.jsonCapacity(deviceName: name)
             if line.count < capacity { line = [UInt8](repeating: 0, count: max(capacity, 1024)) }
         }
-        return line.withUnsafeMutableBufferPointer { buffer in
-            named!.json.withUnsafeBufferPointer { event.encodeJSON(into: buffer, quotedDeviceName: $0) }
-        }
+        return event.encodeJSON(into: &line, quotedDeviceName: named!.json)
     }
 
     /// Queues the device messages from `messages[next]` on that go before

@@ -38,7 +38,7 @@ package final class SystemdNotifier {
         guard let address, let addr = UnixAddress(address) else { return false }
         let s = clinux_unix_socket(Int32(SOCK_DGRAM.rawValue), 1)
         guard s >= 0 else { return false }
-        guard addr.withSockaddr({ Glibc.connect(s, $0, $1) }) == 0 else {
+        guard addr.connect(s) == 0 else {
             close(s)
             return false
         }

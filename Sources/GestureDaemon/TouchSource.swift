@@ -10,14 +10,14 @@ package import GestureCore
 /// beside it in storage that is reused, never destroyed one by one. A
 /// source hands a finished frame over once, copying the contacts it has
 /// (`frame(copying:)`); the loop lends it to the recognizer where it lies
-/// (`frame(at:)`) (docs/performance.md). A class, so that the sources and
+/// (`withFrame(at:)`). A class, so that the sources and
 /// the loop change the one buffer; only the loop's thread touches it.
 package final class TouchSourceEvents {
     package enum Event {
         /// A touchscreen appeared: `devices[index]`, with its size in screen orientation.
         case added(index: Int)
         case removed(DeviceID)
-        /// All of one device's touch changes at one instant: `frame(at: index)`.
+        /// All of one device's touch changes at one instant: `withFrame(at: index)`.
         case frame(index: Int)
     }
 
@@ -41,8 +41,8 @@ package final class TouchSourceEvents {
 
     /// A finished frame (it happened now, in order), copied from where its
     /// source built it (which is not changed).
-    package func frame(copying frame: UnsafeMutablePointer<TouchFrame>) {
-        TouchFrame.copy(frame, to: nextFrame())
+    package func frame(copying frame: borrowing TouchFrame) {
+        nextFrame().pointee.copy(frame)
         append(.frame(index: frameCount - 1))
     }
 
@@ -63,10 +63,10 @@ package final class TouchSourceEvents {
         count += 1
     }
 
-    /// The frame an event names, lent where it lies until the next turn.
-    package func frame(at index: Int) -> UnsafeMutablePointer<TouchFrame> {
+    /// Lends `body` the frame an event names, where it lies.
+    package func withFrame<R>(at index: Int, _ body: (inout TouchFrame) -> R) -> R {
         precondition(index < frameCount, "no such frame this turn")
-        return frames.pointer(to: index)
+        return body(&frames.pointer(to: index).pointee)
     }
 
     /// The place of one more frame this turn (the frame there is written over).

@@ -253,7 +253,7 @@ package enum ServerMessage {
 @_spi(Fuzzing) public enum RequestParser {
     /// Parses one line as the daemon does; true when it is a valid request.
     /// Whatever the bytes, it returns (an error is an answer, not a crash).
-    public static func accepts(_ line: UnsafeRawBufferPointer) -> Bool {
+    public static func accepts(_ line: [UInt8]) -> Bool {
         (try? ClientRequest.parse(line)) != nil
     }
 }

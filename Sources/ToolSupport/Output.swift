@@ -6,13 +6,31 @@ package import SystemPackage
     import Musl
 #endif
 
-/// Writes every byte of `bytes` to `fd`, however many calls it takes; a
+/// Writes every byte of `text` to `fd`, however many calls it takes; a
 /// call a signal interrupted is made again. A socket is written with
 /// `MSG_NOSIGNAL`, so a peer that has gone is an error (`EPIPE`), never a
 /// `SIGPIPE`; any other descriptor with `write(2)`. A descriptor that
 /// cannot take more now (`EAGAIN`) is an error too: for non-blocking
 /// descriptors that must not block, queue instead.
-package func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
+package func writeAll(_ fd: Int32, _ text: String) throws(Errno) {
+    var text = text
+    var failure: Errno?
+    text.withUTF8 { bytes in
+        do throws(Errno) { try writeEvery(UnsafeRawBufferPointer(bytes), to: fd) } catch { failure = error }
+    }
+    if let failure { throw failure }
+}
+
+/// `writeAll` for bytes.
+package func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(Errno) {
+    var failure: Errno?
+    bytes.withUnsafeBytes { raw in
+        do throws(Errno) { try writeEvery(raw, to: fd) } catch { failure = error }
+    }
+    if let failure { throw failure }
+}
+
+private func writeEvery(_ bytes: UnsafeRawBufferPointer, to fd: Int32) throws(Errno) {
     var offset = 0
     var isSocket = true
     while offset < bytes.count {
@@ -28,25 +46,6 @@ package func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(Errno
         }
         offset += n
     }
-}
-
-/// `writeAll` for text.
-package func writeAll(_ fd: Int32, _ text: String) throws(Errno) {
-    var text = text
-    var failure: Errno?
-    text.withUTF8 { bytes in
-        do throws(Errno) { try writeAll(fd, UnsafeRawBufferPointer(bytes)) } catch { failure = error }
-    }
-    if let failure { throw failure }
-}
-
-/// `writeAll` for bytes in an array.
-package func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(Errno) {
-    var failure: Errno?
-    bytes.withUnsafeBytes { raw in
-        do throws(Errno) { try writeAll(fd, raw) } catch { failure = error }
-    }
-    if let failure { throw failure }
 }
 
 extension Errno {

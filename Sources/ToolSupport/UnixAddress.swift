@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-    package import Glibc
+    import Glibc
 #endif
 
 /// A Unix socket address: a path, or with a leading `@` a name in the
@@ -22,8 +22,13 @@ package struct UnixAddress {
         length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (abstract ? 0 : 1))
     }
 
-    /// Calls `body` with the address as `bind`, `connect` and `sendto` take it.
-    package func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+    /// `connect(2)` of `fd` to this address; its result.
+    package func connect(_ fd: Int32) -> Int32 { withSockaddr { Glibc.connect(fd, $0, $1) } }
+
+    /// `bind(2)` of `fd` to this address; its result.
+    package func bind(_ fd: Int32) -> Int32 { withSockaddr { Glibc.bind(fd, $0, $1) } }
+
+    private func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
         withUnsafePointer(to: storage) { p in
             p.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
         }

@@ -97,7 +97,7 @@ struct DevicesCommand: ParsableCommand {
         defer { close(fd) }
         var limit = timeval(tv_sec: 1, tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        guard addr.withSockaddr({ connect(fd, $0, $1) }) == 0 else { return nil }
+        guard addr.connect(fd) == 0 else { return nil }
         var reader = LineReader(fd: fd)
         while let lines = reader.read() {
             if let first = lines.first { return WireMessage.decode(first).devices }

@@ -246,7 +246,7 @@ func connectTo(_ path: String) throws -> Int32 {
         printError("gestured monitor: socket(): \(Errno.last)")
         throw ExitCode(1)
     }
-    let r = addr.withSockaddr { connect(fd, $0, $1) }
+    let r = addr.connect(fd)
     guard r == 0 else {
         let why = "\(Errno.last)"
         close(fd)

@@ -238,7 +238,7 @@ struct HostileTests {
         let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0, let addr = UnixAddress(socket) else { return nil }
         defer { close(fd) }
-        guard addr.withSockaddr({ connect(fd, $0, $1) }) == 0 else { return nil }
+        guard addr.connect(fd) == 0 else { return nil }
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&p, 1, 5000) == 1 else { return nil }
         var buffer = [UInt8](repeating: 0, count: 4096)

@@ -130,7 +130,7 @@ public func connectUnix(_ path: String) -> Int32 {
     guard fd >= 0 else { return -1 }
     var limit = timeval(tv_sec: Int(30 * Timing.scale), tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-    let r = addr.withSockaddr { connect(fd, $0, $1) }
+    let r = addr.connect(fd)
     guard r == 0 else {
         let saved = errno
         close(fd)

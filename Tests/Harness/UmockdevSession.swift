@@ -109,7 +109,7 @@ public final class NotifyListener {
         self.path = path
         guard let addr = UnixAddress(path) else { throw ChannelError("\(path): too long for a Unix socket") }
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        let r = addr.withSockaddr { bind(fd, $0, $1) }
+        let r = addr.bind(fd)
         guard r == 0 else { throw ChannelError("bind \(path): \(String(cString: strerror(errno)))") }
     }
 

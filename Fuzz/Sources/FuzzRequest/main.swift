@@ -9,7 +9,7 @@ import CFuzz
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data else { return 0 }
-    _ = RequestParser.accepts(UnsafeRawBufferPointer(start: data, count: size))
+    _ = RequestParser.accepts(Array(UnsafeBufferPointer(start: data, count: size)))
     return 0
 }
 
