@@ -229,13 +229,14 @@ struct Fingers: Sendable {
     func groupMotion() -> GroupMotion { GroupMotion(self, inGroup) }
 
     /// This frame's motion of the members down in both frames: the centroid's
-    /// step, and with `turns` the ratio of their spans and their mean turn
-    /// about the centroid. Nil when no member was down in both.
-    func step(turns: Bool) -> (dx: Double, dy: Double, scale: Double, turn: Double)? {
+    /// step, and with `turns`, for two fingers or more, the ratio of their
+    /// spans and their mean turn about the centroid. Nil when no member was
+    /// down in both.
+    func step(turns: Bool) -> (dx: Double, dy: Double, transform: (scale: Double, turn: Double)?)? {
         let moving = inGroup & down & wasDown
         guard let (px, py) = mean(moving, { (self[$0].prevX, self[$0].prevY) }) else { return nil }
         let (cx, cy) = mean(moving) { (self[$0].x, self[$0].y) } ?? (px, py)
-        guard turns, moving.count >= 2 else { return (cx - px, cy - py, 1, 0) }
+        guard turns, moving.count >= 2 else { return (cx - px, cy - py, nil) }
         var prevSpan = 0.0
         var curSpan = 0.0
         var turn = 0.0

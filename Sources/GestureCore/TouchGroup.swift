@@ -401,7 +401,7 @@ struct TouchGroup: Sendable {
         tx += step.dx
         ty += step.dy
         swipe.follow(tx: tx, ty: ty, minDistance: t.swipeMinDistance, maxSlope: t.swipeMaxSlope)
-        if state == .pinching || state == .rotating { transform.add(scale: step.scale, rotation: step.turn) }
+        if let change = step.transform { transform.add(scale: change.scale, rotation: change.turn) }
     }
 
     // MARK: - Events out
