@@ -374,6 +374,9 @@ func runTogether(
                 gesturedBinary(p), "serve", "--socket", socket(of: p, in: session), "--device", screen.devnode, "--config",
                 dir + "/empty.toml",
             ]
+            // Started as root, the daemon would become another user, whom
+            // callgrind_control cannot reach; it stays root like the others.
+            if geteuid() == 0 { command += ["--user", "root"] }
             if callgrind || lackey {
                 // valgrind 3.19 cannot read the DWARF 5 Swift writes ("possibly corrupted debuginfo"):
                 // a copy without it, symbols kept, is what runs under valgrind.
