@@ -246,7 +246,7 @@ struct Fingers: Sendable {
             curSpan += Trig.hypot(f.x - cx, f.y - cy)
             turn += GroupMotion.turn(from: f.prevX - px, f.prevY - py, to: f.x - cx, f.y - cy)
         }
-        return (cx - px, cy - py, prevSpan > 1e-6 ? curSpan / prevSpan : 1, turn / Double(moving.count))
+        return (cx - px, cy - py, (prevSpan > 1e-6 ? curSpan / prevSpan : 1, turn / Double(moving.count)))
     }
 
     /// The root-mean-square distance of the fingers in `slots` from their
@@ -310,6 +310,9 @@ struct Fingers: Sendable {
 /// non-mutating method reading one `InlineArray` element, or a mutating call
 /// inside the arguments of a non-mutating one, copies all of it). Only
 /// `Fingers` reaches it, through its subscripts.
+///
+/// Pointers rather than arrays: `Pipeline.fingers-5` and `-10` (`make
+/// bench`) run a third slower and more with arrays of tracks and rings.
 private final class FingerStorage: @unchecked Sendable {
     // @unchecked: the buffers are written only by the one `Fingers` value
     // that holds the only reference (copy on write), like an Array's buffer.

@@ -34,7 +34,8 @@ package final class Readiness {
     private let tokens = UnsafeMutablePointer<UInt64>.allocate(capacity: Readiness.capacity)
     private let events = UnsafeMutablePointer<UInt32>.allocate(capacity: Readiness.capacity)
     /// Only the loop's thread reads and writes these, and no caller holds
-    /// them across a call: no run-time exclusivity check at each wait.
+    /// them across a call: no run-time exclusivity check at each wait (for
+    /// the per-frame instruction budget, `daemon-cost.sh --callgrind`).
     @exclusivity(unchecked) private var fd: Int32
     @exclusivity(unchecked) private var count = 0
     /// Of the last wait, tokens below 64 found readable, one bit each (the

@@ -23,7 +23,8 @@ package final class LibinputSource {
     // The state `read(into:)` uses on every call (about once per frame) is
     // read without Swift's run-time exclusivity checks: only this class's
     // own methods touch it, on the loop's one thread, and none of them
-    // calls out while it holds it.
+    // calls out while it holds it. Kept for the per-frame instruction
+    // budget (`Performance/scripts/daemon-cost.sh --callgrind`).
     @exclusivity(unchecked) private var li: OpaquePointer?
     private var udev: OpaquePointer?
     package let logger: Logger

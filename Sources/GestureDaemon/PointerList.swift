@@ -3,7 +3,8 @@
 /// checks, at each change, that its storage is not shared (it never is).
 /// Not copyable, so that it has one owner, which frees the memory. For the
 /// loop's per-frame state: the libinput source's devices, the turn's events
-/// and frames.
+/// and frames, within the per-frame instruction budget
+/// (`Performance/scripts/daemon-cost.sh --callgrind`).
 ///
 /// A pointer from `pointer(to:)` is good until the next `append` or
 /// `removeAll`, which may move or end the elements: take it, use it, drop it.

@@ -21,6 +21,9 @@ package final class TouchSourceEvents {
         case frame(index: Int)
     }
 
+    // Without run-time exclusivity checks: only the loop's thread touches
+    // these, and no method calls out while it holds one. Kept for the
+    // per-frame instruction budget (`daemon-cost.sh --callgrind`).
     /// How many events this turn has: `event(at:)` 0 ..< `count`.
     @exclusivity(unchecked) package private(set) var count = 0
     @exclusivity(unchecked) package private(set) var devices: [(info: DeviceInfo, geometry: PanelGeometry)] = []
