@@ -111,8 +111,10 @@ package struct Client {
     /// longest length, and a turn's reading.
     private var input = LineBuffer(limit: WireProtocol.maxLineLength + Client.readBudget)
 
-    /// Unread input waiting here, complete lines or not.
-    var buffered: Int { input.buffered }
+    /// Unread input waiting here, complete lines or not: kept here as the
+    /// buffer changes, because the server asks it of every client on every
+    /// turn, and asking `input` from the server copies the whole client.
+    private(set) var buffered = 0
 
     /// The most bytes read from one client in one turn of the loop.
     static let readBudget = 64 * 1024
@@ -121,17 +123,21 @@ package struct Client {
     /// nothing while the buffer is full (the kernel's buffer then holds the
     /// rest, and pushes back on the sender).
     mutating func fill(scratch: inout [UInt8]) -> LineBuffer.FillResult {
-        input.fill(from: fd, budget: Client.readBudget, scratch: &scratch)
+        defer { buffered = input.buffered }
+        return input.fill(from: fd, budget: Client.readBudget, scratch: &scratch)
     }
 
     /// The next complete line (`LineBuffer.nextLine`). Valid until the next `fill`.
-    mutating func nextLine() -> ArraySlice<UInt8>? { input.nextLine() }
+    mutating func nextLine() -> ArraySlice<UInt8>? {
+        defer { buffered = input.buffered }
+        return input.nextLine()
+    }
 
     /// A complete line waits.
     var hasLine: Bool { input.hasLine }
 
     /// Room for more input.
-    var wantsInput: Bool { input.wantsInput }
+    var wantsInput: Bool { buffered < input.limit }
 
     /// After `nextLine` returned nil: the line being received is already
     /// longer than the protocol allows.
