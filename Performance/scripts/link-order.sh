@@ -42,6 +42,10 @@ awk '
 # valgrind 3.19 cannot read the DWARF 5 Swift writes: a copy without it, symbols kept.
 objcopy --strip-debug "$bin" "$scratch/gestured"
 : >"$scratch/empty.toml"
+# Started as root, the daemon would become another user, whom
+# callgrind_control cannot reach: it stays root.
+as_root=()
+[ "$(id -u)" = 0 ] && as_root=(--user root)
 # exec: run in the background, the function is valgrind itself (its pid is $!, for the signals below).
 grind() { exec valgrind --tool=callgrind --demangle=no --callgrind-out-file="$scratch/callgrind.$1" "${@:2}"; }
 # The frames: daemon-cost runs the release binary under callgrind on an
@@ -52,7 +56,8 @@ kept=$(sed -n 's/^kept: //p' "$scratch/cost.log" | tail -n 1)
 trace=$(grep -l "gestured serve" "$kept"/callgrind.out.*.1 | head -n 1)
 # The daemon as installed: libinput on the seat, idle, stopped (where udev
 # is not running it stops at once: its start-up is still listed).
-grind seat "$scratch/gestured" serve --socket "$scratch/seat.sock" --config "$scratch/empty.toml" 2>"$scratch/seat.log" &
+grind seat "$scratch/gestured" serve --socket "$scratch/seat.sock" --config "$scratch/empty.toml" "${as_root[@]}" \
+    2>"$scratch/seat.log" &
 seat=$!
 for _ in $(seq 600); do [ -S "$scratch/seat.sock" ] || ! kill -0 "$seat" 2>/dev/null && break; sleep 0.1; done
 sleep 2
@@ -60,7 +65,7 @@ kill -TERM "$seat" 2>/dev/null || true
 wait "$seat" || true
 # A trace served to a subscriber, a reload and the stop.
 sock="$scratch/gestured.sock"
-grind replay "$scratch/gestured" serve --socket "$sock" --config "$scratch/empty.toml" \
+grind replay "$scratch/gestured" serve --socket "$sock" --config "$scratch/empty.toml" "${as_root[@]}" \
     --replay Recordings/tour.tablet.evemu --wait-subscribers 1 2>"$scratch/serve.log" &
 daemon=$!
 for _ in $(seq 600); do grep -q "ready:" "$scratch/serve.log" && break; sleep 0.1; done
