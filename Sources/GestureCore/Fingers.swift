@@ -189,7 +189,7 @@ struct Fingers: Sendable {
     // MARK: - Measures
 
     /// The mean of `value` over the slots in `slots`; nil when there are
-    /// none. Every centroid and average of the recognizer is one.
+    /// none. Every centroid of the recognizer is one.
     func mean(_ slots: SlotSet, _ value: (Int) -> (Double, Double)) -> (Double, Double)? {
         var n = 0.0
         var sx = 0.0

@@ -59,12 +59,7 @@ package func readFileBytes(_ path: String, limit: Int = 1 << 30) throws(FileErro
 /// left unread): for files whose size says nothing of what they hold, as
 /// /proc's report 0.
 package func readUntilEnd(_ path: String, limit: Int) throws(FileError) -> [UInt8] {
-    let fd: FileDescriptor
-    do {
-        fd = try FileDescriptor.open(path, .readOnly, options: [.nonBlocking, .closeOnExec])
-    } catch {
-        throw FileError(path: path, reason: "\(error)")
-    }
+    let fd = try openForReading(path)
     defer { try? fd.close() }
     var bytes = [UInt8](repeating: 0, count: limit)
     let count = try bytes.withUnsafeMutableBufferPointer { buffer throws(FileError) in
@@ -74,18 +69,22 @@ package func readUntilEnd(_ path: String, limit: Int) throws(FileError) -> [UInt
     return bytes
 }
 
+/// Opens `path` to read it, non-blocking: a FIFO would wait for a writer.
+private func openForReading(_ path: String) throws(FileError) -> FileDescriptor {
+    do {
+        return try FileDescriptor.open(path, .readOnly, options: [.nonBlocking, .closeOnExec])
+    } catch {
+        throw FileError(path: path, reason: "\(error)")
+    }
+}
+
 /// Opens `path` (non-blocking: a FIFO would wait for a writer), and calls
 /// `body` with it and its size if it is a regular file of at most `limit`
 /// bytes; otherwise an error saying what it is.
 private func withRegularFile<T>(
     _ path: String, limit: Int, _ body: (FileDescriptor, Int) throws(FileError) -> T
 ) throws(FileError) -> T {
-    let fd: FileDescriptor
-    do {
-        fd = try FileDescriptor.open(path, .readOnly, options: [.nonBlocking, .closeOnExec])
-    } catch {
-        throw FileError(path: path, reason: "\(error)")
-    }
+    let fd = try openForReading(path)
     defer { try? fd.close() }
     var st = stat()
     guard fstat(fd.rawValue, &st) == 0 else { throw FileError(path: path, reason: "\(Errno.last)") }
