@@ -84,15 +84,16 @@ public struct TouchFrame: Sendable {
 
     public mutating func removeAll() { count = 0 }
 
-    /// Becomes a copy of `source`: its device, its time and the contacts it
-    /// has, not the whole storage (a frame holds one or two contacts, its
-    /// storage sixteen).
-    public mutating func copy(_ source: borrowing TouchFrame) {
+    /// Takes what `source` holds (its device, its time and the contacts it
+    /// has, not the whole storage: a frame holds one or two contacts, its
+    /// storage sixteen) and leaves it empty, for the next frame of its
+    /// device. `inout`, so that the contacts are read where they lie.
+    public mutating func take(from source: inout TouchFrame) {
         device = source.device
         time = source.time
         count = source.count
-        let from = source.storage.span
-        for i in 0..<count { storage[i] = from[i] }
+        for i in 0..<count { storage[i] = source.storage[i] }
+        source.count = 0
     }
 
     public subscript(i: Int) -> Contact {

@@ -416,7 +416,8 @@ package struct Daemon {
         // 3. The sources: what they saw, into the recognizer; its timers.
         if loop.readable(Self.libinputToken) {
             libinput?.read(into: sourceEvents)
-            startClaims(now: now)
+            // Touchscreens are claimed as libinput adds them.
+            if !sourceEvents.devices.isEmpty { startClaims(now: now) }
         }
         replay?.read(until: now, into: sourceEvents)
         var news = recognize(now: now)

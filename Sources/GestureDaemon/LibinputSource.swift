@@ -222,8 +222,7 @@ package final class LibinputSource {
             case LIBINPUT_EVENT_TOUCH_FRAME:
                 // A frame whose only touches were ignored (beyond the slots) is empty: nothing happened.
                 if let d = device(of: event), !d.pointee.frame.isEmpty {
-                    events.frame(copying: d.pointee.frame)
-                    d.pointee.frame.removeAll()
+                    events.frame(taking: &d.pointee.frame)
                 }
             case LIBINPUT_EVENT_DEVICE_ADDED:
                 deviceAdded(event, into: events)

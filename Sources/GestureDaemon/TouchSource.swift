@@ -9,7 +9,7 @@ package import GestureCore
 /// place: the list holds indexes and ids only, and the frames are kept
 /// beside it in storage that is reused, never destroyed one by one. A
 /// source hands a finished frame over once, copying the contacts it has
-/// (`frame(copying:)`); the loop lends it to the recognizer where it lies
+/// (`frame(taking:)`); the loop lends it to the recognizer where it lies
 /// (`withFrame(at:)`). A class, so that the sources and
 /// the loop change the one buffer; only the loop's thread touches it.
 package final class TouchSourceEvents {
@@ -42,10 +42,10 @@ package final class TouchSourceEvents {
 
     package func removed(_ id: DeviceID) { append(.removed(id)) }
 
-    /// A finished frame (it happened now, in order), copied from where its
-    /// source built it (which is not changed).
-    package func frame(copying frame: borrowing TouchFrame) {
-        nextFrame().pointee.copy(frame)
+    /// A finished frame (it happened now, in order), taken from where its
+    /// source built it, which is left empty for the source's next frame.
+    package func frame(taking frame: inout TouchFrame) {
+        nextFrame().pointee.take(from: &frame)
         append(.frame(index: frameCount - 1))
     }
 
