@@ -231,7 +231,9 @@ struct Fingers: Sendable {
     /// This frame's motion of the members down in both frames: the centroid's
     /// step, and with `turns`, for two fingers or more, the ratio of their
     /// spans and their mean turn about the centroid. Nil when no member was
-    /// down in both.
+    /// down in both. Two fingers lie opposite each other about their
+    /// centroid, with the same span and the same turn: the first stands for
+    /// both.
     func step(turns: Bool) -> (dx: Double, dy: Double, transform: (scale: Double, turn: Double)?)? {
         let moving = inGroup & down & wasDown
         guard let (px, py) = mean(moving, { (self[$0].prevX, self[$0].prevY) }) else { return nil }
@@ -240,13 +242,16 @@ struct Fingers: Sendable {
         var prevSpan = 0.0
         var curSpan = 0.0
         var turn = 0.0
+        var measured = 0.0
         for s in moving {
             let f = self[s]
             prevSpan += Trig.hypot(f.prevX - px, f.prevY - py)
             curSpan += Trig.hypot(f.x - cx, f.y - cy)
             turn += GroupMotion.turn(from: f.prevX - px, f.prevY - py, to: f.x - cx, f.y - cy)
+            measured += 1
+            if moving.count == 2 { break }
         }
-        return (cx - px, cy - py, (prevSpan > 1e-6 ? curSpan / prevSpan : 1, turn / Double(moving.count)))
+        return (cx - px, cy - py, (prevSpan > 1e-6 ? curSpan / prevSpan : 1, turn / measured))
     }
 
     /// The root-mean-square distance of the fingers in `slots` from their

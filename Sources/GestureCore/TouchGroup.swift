@@ -750,8 +750,11 @@ struct TouchGroup: Sendable {
             let margin = max(2 * t.pinchMinSpanChange, t.pinchSwitchRatio * spreadStart)
             return abs(f.spread(slots, atReferences: false) - spreadStart) >= margin ? .movedApart : .still
         }
-        let m = GroupMotion(f, slots)
-        if m.spanChange >= t.pinchMinSpanChange || m.arc >= t.pinchMinSpanChange {
+        // The turn is bounded first, without an `atan2`: a bound below the
+        // threshold keeps the exact arc below it too.
+        let limit = t.pinchMinSpanChange
+        let m = GroupMotion(f, slots, below: limit)
+        if m.spanChange >= limit || (m.arc >= limit && (m.isExact || GroupMotion(f, slots).arc >= limit)) {
             // Still pinching or turning: measure any travel from here.
             f.rebaseMembers()
             return .still
