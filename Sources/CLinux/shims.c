@@ -236,10 +236,12 @@ struct release_state {
 static int release_executable(struct dl_phdr_info *info, size_t size, void *data) {
     (void)size;
     struct release_state *state = data;
-    /* The first object is the executable itself; returning 1 stops at it.
-     * Relocated data, RELRO included, lies in writable segments, which are
-     * left alone; a page the loader relocated elsewhere (text relocations)
-     * is the process's own copy, which clinux_release_file_pages keeps. */
+    /* The executable and every shared library, but the kernel's vDSO,
+     * which no file backs. Relocated data, RELRO included, lies in
+     * writable segments, which are left alone; a page the loader relocated
+     * elsewhere (text relocations) is the process's own copy, which
+     * clinux_release_file_pages keeps. */
+    if (info->dlpi_name && strncmp(info->dlpi_name, "linux-vdso", 10) == 0) return 0;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *h = &info->dlpi_phdr[i];
         if (h->p_type != PT_LOAD || (h->p_flags & PF_W) || h->p_filesz == 0) continue;
@@ -251,7 +253,7 @@ static int release_executable(struct dl_phdr_info *info, size_t size, void *data
         }
         state->released += n;
     }
-    return 1;
+    return 0;
 }
 
 long clinux_release_executable_pages(void) {

@@ -252,8 +252,8 @@ package struct Daemon {
         }
     }
 
-    /// Unmaps the binary's code and read-only data that are not the
-    /// process's own copy: after start-up, what it ran (the argument parser,
+    /// Unmaps the code and read-only data of the binary and of its shared
+    /// libraries that are not the process's own copy: after start-up, what it ran (the argument parser,
     /// the configuration reader, libinput's device setup), about a third of
     /// an idle daemon's resident memory; later, what one-off work mapped
     /// again (a client's connection and requests, a device, a reload). The

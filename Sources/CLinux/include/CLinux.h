@@ -105,9 +105,10 @@ long clinux_release_file_pages(void *start, size_t length);
 /// or -1 with errno.
 int clinux_open_pagemap(void);
 
-/// clinux_release_file_pages over the executable's own segments that are
-/// not writable (its code and read-only data; relocated data is in the
-/// writable ones). Bytes given back, or -1 with errno.
+/// clinux_release_file_pages over the segments that are not writable of
+/// the executable and of every shared library loaded (their code and
+/// read-only data; relocated data is in the writable ones; not the vDSO).
+/// Bytes given back, or -1 with errno.
 long clinux_release_executable_pages(void);
 
 #endif
