@@ -76,9 +76,17 @@ struct PagesTests {
         let j0 = unsafeBitCast(j0Address, to: (@convention(c) (Double) -> Double).self)
         let before = j0(1)
         #expect(Self.pages(j0Address, count: 1)[0].present)
-        let released = clinux_release_executable_pages()
-        #expect(released > 0)
-        #expect(!Self.pages(j0Address, count: 1)[0].present, "libm's page of j0 still mapped")
+        // Tests in other suites run libm's code at the same time, and the kernel maps a faulting page's
+        // cached neighbours with it, so j0's page can come back between the release and the look.
+        // A page that is never given back is mapped after every try.
+        var tries = 0
+        var given = false
+        while !given && tries < 20 {
+            #expect(clinux_release_executable_pages() > 0)
+            given = !Self.pages(j0Address, count: 1)[0].present
+            tries += 1
+        }
+        #expect(given, "libm's page of j0 still mapped after \(tries) releases")
         // Code that ran before runs again from the page cache.
         #expect(j0(1) == before)
         #expect([3, 1, 2].sorted() == [1, 2, 3])
