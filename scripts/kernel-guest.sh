@@ -126,8 +126,9 @@ wait "$evemu_device" 2>/dev/null
 printf 'evemu\n' >>"$out/extra-plays"
 
 # Starts `gestured record` on a device a player makes from FILE, named
-# "NAME #TAG", once the recorder says it records; sets `played` and `recorder`.
-# The player waits for $run/go-TAG.
+# "NAME #TAG", once the recorder says it records and the daemon has announced
+# the device (a device gone before udev tells the daemon of it is never
+# added); sets `played` and `recorder`. The player waits for $run/go-TAG.
 record() {
     local file=$1 tag=$2
     shift 2
@@ -142,6 +143,7 @@ record() {
     "$gestured" record --device "$node" -o "$out/recorded-$tag.evemu" >"$out/record-$tag.log" 2>&1 &
     recorder=$!
     for _ in $(seq 600); do grep -q "recording $node" "$out/record-$tag.log" && break; sleep 0.05; done
+    for _ in $(seq 600); do grep -q "\"type\":\"device_added\".*#$tag\"" "$out/events.jsonl" && break; sleep 0.05; done
 }
 # gestured record on a real device: a swipe, recorded as it is played.
 record "$repo/Recordings/swipe-right-1f.tablet.evemu" recorded

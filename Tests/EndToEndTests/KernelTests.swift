@@ -146,7 +146,14 @@ struct KernelTests {
         let plays =
             (run.files["plan"] ?? "").split(separator: "\n").count + 1
             + (run.files["extra-plays"] ?? "").split(separator: "\n").count
-        #expect(added.count == plays && removed == plays, "added \(added.count), removed \(removed), plays \(plays)")
+        // Every play's device but evemu's (named as in its file) ends in " #TAG".
+        let tags =
+            (run.files["plan"] ?? "").split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
+            + ["removed"] + (run.files["extra-plays"] ?? "").split(separator: "\n").map(String.init).filter { $0 != "evemu" }
+        let missing = tags.filter { tag in !added.contains { $0.hasSuffix(" #" + tag) } }
+        #expect(
+            added.count == plays && removed == plays,
+            "added \(added.count), removed \(removed), plays \(plays); never added: \(missing)")
         #expect(!added.contains { $0.contains("keyboard") }, "\(added)")
         #expect(!(run.files["devices.out"] ?? "").contains("keyboard"), "\(run.files["devices.out"] ?? "")")
         #expect(run.files["guest.log"]?.contains("serve exited 0") == true, "\(run.files["guest.log"] ?? "")")
