@@ -15,6 +15,9 @@ package struct LineBuffer {
     private var input: [UInt8] = []
     private var inputHead = 0
     private var scanHead = 0
+    /// The bytes from `inputHead` to `scanHead` are blanks only (a line of
+    /// them is passed over).
+    private var scannedBlank = true
 
     package init(limit: Int) { self.limit = limit }
 
@@ -60,21 +63,36 @@ package struct LineBuffer {
     }
 
     /// The next complete line, without its newline (and a carriage return
-    /// before it); empty lines and lines of blanks are passed over here,
-    /// cheaply. Valid until the next `fill`.
+    /// before it); empty lines and lines of blanks are passed over here, in
+    /// one pass over the bytes: a flood of newlines costs a scan, not a
+    /// line each. Valid until the next `fill`.
     package mutating func nextLine() -> ArraySlice<UInt8>? {
-        while true {
-            guard let nl = input[scanHead...].firstIndex(of: UInt8(ascii: "\n")) else {
-                scanHead = input.count
-                return nil
+        var head = inputHead
+        var blank = scannedBlank
+        let scanned = scanHead
+        let newline: Int? = input.withUnsafeBufferPointer { bytes in
+            var i = scanned
+            while i < bytes.count {
+                let b = bytes[i]
+                if b == UInt8(ascii: "\n") {
+                    guard blank else { return i }
+                    // A line of blanks: passed over.
+                    head = i + 1
+                } else if b != 0x20 && b != 0x09 && b != 0x0d {
+                    blank = false
+                }
+                i += 1
             }
-            var line = input[inputHead..<nl]
-            inputHead = nl + 1
-            scanHead = inputHead
-            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            return line
+            return nil
         }
+        guard let nl = newline else {
+            (inputHead, scannedBlank, scanHead) = (head, blank, input.count)
+            return nil
+        }
+        var line = input[head..<nl]
+        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        (inputHead, scannedBlank, scanHead) = (nl + 1, true, nl + 1)
+        return line
     }
 
     /// The next complete line as text (invalid UTF-8 becomes U+FFFD).
@@ -88,6 +106,7 @@ package struct LineBuffer {
         let rest = input[inputHead...]
         inputHead = input.count
         scanHead = inputHead
+        scannedBlank = true
         return rest
     }
 

@@ -248,9 +248,9 @@ struct HostileTests {
     }
 
     @Test(
-        "one client churning connections: newcomers that connect without waiting are never refused and each is greeted within a second; the log counts them, a line a minute"
-    )
-    func churnNonBlocking() throws {
+        "one client churning connections, alone and while another floods empty lines: newcomers that connect without waiting are never refused and each is greeted within a second; the log counts them, a line a minute",
+        arguments: [false, true])
+    func churnNonBlocking(flooding: Bool) throws {
         let d = try DaemonProcess(["--replay", Self.trace, "--loop", "--wait-subscribers", "1"])
         let good = try Subscriber(socket: d.socket)
         let stop = Flag()
@@ -262,6 +262,10 @@ struct HostileTests {
             }
         }
         churner.start()
+        let flooder = Thread {
+            if flooding { Self.flood(socket, [UInt8](repeating: 10, count: 65536), until: stop) }
+        }
+        flooder.start()
         var waits: [Double] = []
         var refused = 0
         for _ in 0..<200 {
@@ -269,13 +273,13 @@ struct HostileTests {
             usleep(10_000)
         }
         stop.set()
-        while !churner.isFinished { usleep(10_000) }
+        while !churner.isFinished || !flooder.isFinished { usleep(10_000) }
         usleep(300_000)
         let events = good.finish()
         let worst = waits.max() ?? 0
         let logLines = d.log.split(separator: "\n").count
         print(
-            "hostile churn with non-blocking newcomers: \(refused) of 200 refused, worst wait for hello \(Int(worst)) ms; \(logLines) log lines"
+            "hostile churn\(flooding ? " and a flood of empty lines" : "") with non-blocking newcomers: \(refused) of 200 refused, worst wait for hello \(Int(worst)) ms; \(logLines) log lines"
         )
         #expect(refused == 0)
         #expect(worst < 1000 * Timing.scale)
