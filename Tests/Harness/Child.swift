@@ -92,9 +92,16 @@ public final class Child {
         }
     }
 
-    /// Kills what is left of the process group and reaps the child.
+    /// Ends what is left of the process group and reaps the child: SIGTERM
+    /// first, and up to three seconds for it to end (a command run through
+    /// sudo as another user is not the test's to kill: sudo passes SIGTERM
+    /// on to it, and ends with it, but dies of SIGKILL alone and leaves it
+    /// running), then SIGKILL.
     deinit {
         if exit == nil {
+            kill(-pid, SIGTERM)
+            kill(pid, SIGTERM)
+            for _ in 0..<300 where charness_exited(pid) == 0 { usleep(10_000) }
             kill(-pid, SIGKILL)
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
