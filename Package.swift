@@ -130,8 +130,9 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "GestureDaemon", "GestureCore", "TOML", "Harness", "TraceSynth", "gestured",
+                "GestureDaemon", "GestureCore", "TOML", "Harness", "TraceSynth", "gestured", "CEvdev",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]),
         // The executable and what ships beside it: the command line, the
         // documented example clients, the units, the package's version and
@@ -148,7 +149,8 @@ let package = Package(
         // Its C half (Tests/Harness/c) is built by scripts/build-harness.sh, not SwiftPM,
         // so that only the end-to-end tests need libumockdev-dev.
         .target(
-            name: "Harness", dependencies: ["GestureCore", "GestureDaemon", "CHarness"], path: "Tests/Harness", exclude: ["c"]),
+            name: "Harness", dependencies: ["GestureCore", "GestureDaemon", "CHarness"], path: "Tests/Harness",
+            exclude: ["c", "python"]),
         // posix_spawn with every other descriptor closed, and close-on-exec pipes,
         // for the harness's child processes (glibc's _np calls need _GNU_SOURCE).
         .target(name: "CHarness", path: "Tests/CHarness", cSettings: [.define("_GNU_SOURCE")]),

@@ -15,6 +15,7 @@
 #include <linux/capability.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -264,4 +265,25 @@ long clinux_release_executable_pages(void) {
         return -1;
     }
     return state.released;
+}
+
+int clinux_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+int clinux_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    for (;;) {
+        if (write(fd, &one, sizeof one) == (ssize_t)sizeof one) return 0;
+        if (errno == EINTR) continue;
+        // The count is at its largest: the reader is woken anyway.
+        return errno == EAGAIN ? 0 : -1;
+    }
+}
+
+uint64_t clinux_eventfd_drain(int fd) {
+    uint64_t n = 0;
+    for (;;) {
+        if (read(fd, &n, sizeof n) == (ssize_t)sizeof n) return n;
+        if (errno == EINTR) continue;
+        return 0;
+    }
 }

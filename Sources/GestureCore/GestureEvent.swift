@@ -153,6 +153,29 @@ public enum PanelEdge: String, Sendable, Hashable, CaseIterable, Codable {
         case .bottom: "bottom"
         }
     }
+
+    /// The edge of a `width` x `height` picture (mm) whose band `band` mm
+    /// wide holds (x, y), among `edges`: the nearest, and of two as near
+    /// (a corner), the later of left, right, top, bottom. The one rule for
+    /// where a touch starts: the arbiter's `edge`, and the claimer's edge
+    /// bands.
+    public static func at(
+        x: Double, y: Double, width: Double, height: Double, band: Double, among edges: Set<PanelEdge>? = nil
+    ) -> PanelEdge? {
+        var best: PanelEdge?
+        var bestDistance = band
+        func consider(_ edge: PanelEdge, _ d: Double) {
+            if d <= bestDistance && (edges?.contains(edge) ?? true) {
+                best = edge
+                bestDistance = d
+            }
+        }
+        consider(.left, x)
+        consider(.right, width - x)
+        consider(.top, y)
+        consider(.bottom, height - y)
+        return best
+    }
 }
 
 /// One gesture event: the object of docs/gestures.md's "Events" section.

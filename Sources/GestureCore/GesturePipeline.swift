@@ -101,6 +101,18 @@ public struct GesturePipeline: Sendable {
         noteDeadlines()
     }
 
+    /// Forgets what a device's fingers were doing, keeping the device: its
+    /// continuous gestures end `cancelled`, and its next touch starts
+    /// afresh (frames of it were lost on the way).
+    public mutating func resetDevice(_ id: DeviceID, at time: Timestamp, into events: inout GestureEvents) {
+        guard let i = index(of: id) else { return }
+        let now = max(time, lastTime)
+        advance(to: now, into: &events)
+        devices[i].removeAll(now: now, ids: &nextID, into: &events)
+        deadlines[i] = devices[i].nextDeadline
+        noteDeadlines()
+    }
+
     /// Changes which kinds are reported (the union of what subscribers want).
     ///
     /// With double taps among `kinds`, taps are held back until the double-tap

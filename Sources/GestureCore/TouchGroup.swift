@@ -378,19 +378,7 @@ struct TouchGroup: Sendable {
 
     /// The nearest panel edge within `edge.band` of a point, if any.
     private func edgeAt(x: Double, y: Double) -> PanelEdge? {
-        var best: PanelEdge?
-        var bestDistance = t.edgeBand
-        func consider(_ e: PanelEdge, _ d: Double) {
-            if d <= bestDistance {
-                best = e
-                bestDistance = d
-            }
-        }
-        consider(.left, x)
-        consider(.right, width - x)
-        consider(.top, y)
-        consider(.bottom, height - y)
-        return best
+        PanelEdge.at(x: x, y: y, width: width, height: height, band: t.edgeBand)
     }
 
     /// Adds this frame's centroid motion (over members down in both frames) to

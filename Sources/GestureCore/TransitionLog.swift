@@ -3,6 +3,7 @@ public struct Transition: Sendable, Hashable, CustomStringConvertible {
     public enum Machine: String, Sendable, Hashable {
         case touchGroup = "touch-group"
         case tapSequence = "tap-sequence"
+        case claimer
     }
     public var machine: Machine
     public var from: String
@@ -50,6 +51,7 @@ extension Transition.Machine {
         switch self {
         case .touchGroup: TouchGroup.State.allCases.map(\.rawValue)
         case .tapSequence: TapSequence.State.allCases.map(\.rawValue)
+        case .claimer: Claimer.State.allCases.map(\.rawValue)
         }
     }
 
@@ -59,6 +61,7 @@ extension Transition.Machine {
         switch self {
         case .touchGroup: TouchGroup.Event.allCases.map(\.rawValue) + ["all-up"]
         case .tapSequence: TapSequence.Event.allCases.map(\.rawValue)
+        case .claimer: Claimer.Event.allCases.map(\.rawValue)
         }
     }
 }

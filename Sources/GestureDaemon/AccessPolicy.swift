@@ -55,32 +55,31 @@ package struct AccessPolicy: Sendable, Equatable {
 
     package var isOpen: Bool { users.isEmpty && groups.isEmpty }
 
-    /// Whether a client of `uid` receives gestures (and may type keys) while
-    /// the seat is `seat` (nil: nobody watches the seat, `deliver =
-    /// "everyone"`). root, the daemon's user and `any-session-users` always
-    /// do; others only while their session is the active one. Where logind
-    /// cannot be asked there are no sessions to tell apart, and everyone
-    /// does; until it has answered, only those who always do.
-    package func atScreen(_ uid: uid_t, seat: SeatWatcher.State?) -> Bool {
+    /// Whether a client of `uid` receives gestures (and may type keys and
+    /// take touches) while the seat is `seat` (nil: nobody watches the
+    /// seat, `deliver = "everyone"`). root, the daemon's user and
+    /// `any-session-users` always do; others only while logind says their
+    /// session is the active one. It fails closed: while logind has not
+    /// answered, has failed or is not there, nobody else does.
+    package func atScreen(_ uid: uid_t, seat: SeatState?) -> Bool {
         if deliverToEveryone || uid == 0 || uid == geteuid() || anySession.contains(uid) { return true }
-        switch seat {
-        case nil, .unavailable: return true
-        case .waiting, .nobody: return false
-        case .active(let active): return uid == active
-        }
+        return Self.active(uid, seat: seat)
     }
 
     /// Whether a client of `uid` may say how the screen is turned: root, the
     /// daemon's user, and the user whose session is active on the seat.
     /// Unlike `atScreen`, `any-session-users` do not make a user's word
-    /// count. Where no seat is watched (`deliver = "everyone"`) or logind
-    /// cannot be asked, there are no sessions to tell apart, and every
-    /// allowed client may.
-    package func mayTurn(_ uid: uid_t, seat: SeatWatcher.State?) -> Bool {
+    /// count. Where no seat is watched (`deliver = "everyone"`) every
+    /// allowed client may; while the seat is not known, no other may.
+    package func mayTurn(_ uid: uid_t, seat: SeatState?) -> Bool {
         if uid == 0 || uid == geteuid() { return true }
+        return Self.active(uid, seat: seat)
+    }
+
+    private static func active(_ uid: uid_t, seat: SeatState?) -> Bool {
         switch seat {
-        case nil, .unavailable: return true
-        case .waiting, .nobody: return false
+        case nil: return true
+        case .waiting, .nobody, .unavailable: return false
         case .active(let active): return uid == active
         }
     }

@@ -6,32 +6,38 @@ import SystemPackage
     import Glibc
 #endif
 
-/// What the daemon's two sd-bus watchers (`SeatWatcher`, `SensorWatcher`)
-/// do alike: ask for a property without waiting, and read the answers.
+/// Reading and writing sd-bus messages, for the daemon's watchers.
 enum BusMessage {
-    /// Calls `org.freedesktop.DBus.Properties.Get(interface, property)` on
-    /// `service`'s `path`, within a second; the reply goes to `handler`
-    /// with `userdata`. `slot` is the question's: the one pending there is
-    /// dropped first, which cancels it, so no late answer to an older
-    /// question is taken.
-    static func getProperty(
-        _ bus: OpaquePointer?, _ service: String, _ path: String, _ interface: String, _ property: String,
-        _ handler: sd_bus_message_handler_t, _ userdata: UnsafeMutableRawPointer, slot: inout OpaquePointer?
-    ) {
-        sd_bus_slot_unref(slot)
-        slot = nil
-        guard let bus else { return }
+    /// The bus driver's name: the sender of its signals (`NameOwnerChanged`)
+    /// and of its replies, which no client can take.
+    static let driver = "org.freedesktop.DBus"
+
+    /// A new method call of `member` on `destination`'s `path`, with string
+    /// arguments; nil if sd-bus cannot make it.
+    static func call(
+        _ bus: OpaquePointer?, _ destination: String, _ path: String, _ interface: String, _ member: String,
+        _ arguments: [String] = []
+    ) -> OpaquePointer? {
+        guard let bus else { return nil }
         var m: OpaquePointer?
-        guard
-            sd_bus_message_new_method_call(bus, &m, service, path, "org.freedesktop.DBus.Properties", "Get") >= 0,
-            let m
-        else { return }
-        defer { sd_bus_message_unref(m) }
-        _ = interface.withCString { sd_bus_message_append_basic(m, CChar(UInt8(ascii: "s")), $0) }
-        _ = property.withCString { sd_bus_message_append_basic(m, CChar(UInt8(ascii: "s")), $0) }
-        // A second at most: a service answers in microseconds, or is not there.
-        _ = sd_bus_call_async(bus, &slot, m, handler, userdata, 1_000_000)
+        guard sd_bus_message_new_method_call(bus, &m, destination, path, interface, member) >= 0, let m else { return nil }
+        for a in arguments { _ = a.withCString { sd_bus_message_append_basic(m, CChar(UInt8(ascii: "s")), $0) } }
+        return m
     }
+
+    /// Sends `m` (and lets it go); its reply goes to `handler` with
+    /// `userdata`, within `timeout` µs, under `slot`.
+    static func send(
+        _ bus: OpaquePointer?, _ m: OpaquePointer?, _ handler: sd_bus_message_handler_t, _ userdata: UnsafeMutableRawPointer,
+        slot: inout OpaquePointer?, timeout: UInt64 = 1_000_000
+    ) {
+        guard let bus, let m else { return }
+        defer { sd_bus_message_unref(m) }
+        _ = sd_bus_call_async(bus, &slot, m, handler, userdata, timeout)
+    }
+
+    /// The unique name of whoever sent `m` (the bus driver sets it: nobody can forge it).
+    static func sender(_ m: OpaquePointer) -> String? { sd_bus_message_get_sender(m).map { String(cString: $0) } }
 
     /// The error of a reply, as text; nil when it is not one.
     static func error(of m: OpaquePointer) -> String? {
@@ -41,6 +47,9 @@ enum BusMessage {
         let message = e.pointee.message.map { String(cString: $0) } ?? ""
         return message.isEmpty ? name : "\(name): \(message)"
     }
+
+    /// Whether the error of `m` is `name`.
+    static func isError(_ m: OpaquePointer, _ name: String) -> Bool { sd_bus_message_is_method_error(m, name) != 0 }
 
     /// Reads a string-like basic value (`s`, `o`) at the message's position.
     static func readString(_ m: OpaquePointer, _ type: UInt8) -> String? {
@@ -54,34 +63,149 @@ enum BusMessage {
     }
 }
 
+/// One question a watcher asks a service again and again: at most one is
+/// under way; asked again meanwhile, it is asked once more when the answer
+/// comes. However many signals say "ask again", the service gets one
+/// question at a time.
+struct BusQuestion {
+    var slot: OpaquePointer?
+    var again = false
+
+    var underWay: Bool { slot != nil }
+
+    /// The answer came (or the question was dropped): whether to ask again.
+    mutating func answered() -> Bool {
+        sd_bus_slot_unref(slot)
+        slot = nil
+        defer { again = false }
+        return again
+    }
+
+    /// Drops the question under way (its answer is not taken).
+    mutating func drop() {
+        sd_bus_slot_unref(slot)
+        slot = nil
+        again = false
+    }
+}
+
 /// What the daemon's sd-bus watchers share: a connection to the system bus
 /// followed inside the daemon's loop (its descriptor in the loop's set, its
-/// timeout among the deadlines), and a state whose changes the loop takes.
-/// A subclass adds its matches and calls, and closes its slots before
-/// `close`.
-package class BusWatcher<State: Equatable & Sendable> {
-    package private(set) var state: State
-    /// The state changed since the last `takeChange`.
-    var changed = false
+/// timeout among the deadlines) and one service watched on it.
+///
+/// Only the service's own messages count: the watcher learns the unique
+/// name that owns the service's name from the bus driver (`GetNameOwner`,
+/// then each `NameOwnerChanged` the driver sends), calls that name, and
+/// takes a signal or a reply only from it. Anyone on the bus can send
+/// anyone a signal that looks like the service's; only the bus sets a
+/// message's sender.
+///
+/// A subclass asks its questions in `serviceCame`, forgets in
+/// `serviceLeft`, and closes its slots before `close`.
+package class BusConnection {
     var bus: OpaquePointer?
-    /// The state that says the bus failed, and why.
-    private let unavailable: (String) -> State
+    /// The service watched, and the unique name that owns it (nil: none now, or not known yet).
+    let service: String
+    private(set) var owner: String?
+    private var ownerQuestion = BusQuestion()
+    private var ownerMatch: OpaquePointer?
 
-    /// Connects to the system bus; without one the state is `unavailable`.
-    init(_ initial: State, unavailable: @escaping (String) -> State) {
-        state = initial
-        self.unavailable = unavailable
+    /// Connects to the system bus (see `connected`).
+    init(service: String) {
+        self.service = service
         var b: OpaquePointer?
         let r = sd_bus_open_system(&b)
         if r >= 0, let b {
             bus = b
         } else {
-            state = unavailable("no system bus (\(Errno(rawValue: -r)))")
+            failed("no system bus (\(Errno(rawValue: -r)))")
         }
+    }
+
+    /// Starts following the service's owner (the subclass calls it once
+    /// its own setup is done).
+    func follow() {
+        guard bus != nil else { return }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let match =
+            "type='signal',sender='\(BusMessage.driver)',path='/org/freedesktop/DBus',interface='\(BusMessage.driver)',member='NameOwnerChanged',arg0='\(service)'"
+        _ = sd_bus_add_match_async(bus, &ownerMatch, match, BusConnection.onOwnerChanged, nil, me)
+        let m = BusMessage.call(bus, BusMessage.driver, "/org/freedesktop/DBus", BusMessage.driver, "GetNameOwner", [service])
+        BusMessage.send(bus, m, BusConnection.onOwner, me, slot: &ownerQuestion.slot)
+    }
+
+    private static func connection(_ userdata: UnsafeMutableRawPointer?) -> BusConnection {
+        Unmanaged<BusConnection>.fromOpaque(userdata!).takeUnretainedValue()
+    }
+
+    private static let onOwner: sd_bus_message_handler_t = { m, userdata, _ in
+        let me = connection(userdata)
+        _ = me.ownerQuestion.answered()
+        guard let m, BusMessage.sender(m) == BusMessage.driver else { return 0 }
+        if BusMessage.isError(m, "org.freedesktop.DBus.Error.NameHasNoOwner") {
+            me.owned(by: nil)
+        } else if let error = BusMessage.error(of: m) {
+            me.failed("the bus did not say who serves \(me.service): \(error)")
+        } else if let name = BusMessage.readString(m, UInt8(ascii: "s")) {
+            me.owned(by: name)
+        }
+        return 0
+    }
+
+    /// `NameOwnerChanged(name, old, new)` from the bus driver: the service
+    /// left (`new` empty) or came (again).
+    private static let onOwnerChanged: sd_bus_message_handler_t = { m, userdata, _ in
+        let me = connection(userdata)
+        guard let m, BusMessage.sender(m) == BusMessage.driver,
+            BusMessage.readString(m, UInt8(ascii: "s")) == me.service,
+            BusMessage.readString(m, UInt8(ascii: "s")) != nil,
+            let new = BusMessage.readString(m, UInt8(ascii: "s"))
+        else { return 0 }
+        me.ownerQuestion.drop()
+        me.owned(by: new.isEmpty ? nil : new)
+        return 0
+    }
+
+    private func owned(by name: String?) {
+        guard name != owner || name == nil else { return }
+        let had = owner != nil
+        owner = name
+        if name == nil {
+            serviceLeft(had ? "left the system bus" : "is not on the system bus")
+        } else {
+            serviceCame()
+        }
+    }
+
+    /// The service has an owner now (`owner`): ask it what is needed.
+    func serviceCame() {}
+    /// Nobody owns the service now: it `left` the bus, or was never on it (`how` says which).
+    func serviceLeft(_ how: String) {}
+    /// The bus or the service failed, and why.
+    func failed(_ why: String) {}
+
+    /// Whether `m` was sent by the service's owner.
+    func fromService(_ m: OpaquePointer) -> Bool { owner != nil && BusMessage.sender(m) == owner }
+
+    /// A call of `member` on the service's owner.
+    func call(_ path: String, _ interface: String, _ member: String, _ arguments: [String] = []) -> OpaquePointer? {
+        guard let owner else { return nil }
+        return BusMessage.call(bus, owner, path, interface, member, arguments)
+    }
+
+    /// A signal match on the service's object `path`.
+    func match(
+        _ path: String, _ interface: String, _ member: String, _ handler: sd_bus_message_handler_t, slot: inout OpaquePointer?
+    ) {
+        let match = "type='signal',sender='\(service)',path='\(path)',interface='\(interface)',member='\(member)'"
+        _ = sd_bus_add_match_async(bus, &slot, match, handler, nil, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// Closes the connection (flushed first: a message written last goes out).
     func close() {
+        ownerQuestion.drop()
+        sd_bus_slot_unref(ownerMatch)
+        ownerMatch = nil
         if let bus { sd_bus_flush_close_unref(bus) }
         bus = nil
     }
@@ -92,27 +216,54 @@ package class BusWatcher<State: Equatable & Sendable> {
     /// Whether the bus has something to write (watch the descriptor for output too).
     package var wantsOutput: Bool { bus.map { sd_bus_get_events($0) & Int32(POLLOUT) != 0 } ?? false }
 
-    /// When the bus must be processed even if nothing arrives (a call's timeout).
-    package var deadline: Timestamp {
+    /// When the loop must call `process(now:)` even if nothing arrives.
+    package var deadline: Timestamp { busDeadline }
+
+    /// Reads what the bus has and does what is due by `now`.
+    package func process(now: Timestamp) { process() }
+
+    /// When the bus must be processed even if nothing arrives (a call's
+    /// timeout; at once when messages wait to be handled).
+    package var busDeadline: Timestamp {
         guard let bus else { return .never }
         var usec: UInt64 = 0
         guard sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max else { return .never }
         return Timestamp(microseconds: Int64(clamping: usec))
     }
 
-    /// Handles what the bus has (replies, signals) and writes what waits.
-    package func process() {
+    /// Handles what the bus has (replies, signals) and writes what waits;
+    /// at most `budget` messages, so that a flood of them leaves the loop
+    /// its other work (the rest waits, and the deadline is at once).
+    package func process(budget: Int = 256) {
         guard let bus else { return }
-        while true {
+        for _ in 0..<budget {
             let r = sd_bus_process(bus, nil)
             if r < 0 {
-                set(unavailable("the system bus connection failed (\(Errno(rawValue: -r)))"))
+                failed("the system bus connection failed (\(Errno(rawValue: -r)))")
                 close()
                 return
             }
             if r == 0 { return }
         }
     }
+}
+
+/// A bus watcher whose findings are a state the loop takes when it changes.
+package class BusWatcher<State: Equatable & Sendable>: BusConnection {
+    package private(set) var state: State
+    /// The state changed since the last `takeChange`.
+    var changed = false
+    /// The state that says the bus or the service failed, and why.
+    private let unavailable: (String) -> State
+
+    /// Connects to the system bus; without one the state is `unavailable`.
+    init(service: String, _ initial: State, unavailable: @escaping (String) -> State) {
+        state = initial
+        self.unavailable = unavailable
+        super.init(service: service)
+    }
+
+    override func failed(_ why: String) { set(unavailable(why)) }
 
     /// The state, if it changed since the last call.
     package func takeChange() -> State? {

@@ -23,6 +23,8 @@ package struct Client {
 
     /// The socket; -1 once closed (the client leaves the server's list at the end of the turn).
     package private(set) var fd: Int32
+    /// Its socket's token in the loop's set.
+    package let token: Readiness.Token
     /// Connection number, for the log.
     package let serial: Int
     package let pid: pid_t
@@ -55,8 +57,9 @@ package struct Client {
     private var outboxHead = 0
     let outboxLimit: Int
 
-    init(fd: Int32, serial: Int, pid: pid_t, uid: uid_t, gid: gid_t, outboxLimit: Int) {
+    init(fd: Int32, token: Readiness.Token, serial: Int, pid: pid_t, uid: uid_t, gid: gid_t, outboxLimit: Int) {
         self.fd = fd
+        self.token = token
         self.serial = serial
         self.pid = pid
         self.uid = uid

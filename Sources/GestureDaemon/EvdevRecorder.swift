@@ -86,16 +86,19 @@ package final class EvdevDevice {
         return d
     }
 
-    /// Why this is not a touchscreen, or nil when it is one: a direct-touch
-    /// device (INPUT_PROP_DIRECT) with BTN_TOUCH and absolute positions, and
-    /// not a pen. The same test udev's input_id makes for ID_INPUT_TOUCHSCREEN.
-    package var notTouchscreen: String? {
-        let d = description
+    /// Why this is not a touchscreen, or nil when it is one (`notTouchscreenReason`).
+    package var notTouchscreen: String? { Self.notTouchscreenReason(description) }
+
+    /// Why a device described so is not a touchscreen, or nil when it is
+    /// one: a direct-touch device (INPUT_PROP_DIRECT) with BTN_TOUCH and
+    /// absolute positions, and not a pen. The same test udev's input_id
+    /// makes for ID_INPUT_TOUCHSCREEN.
+    package static func notTouchscreenReason(_ d: DeviceDescription) -> String? {
         let keys = d.codes[Evdev.EV_KEY] ?? []
         if !d.hasMultitouch && !d.hasSingleTouch { return "it reports no absolute touch positions" }
         if !keys.contains(Evdev.BTN_TOUCH) { return "it has no BTN_TOUCH" }
         if !d.isDirect { return "it is not a direct-touch device (no INPUT_PROP_DIRECT: a touchpad or a tablet)" }
-        if keys.contains(0x140) && !d.hasMultitouch { return "it is a pen (BTN_TOOL_PEN)" }
+        if keys.contains(Evdev.BTN_TOOL_PEN) && !d.hasMultitouch { return "it is a pen (BTN_TOOL_PEN)" }
         return nil
     }
 }

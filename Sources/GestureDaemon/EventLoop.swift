@@ -8,16 +8,32 @@ package import ToolSupport
 #endif
 
 /// The loop's one wait: an epoll set holding every descriptor the daemon
-/// watches (the signalfd, libinput's epoll fd, the listener, each client),
-/// each added once with a token saying whose it is; a wait hands back only
-/// the ready ones, then the clock is read once for the whole turn. (A poll
-/// set handed every descriptor to the kernel, and had every one looked at,
-/// on every turn: with a hundred subscribers a hundred sockets per frame.)
+/// watches (the signalfd, libinput's epoll fd, the buses, the claimed
+/// touchscreens' queue, the listener, each client), each added once, when
+/// it opens, under a token the wait hands out (`add`): no two descriptors
+/// ever share one. A wait hands back only the ready ones, then the clock is
+/// read once for the whole turn. (A poll set handed every descriptor to the
+/// kernel, and had every one looked at, on every turn: with a hundred
+/// subscribers a hundred sockets per frame.)
+///
+/// A token names its owner (`Owner`): the turn's question "did anything of
+/// the server's wake it?" is one bit test.
 ///
 /// Level-triggered, as `poll` is: a descriptor left unread is ready again
 /// at the next wait.
 package final class Readiness {
-    package typealias Token = UInt64
+    /// Whose a descriptor is.
+    package enum Owner: UInt8, CaseIterable, Sendable {
+        case signals, libinput, seat, sensor, claimed, listener, client, tabletMode
+    }
+
+    /// A descriptor's name in the set: its owner and a number no other
+    /// descriptor added to this set had.
+    package struct Token: Hashable, Sendable, CustomStringConvertible {
+        package let rawValue: UInt64
+        package var owner: Owner { Owner(rawValue: UInt8(rawValue >> 56)) ?? .client }
+        package var description: String { "\(owner)#\(rawValue & 0x00ff_ffff_ffff_ffff)" }
+    }
 
     /// What a descriptor is watched for, and what a wait says happened to it.
     package static let input = UInt32(CLINUX_EPOLLIN)
@@ -33,16 +49,12 @@ package final class Readiness {
     /// look-up, for storage nothing else ever shares).
     private let tokens = UnsafeMutablePointer<UInt64>.allocate(capacity: Readiness.capacity)
     private let events = UnsafeMutablePointer<UInt32>.allocate(capacity: Readiness.capacity)
-    /// Only the loop's thread reads and writes these, and no caller holds
-    /// them across a call: no run-time exclusivity check at each wait (for
-    /// the per-frame instruction budget, `daemon-cost.sh --callgrind`).
-    @exclusivity(unchecked) private var fd: Int32
-    @exclusivity(unchecked) private var count = 0
-    /// Of the last wait, tokens below 64 found readable, one bit each (the
-    /// sources' and the listener's, asked for on every turn), and the
-    /// largest token found ready.
-    @exclusivity(unchecked) private var readableBelow64: UInt64 = 0
-    @exclusivity(unchecked) private var largestReady: Token = 0
+    private var fd: Int32
+    private var count = 0
+    /// Of the last wait, the owners with a descriptor ready, one bit each.
+    private var readyOwners: UInt32 = 0
+    /// The number the next token gets.
+    private var next: UInt64 = 1
 
     package init() throws(SetupError) {
         fd = clinux_epoll_create()
@@ -60,14 +72,32 @@ package final class Readiness {
     }
 
     /// Watches `descriptor` for `events` (EPOLLIN, EPOLLOUT; hang-ups and
-    /// errors always), reported with `token`.
-    package func add(_ descriptor: Int32, _ events: UInt32, token: Token) -> Errno? {
-        clinux_epoll_ctl(fd, Int32(CLINUX_EPOLL_CTL_ADD), descriptor, events, token) == 0 ? nil : Errno.last
+    /// errors always), reported under the token it returns.
+    package func add(_ descriptor: Int32, _ events: UInt32, owner: Owner) -> Result<Token, Errno> {
+        let token = Token(rawValue: UInt64(owner.rawValue) << 56 | next)
+        guard clinux_epoll_ctl(fd, Int32(CLINUX_EPOLL_CTL_ADD), descriptor, events, token.rawValue) == 0 else {
+            return .failure(Errno.last)
+        }
+        next += 1
+        return .success(token)
+    }
+
+    /// `add`, as a setup step: an error names `what`.
+    package func watch(
+        _ descriptor: Int32, _ what: String, owner: Owner, output: Bool = false
+    ) throws(SetupError)
+        -> Token
+    {
+        switch add(descriptor, Self.input | (output ? Self.output : 0), owner: owner) {
+        case .success(let t): return t
+        case .failure(let e): throw SetupError("cannot watch \(what): \(e)")
+        }
     }
 
     /// Watches `descriptor` for other `events` from now on.
+    @discardableResult
     package func change(_ descriptor: Int32, _ events: UInt32, token: Token) -> Errno? {
-        clinux_epoll_ctl(fd, Int32(CLINUX_EPOLL_CTL_MOD), descriptor, events, token) == 0 ? nil : Errno.last
+        clinux_epoll_ctl(fd, Int32(CLINUX_EPOLL_CTL_MOD), descriptor, events, token.rawValue) == 0 ? nil : Errno.last
     }
 
     /// Stops watching `descriptor` (closing it does the same).
@@ -77,16 +107,15 @@ package final class Readiness {
 
     /// What happened to the descriptor of `token` in the last wait (0: nothing).
     package func events(_ token: Token) -> UInt32 {
-        for i in 0..<count where tokens[i] == token { return events[i] }
+        guard readyOwners & (1 << UInt32(token.owner.rawValue)) != 0 else { return 0 }
+        for i in 0..<count where tokens[i] == token.rawValue { return events[i] }
         return 0
     }
 
-    package func readable(_ token: Token) -> Bool {
-        token < 64 ? readableBelow64 & (1 << token) != 0 : events(token) & Self.input != 0
-    }
+    package func readable(_ token: Token) -> Bool { events(token) & Self.input != 0 }
 
-    /// Whether the last wait found a descriptor ready whose token is `token` or above.
-    package func anyReady(from token: Token) -> Bool { count > 0 && largestReady >= token }
+    /// Whether the last wait found a descriptor of `owner` ready.
+    package func anyReady(_ owner: Owner) -> Bool { readyOwners & (1 << UInt32(owner.rawValue)) != 0 }
 
     /// The peer hung up or the descriptor failed.
     package func hungUp(_ token: Token) -> Bool { events(token) & Self.hangUp != 0 }
@@ -94,8 +123,7 @@ package final class Readiness {
     /// Waits until a descriptor is ready or `deadline` passes (`.never`: no
     /// deadline; `maxWait` microseconds at most, when given) and returns the
     /// time, read once. A signal's interruption is a turn with nothing ready;
-    /// another failure is returned with the time. (Inlined into the turn.)
-    @inline(__always)
+    /// another failure is returned with the time.
     package func wait(
         until deadline: Timestamp, clock: LoopClock, maxWait: Int64? = nil
     ) -> (now: Timestamp, error: Int32?) {
@@ -108,15 +136,9 @@ package final class Readiness {
         } else {
             count = Int(n)
         }
-        var readable: UInt64 = 0
-        var largest: Token = 0
-        for i in 0..<count {
-            let token = tokens[i]
-            if token < 64 && events[i] & Self.input != 0 { readable |= 1 << token }
-            largest = max(largest, token)
-        }
-        readableBelow64 = readable
-        largestReady = largest
+        var owners: UInt32 = 0
+        for i in 0..<count { owners |= 1 << UInt32(tokens[i] >> 56) }
+        readyOwners = owners
         return (clock.now, failure)
     }
 

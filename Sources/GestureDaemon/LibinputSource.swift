@@ -170,10 +170,13 @@ package final class LibinputSource {
     fileprivate func openRestricted(_ path: String, flags: Int32) -> Int32 {
         var st = stat()
         guard stat(path, &st) == 0 else { return -errno }
-        guard (st.st_mode & S_IFMT) == S_IFCHR, let dev = udev_device_new_from_devnum(udev, CChar(UInt8(ascii: "c")), st.st_rdev)
-        else {
+        guard (st.st_mode & S_IFMT) == S_IFCHR else {
             logger.notice("refused \(path): not a character device")
             return -EACCES
+        }
+        guard let dev = udev_device_new_from_devnum(udev, CChar(UInt8(ascii: "c")), st.st_rdev) else {
+            let e = Errno.last
+            return -outOfDescriptors(path, e, or: "udev knows nothing of it (\(e))", EACCES)
         }
         defer { udev_device_unref(dev) }
         // A clone a claimed touchscreen's frames go through (this daemon's
@@ -199,7 +202,24 @@ package final class LibinputSource {
         // Read-only, whatever libinput asks: the daemon writes nothing to a
         // touchscreen, and its user may only read them (74-gestured.rules).
         let fd = open(path, (flags & ~O_ACCMODE) | O_RDONLY | O_CLOEXEC)
-        return fd >= 0 ? fd : -errno
+        if fd >= 0 { return fd }
+        let e = Errno.last
+        return -outOfDescriptors(path, e, or: nil, e.rawValue)
+    }
+
+    /// The errno to give libinput for `path` after `e`: at the process's
+    /// descriptor limit it is said as such (a touchscreen plugged in then
+    /// is not used: the log says what to do); otherwise `why` is logged,
+    /// if given, and `otherwise` returned.
+    private func outOfDescriptors(_ path: String, _ e: Errno, or why: String?, _ otherwise: Int32) -> Int32 {
+        if e == .tooManyOpenFiles || e == .tooManyOpenFilesInSystem {
+            logger.error(
+                "cannot open \(path): out of file descriptors (\(e)); it is not used. Lower max-clients in [daemon] or raise LimitNOFILE=, then plug it in again or restart gestured"
+            )
+            return e.rawValue
+        }
+        if let why { logger.notice("refused \(path): \(why)") }
+        return otherwise
     }
 
     // MARK: Events
@@ -459,31 +479,25 @@ package final class LibinputSource {
         _ = libinput_device_config_send_events_set_mode(handle, LIBINPUT_CONFIG_SEND_EVENTS_ENABLED.rawValue)
     }
 
-    /// After a reload: the touchscreens present that are to be claimed now
-    /// (as requests, taken with `takeClaimRequests`), and those claimed that
-    /// are to be let go.
-    package func reconsiderClaims() -> [GestureCore.DeviceID] {
-        var release: [GestureCore.DeviceID] = []
+    /// After a reload: the touchscreens present that are to be claimed now,
+    /// as requests (taken with `takeClaimRequests`). One claimed before is
+    /// the daemon's to read raw from then on, claimed or not.
+    package func reconsiderClaims() {
         for (index, handle) in handles.enumerated() {
-            guard let handle else { continue }
+            guard let handle, !claimedIndexes.contains(index) else { continue }
             let info = infos[index]
-            let wanted = configuration.claims(
-                name: String(cString: libinput_device_get_name(handle)), vendorProduct: info.vendorProduct)
-            if wanted && !claimedIndexes.contains(index) {
-                let sections = configuration.sections(forName: info.name, vendorProduct: info.vendorProduct)
-                var g = PanelGeometry(
-                    minX: 0, maxX: 1, minY: 0, maxY: 1,
-                    width: info.rotation % 180 == 0 ? info.width : info.height,
-                    height: info.rotation % 180 == 0 ? info.height : info.width, source: info.sizeSource)
-                g.rotation = info.rotation
-                g.flipX = sections.compactMap(\.flipX).last ?? false
-                g.flipY = sections.compactMap(\.flipY).last ?? false
-                claim(index, geometry: g)
-            } else if !wanted && claimedIndexes.contains(index) {
-                release.append(info.id)
-            }
+            guard configuration.claims(name: String(cString: libinput_device_get_name(handle)), vendorProduct: info.vendorProduct)
+            else { continue }
+            let sections = configuration.sections(forName: info.name, vendorProduct: info.vendorProduct)
+            var g = PanelGeometry(
+                minX: 0, maxX: 1, minY: 0, maxY: 1,
+                width: info.rotation % 180 == 0 ? info.width : info.height,
+                height: info.rotation % 180 == 0 ? info.height : info.width, source: info.sizeSource)
+            g.rotation = info.rotation
+            g.flipX = sections.compactMap(\.flipX).last ?? false
+            g.flipY = sections.compactMap(\.flipY).last ?? false
+            claim(index, geometry: g)
         }
-        return release
     }
 }
 

@@ -1,4 +1,6 @@
 package import CLinux
+package import GestureConfiguration
+package import Logging
 import SystemPackage
 import ToolSupport
 
@@ -12,6 +14,24 @@ package struct Listener {
     package let path: String
     /// Bound here (so removed at exit), not passed by systemd.
     package let ownsPath: Bool
+
+    /// The socket systemd passed, else one bound at `named` (nil: the
+    /// default path, whose directory is made when missing) with the
+    /// mode of `settings` and `group`.
+    package static func open(
+        named: String?, settings: DaemonSettings, group: gid_t?, logger: Logger
+    ) throws(SetupError) -> Listener {
+        if let passed = Listener.fromSystemd(warn: { logger.warning("\($0)") }) {
+            logger.info("listening on \(passed.path) (socket from systemd)")
+            return passed
+        }
+        guard let path = named ?? Listener.defaultPath() else {
+            throw SetupError("no socket path: XDG_RUNTIME_DIR is not set; pass --socket PATH or set socket in [daemon]")
+        }
+        let listener = try Listener.bind(path: path, mode: settings.socketMode, group: group, createDirectory: named == nil)
+        logger.info("listening on \(path)")
+        return listener
+    }
 
     /// The first listening stream socket systemd passed (`LISTEN_FDS`), if any.
     /// Takes the fds and clears the variables so children do not see them.
@@ -93,7 +113,7 @@ package struct Listener {
                 throw SetupError("cannot create \(directory)", Errno.last)
             }
         }
-        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let dirFD = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dirFD >= 0 else { throw SetupError("\(directory)", Errno.last) }
         defer { Glibc.close(dirFD) }
         guard fstat(dirFD, &st) == 0 else { throw SetupError("\(directory)", Errno.last) }

@@ -216,7 +216,9 @@ package struct Outbound: GestureSink {
             guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, &fds) == 0 else {
                 return nil
             }
-            var c = Client(fd: fds[0], serial: i, pid: 0, uid: 0, gid: 0, outboxLimit: 1 << 20)
+            var c = Client(
+                fd: fds[0], token: Readiness.Token(rawValue: UInt64(i)), serial: i, pid: 0, uid: 0, gid: 0,
+                outboxLimit: 1 << 20)
             c.state = .subscribed
             clients.append(c)
             peers.append(fds[1])

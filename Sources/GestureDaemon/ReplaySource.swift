@@ -29,7 +29,31 @@ package final class ReplaySource {
     /// The trace could not be read on: the device is gone.
     package private(set) var failed = false
     private var warningsLogged = 0
-    package private(set) var rounds = 0
+
+    /// Loads the trace at `path` (its geometry and thresholds from
+    /// `configuration`, its size `size` if the panel reports none).
+    package convenience init(
+        path: String, size: (width: Double, height: Double)?, configuration: Configuration, id: DeviceID, speed: Double,
+        loop: Bool, logger: Logger
+    ) throws(SetupError) {
+        let loaded: LoadedTrace
+        do {
+            guard let first = try TraceLoader.load(path, desc: nil, size: size, configuration: configuration).first else {
+                throw SetupError("\(path): no device in the trace")
+            }
+            loaded = first
+        } catch let e as SetupError {
+            throw e
+        } catch {
+            throw SetupError("\(error)")
+        }
+        if loaded.geometry.source == .fallback {
+            logger.warning(
+                "\(path): no size known; assuming \(NumberText.fixed(loaded.geometry.screenWidth, 1)) x \(NumberText.fixed(loaded.geometry.screenHeight, 1)) mm; pass --size WxH"
+            )
+        }
+        self.init(loaded: loaded, path: path, id: id, speed: speed, loop: loop, logger: logger)
+    }
 
     package init(loaded: LoadedTrace, path: String, id: DeviceID, speed: Double, loop: Bool, logger: Logger) {
         trace = loaded.trace
@@ -91,7 +115,6 @@ package final class ReplaySource {
                 index += 1
                 if let f = try assembler.feed(e) { events.frame(f) }
                 if index == trace.events.count && loop {
-                    rounds += 1
                     origin = time + gap
                     index = 0
                     warningsLogged = 0

@@ -1,4 +1,5 @@
 import CSystemd
+package import GestureCore
 
 #if canImport(Glibc)
     import Glibc
@@ -11,6 +12,14 @@ import CSystemd
 /// loop's set and its timeout among the deadlines, and every call is
 /// asynchronous, so a slow or absent logind never holds up a frame.
 ///
+/// It fails closed: until logind has answered, and whenever it errs, does
+/// not answer within a second, leaves the bus or answers with something
+/// else than it should, the state says so (`waiting`, `unavailable`) and
+/// nobody counts as at the screen. Only logind's own signals and answers
+/// are taken (`BusWatcher`); however many signals ask it to, it has one
+/// question under way at a time, and after a failure it asks again after a
+/// second, then two, up to thirty.
+///
 /// `$DBUS_SYSTEM_BUS_ADDRESS` points it at another bus (the tests' private
 /// one, where python-dbusmock plays logind).
 package final class SeatWatcher: BusWatcher<SeatState> {
@@ -18,32 +27,33 @@ package final class SeatWatcher: BusWatcher<SeatState> {
 
     package let seat: String
 
-    /// The signal match, the call asking for the active session and the
-    /// one asking whose it is. A new question drops the pending one's slot,
-    /// which cancels it: no late answer about an older session is taken.
     private var matchSlot: OpaquePointer?
-    private var activeSlot: OpaquePointer?
-    private var userSlot: OpaquePointer?
+    /// The question under way: the seat's active session, then its user.
+    private var question = BusQuestion()
+    /// After a failure: ask again at `retryAt`, waiting `backoff` the next time.
+    private var failedSinceProcess = false
+    private var retryAt = Timestamp.never
+    private var backoff = SeatWatcher.firstBackoff
+    static let firstBackoff = Timestamp.Duration.milliseconds(1000)
+    static let lastBackoff = Timestamp.Duration.milliseconds(30_000)
 
-    private static let service = "org.freedesktop.login1"
+    static let login1 = "org.freedesktop.login1"
 
     /// Connects to the system bus; without one the state is `unavailable`.
     package init(seat: String) {
         self.seat = seat
-        super.init(.waiting, unavailable: { .unavailable($0) })
+        super.init(service: Self.login1, .waiting, unavailable: { .unavailable($0) })
         guard bus != nil else { return }
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        let match =
-            "type='signal',sender='\(Self.service)',path='\(seatPath)',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'"
-        _ = sd_bus_add_match_async(bus, &matchSlot, match, Self.onSeatChanged, nil, me)
-        askActiveSession()
+        match(seatPath, "org.freedesktop.DBus.Properties", "PropertiesChanged", Self.onSeatChanged, slot: &matchSlot)
+        follow()
     }
 
     deinit { close() }
 
     override func close() {
-        for slot in [matchSlot, activeSlot, userSlot] { sd_bus_slot_unref(slot) }
-        (matchSlot, activeSlot, userSlot) = (nil, nil, nil)
+        question.drop()
+        sd_bus_slot_unref(matchSlot)
+        matchSlot = nil
         super.close()
     }
 
@@ -57,27 +67,69 @@ package final class SeatWatcher: BusWatcher<SeatState> {
         return String(cString: out)
     }
 
-    // MARK: Calls
+    /// When the loop must call `process`: a call's timeout, or the next try after a failure.
+    override package var deadline: Timestamp { min(busDeadline, retryAt) }
 
-    private func getProperty(
-        _ path: String, _ interface: String, _ property: String, _ handler: sd_bus_message_handler_t,
-        slot: inout OpaquePointer?
-    ) {
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        BusMessage.getProperty(bus, Self.service, path, interface, property, handler, me, slot: &slot)
+    /// Reads what the bus has; asks again when a failure's wait is over.
+    override package func process(now: Timestamp) {
+        process()
+        if failedSinceProcess {
+            failedSinceProcess = false
+            retryAt = now + backoff
+            backoff = min(Timestamp.Duration(microseconds: backoff.microseconds * 2), Self.lastBackoff)
+        }
+        if now >= retryAt {
+            retryAt = .never
+            ask()
+        }
     }
 
-    private func askActiveSession() {
-        getProperty(seatPath, "org.freedesktop.login1.Seat", "ActiveSession", Self.onActiveSession, slot: &activeSlot)
+    override func serviceCame() { ask() }
+
+    override func serviceLeft(_ how: String) {
+        question.drop()
+        set(.unavailable("logind (\(Self.login1)) \(how)"))
+    }
+
+    // MARK: Questions
+
+    private func ask() {
+        guard owner != nil else { return }
+        if question.underWay {
+            question.again = true
+            return
+        }
+        let m = call(
+            seatPath, "org.freedesktop.DBus.Properties", "Get", ["org.freedesktop.login1.Seat", "ActiveSession"])
+        BusMessage.send(bus, m, Self.onActiveSession, Unmanaged.passUnretained(self).toOpaque(), slot: &question.slot)
+    }
+
+    /// The question ended in `new` (a failure: `why`); asked again meanwhile, it is asked again now.
+    private func answered(_ new: State) {
+        if case .unavailable = new {
+            failedSinceProcess = true
+        } else {
+            backoff = Self.firstBackoff
+        }
+        set(new)
+        if question.answered() { ask() }
+    }
+
+    /// A reply's failure, or nil: an error, or an answer not from logind.
+    private func failure(of m: OpaquePointer, _ what: String) -> String? {
+        if let error = BusMessage.error(of: m) { return "logind did not say \(what): \(error)" }
+        if !fromService(m) { return "an answer about \(what) came from \(BusMessage.sender(m) ?? "nobody"), not logind" }
+        return nil
     }
 
     private static func watcher(_ userdata: UnsafeMutableRawPointer?) -> SeatWatcher {
         Unmanaged<SeatWatcher>.fromOpaque(userdata!).takeUnretainedValue()
     }
 
-    /// The seat's properties changed: ask again which session is active.
-    private static let onSeatChanged: sd_bus_message_handler_t = { _, userdata, _ in
-        watcher(userdata).askActiveSession()
+    /// The seat's properties changed (logind said so): ask again.
+    private static let onSeatChanged: sd_bus_message_handler_t = { m, userdata, _ in
+        let me = watcher(userdata)
+        if let m, me.fromService(m) { me.ask() }
         return 0
     }
 
@@ -85,24 +137,26 @@ package final class SeatWatcher: BusWatcher<SeatState> {
     private static let onActiveSession: sd_bus_message_handler_t = { m, userdata, _ in
         let me = watcher(userdata)
         guard let m else { return 0 }
-        if let error = BusMessage.error(of: m) {
-            me.set(.unavailable("logind did not answer for \(me.seat): \(error)"))
+        if let why = me.failure(of: m, "the active session of \(me.seat)") {
+            me.answered(.unavailable(why))
             return 0
         }
         guard BusMessage.enter(m, UInt8(ascii: "v"), "(so)"), BusMessage.enter(m, UInt8(ascii: "r"), "so"),
             BusMessage.readString(m, UInt8(ascii: "s")) != nil,
             let path = BusMessage.readString(m, UInt8(ascii: "o"))
         else {
-            me.set(.unavailable("logind's ActiveSession of \(me.seat) is not (so)"))
+            me.answered(.unavailable("logind's ActiveSession of \(me.seat) is not (so)"))
             return 0
         }
         if path == "/" {
-            sd_bus_slot_unref(me.userSlot)
-            me.userSlot = nil
-            me.set(.nobody)
-        } else {
-            me.getProperty(path, "org.freedesktop.login1.Session", "User", onSessionUser, slot: &me.userSlot)
+            me.answered(.nobody)
+            return 0
         }
+        // The same question goes on: whose the session is.
+        sd_bus_slot_unref(me.question.slot)
+        me.question.slot = nil
+        let q = me.call(path, "org.freedesktop.DBus.Properties", "Get", ["org.freedesktop.login1.Session", "User"])
+        BusMessage.send(me.bus, q, onSessionUser, Unmanaged.passUnretained(me).toOpaque(), slot: &me.question.slot)
         return 0
     }
 
@@ -110,18 +164,18 @@ package final class SeatWatcher: BusWatcher<SeatState> {
     private static let onSessionUser: sd_bus_message_handler_t = { m, userdata, _ in
         let me = watcher(userdata)
         guard let m else { return 0 }
-        if let error = BusMessage.error(of: m) {
-            me.set(.unavailable("logind did not say whose the active session is: \(error)"))
+        if let why = me.failure(of: m, "whose the active session is") {
+            me.answered(.unavailable(why))
             return 0
         }
         var uid: UInt32 = 0
         guard BusMessage.enter(m, UInt8(ascii: "v"), "(uo)"), BusMessage.enter(m, UInt8(ascii: "r"), "uo"),
             sd_bus_message_read_basic(m, CChar(UInt8(ascii: "u")), &uid) > 0
         else {
-            me.set(.unavailable("logind's session User is not (uo)"))
+            me.answered(.unavailable("logind's session User is not (uo)"))
             return 0
         }
-        me.set(.active(uid))
+        me.answered(.active(uid))
         return 0
     }
 }
@@ -130,7 +184,7 @@ package final class SeatWatcher: BusWatcher<SeatState> {
 package enum SeatState: Equatable, Sendable {
     /// Asked, no answer yet.
     case waiting
-    /// No system bus, or no logind on it: sessions cannot be told apart.
+    /// No system bus, no logind on it, or it failed: nobody is known to be at the screen.
     case unavailable(String)
     /// This user's session is the active one.
     case active(UInt32)

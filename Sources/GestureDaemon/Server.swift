@@ -29,6 +29,11 @@ package struct Server {
     static let acceptTime = Timestamp.Duration(microseconds: 2000)
     /// Requests one client may have answered in one turn of the loop.
     static let requestBudget = 64
+    /// The longest the clients' requests are answered in one turn; the
+    /// client whose request ran past it goes first in the next.
+    static let requestTime = Timestamp.Duration(microseconds: 2000)
+    /// Where the next turn starts answering (`requestTime`).
+    private var firstServed = 0
     /// While this much of its output waits unsent, a client's requests wait
     /// too: one that does not read its answers cannot make the daemon queue more.
     static let answerBound = 16 * 1024
@@ -58,7 +63,7 @@ package struct Server {
     private var access: AccessPolicy
     private var settings: DaemonSettings
     /// Who is at the seat's screen (nil: nobody asks, `deliver = "everyone"`).
-    private var seat: SeatWatcher.State?
+    private var seat: SeatState?
     /// The daemon's keyboard, made for the first client that will type.
     private var keyboard: VirtualKeyboard?
     /// Why the keyboard could not be made, and when that was tried (not again for a while).
@@ -88,13 +93,14 @@ package struct Server {
     /// A descriptor kept open so that, at the process's descriptor limit, a
     /// waiting connection can still be accepted and told why it is refused.
     private var spareFD: Int32 = -1
-    /// The listener is not polled until a client goes: at the descriptor
-    /// limit, connections wait in the kernel's backlog instead of waking the
-    /// loop again and again.
+    /// The listener is not polled until a client goes, or `pauseLength`
+    /// passes: at the descriptor limit, connections wait in the kernel's
+    /// backlog instead of waking the loop again and again.
     private var listenerPaused = false
-    /// The listener's token in the loop's set; each client's is its serial above `clientTokens`.
-    static let listenerToken: Readiness.Token = 4
-    static let clientTokens: Readiness.Token = 1 << 32
+    private var pausedUntil = Timestamp.never
+    static let pauseLength = Timestamp.Duration.milliseconds(1000)
+    /// The listener's token in the loop's set (each client has its own, `Client.token`).
+    private var listenerToken: Readiness.Token?
     /// The loop's set, where the listener and the clients are watched.
     private var loop: Readiness?
     /// Whether the listener is watched now (not while paused).
@@ -112,7 +118,7 @@ package struct Server {
     /// Whether the last `watch` found every client quiet (for the loop's tests).
     var isQuiet: Bool { quiet }
 
-    package init(access: AccessPolicy, settings: DaemonSettings, logger: Logger, seat: SeatWatcher.State? = nil) {
+    package init(access: AccessPolicy, settings: DaemonSettings, logger: Logger, seat: SeatState? = nil) {
         self.access = access
         self.settings = settings
         self.logger = logger
@@ -123,9 +129,7 @@ package struct Server {
     package mutating func listen(_ listener: Listener, loop: Readiness) throws(SetupError) {
         self.listener = listener
         self.loop = loop
-        if let e = loop.add(listener.fd, Readiness.input, token: Self.listenerToken) {
-            throw SetupError("cannot watch the socket \(listener.path): \(e)")
-        }
+        listenerToken = try loop.watch(listener.fd, "the socket \(listener.path)", owner: .listener)
         listenerWatched = true
         spareFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
     }
@@ -170,6 +174,9 @@ package struct Server {
         mutating func merge(_ other: News) { bits |= other.bits }
     }
 
+    /// The listener's token, once it listens.
+    package var listenerTokens: [Readiness.Token] { listenerToken.map { [$0] } ?? [] }
+
     package var subscriberCount: Int { clients.count { $0.state == .subscribed } }
 
     /// What the subscribers at the screen claim, together (a claim lasts
@@ -209,7 +216,13 @@ package struct Server {
     /// however many subscribers there are. (What the server queues itself,
     /// a reload's messages, ends the quiet where it is queued.)
     package mutating func turn(loop: Readiness, devices: [DeviceInfo], now: Timestamp, published: Bool) -> News {
-        if !published && quiet && !loop.anyReady(from: Self.listenerToken) { return News() }
+        if now >= pausedUntil {
+            // At the descriptor limit a while ago: the listener is tried again.
+            listenerPaused = false
+            pausedUntil = .never
+            quiet = false
+        }
+        if !published && quiet && !loop.anyReady(.listener) && !loop.anyReady(.client) { return News() }
         var news = serve(loop: loop, devices: devices, now: now)
         news.merge(flush(now: now))
         watch(loop)
@@ -220,9 +233,9 @@ package struct Server {
     /// this turn: input while it may send more, output while its outbox
     /// waits; the listener, unless paused.
     private mutating func watch(_ loop: Readiness) {
-        if let listener, listenerPaused == listenerWatched {
+        if let listener, let listenerToken, listenerPaused == listenerWatched {
             listenerWatched = !listenerPaused
-            _ = loop.change(listener.fd, listenerWatched ? Readiness.input : 0, token: Self.listenerToken)
+            loop.change(listener.fd, listenerWatched ? Readiness.input : 0, token: listenerToken)
         }
         var quiet = true
         for i in clients.indices {
@@ -239,7 +252,7 @@ package struct Server {
             if clients[i].pending > 0 { events |= Readiness.output }
             if events != clients[i].watched {
                 clients[i].watched = events
-                _ = loop.change(clients[i].fd, events, token: Self.clientTokens + UInt64(clients[i].serial))
+                loop.change(clients[i].fd, events, token: clients[i].token)
             }
             if clients[i].state != .subscribed || clients[i].pending > 0 || clients[i].buffered > 0 { quiet = false }
         }
@@ -255,9 +268,9 @@ package struct Server {
     package mutating func deadline() -> Timestamp {
         if quiet {
             dueAtWatch = .never
-            return .never
+            return pausedUntil
         }
-        return clientsDeadline()
+        return min(clientsDeadline(), pausedUntil)
     }
 
     private mutating func clientsDeadline() -> Timestamp {
@@ -279,21 +292,35 @@ package struct Server {
         return answerWaits ? .zero : due
     }
 
-    /// Handles what the wait found: hung-up clients, requests, new connections.
+    /// Handles what the wait found: hung-up clients, requests (for at most
+    /// `requestTime`, starting where the last turn's ran out, so that every
+    /// client gets its share), new connections.
     private mutating func serve(loop: Readiness, devices: [DeviceInfo], now: Timestamp) -> News {
         self.devices = devices
         var news = News()
-        for i in clients.indices where clients[i].fd >= 0 {
-            let token = Self.clientTokens + UInt64(clients[i].serial)
+        let count = clients.count
+        let stop = monotonicNow() + Self.requestTime
+        var timeUp = false
+        for k in 0..<count {
+            let i = (firstServed + k) % count
+            guard clients[i].fd >= 0 else { continue }
+            let token = clients[i].token
             let events = loop.events(token)
             // Nothing happened to it and nothing of its input waits: nothing to do.
             guard events != 0 || clients[i].buffered > 0 else { continue }
-            news.merge(serveRequests(i, readable: events & Readiness.input != 0, now: now))
+            if !timeUp {
+                news.merge(serveRequests(i, readable: events & Readiness.input != 0, until: stop, now: now))
+                if monotonicNow() >= stop {
+                    // The rest wait for the next turn, this client first if it has more.
+                    timeUp = true
+                    firstServed = clients[i].buffered > 0 ? i : (i + 1) % count
+                }
+            }
             if loop.hungUp(token) && clients[i].state != .closing && clients[i].fd >= 0 {
                 news.merge(drop(i, "disconnected"))
             }
         }
-        if loop.readable(Self.listenerToken) { news.merge(accept(devices: devices, now: now)) }
+        if let listenerToken, loop.readable(listenerToken) { news.merge(accept(devices: devices, now: now)) }
         return news
     }
 
@@ -342,8 +369,8 @@ package struct Server {
     // MARK: Requests
 
     /// Reads what a client sent (at most `Client.readBudget` bytes) and
-    /// answers at most `requestBudget` of its requests.
-    private mutating func serveRequests(_ i: Int, readable: Bool, now: Timestamp) -> News {
+    /// answers at most `requestBudget` of its requests, until `stop`.
+    private mutating func serveRequests(_ i: Int, readable: Bool, until stop: Timestamp, now: Timestamp) -> News {
         var news = News()
         if readable && clients[i].wantsInput && !clients[i].readClosed {
             switch clients[i].fill(scratch: &readScratch) {
@@ -358,23 +385,27 @@ package struct Server {
         var answered = 0
         while answered < Self.requestBudget && clients[i].state != .closing && clients[i].pending < Self.answerBound {
             guard let line = clients[i].nextLine() else {
-                if clients[i].lineTooLong {
-                    let label = clients[i].label
-                    clientWarnings.note(now: now, logger) {
-                        "\(label): line longer than \(WireProtocol.maxLineLength) bytes; closing"
-                    }
-                    news.merge(
-                        refuse(
-                            i, code: "line-too-long", message: "lines are at most \(WireProtocol.maxLineLength) bytes",
-                            now: now))
-                }
+                if clients[i].lineTooLong { news.merge(lineTooLong(i, now: now)) }
+                return news
+            }
+            guard line.count <= WireProtocol.maxLineLength else {
+                news.merge(lineTooLong(i, now: now))
                 return news
             }
             news.merge(handle(line, from: i, now: now))
             news.answered = true
             answered += 1
+            if monotonicNow() >= stop { break }
         }
         return news
+    }
+
+    /// A line longer than the protocol allows, whole or still coming: told, and closed.
+    private mutating func lineTooLong(_ i: Int, now: Timestamp) -> News {
+        let label = clients[i].label
+        clientWarnings.note(now: now, logger) { "\(label): line longer than \(WireProtocol.maxLineLength) bytes; closing" }
+        return refuse(
+            i, code: "line-too-long", message: "lines are at most \(WireProtocol.maxLineLength) bytes", now: now)
     }
 
     private mutating func handle(_ line: ArraySlice<UInt8>, from i: Int, now: Timestamp) -> News {
@@ -400,7 +431,7 @@ package struct Server {
             logger.debug("\(clients[i].label) subscribed: \(reply)")
             news.merge(send(reply, to: i, now: now))
             if !wasSubscribed && !clients[i].atScreen {
-                news.merge(send(ServerMessage.paused(seat: settings.seat), to: i, now: now))
+                news.merge(send(ServerMessage.paused(seat: settings.seat, state: seat), to: i, now: now))
             }
             if sub.keys && clients[i].atScreen { _ = makeKeyboard(now: now) }
             news.subscriptionsChanged = news.subscriptionsChanged || changed
@@ -514,7 +545,7 @@ package struct Server {
     /// Who is at the screen changed: each client whose user came to it or
     /// left it is told (`resumed`, `paused`); one that left gets no more of
     /// the gestures under way.
-    package mutating func seatChanged(_ state: SeatWatcher.State?, now: Timestamp) -> News {
+    package mutating func seatChanged(_ state: SeatState?, now: Timestamp) -> News {
         seat = state
         quiet = false
         var news = News()
@@ -525,7 +556,8 @@ package struct Server {
             if !clients[i].subscription.claims.isEmpty { news.subscriptionsChanged = true }
             if !now2 { clients[i].admitted.removeAll() }
             if clients[i].state == .subscribed {
-                news.merge(send(now2 ? ServerMessage.resumed : ServerMessage.paused(seat: settings.seat), to: i, now: now))
+                news.merge(
+                    send(now2 ? ServerMessage.resumed : ServerMessage.paused(seat: settings.seat, state: seat), to: i, now: now))
                 if now2 && clients[i].subscription.keys { _ = makeKeyboard(now: now) }
             }
         }
@@ -626,14 +658,19 @@ package struct Server {
                 unsent = hello![max(0, n)...]
             }
             // Watched for input from the next wait on (`watch` changes that as it goes).
-            if let e = loop?.add(fd, Readiness.input, token: Self.clientTokens + UInt64(serial)) {
+            guard let loop else { return news }
+            let token: Readiness.Token
+            switch loop.add(fd, Readiness.input, owner: .client) {
+            case .success(let t): token = t
+            case .failure(let e):
                 refusals.note(now: now, logger) { "cannot watch a new connection: \(e)" }
                 Glibc.close(fd)
                 went += 1
                 continue
             }
             clients.append(
-                Client(fd: fd, serial: serial, pid: pid, uid: uid, gid: gid, outboxLimit: settings.clientBuffer))
+                Client(
+                    fd: fd, token: token, serial: serial, pid: pid, uid: uid, gid: gid, outboxLimit: settings.clientBuffer))
             let i = clients.count - 1
             if let refusal {
                 let label = clients[i].label
@@ -668,7 +705,7 @@ package struct Server {
     private mutating func outOfDescriptors(now: Timestamp) {
         let count = clients.count
         refusals.note(now: now, logger) {
-            "out of file descriptors (RLIMIT_NOFILE) with \(count) clients; new connections wait until one goes"
+            "out of file descriptors (RLIMIT_NOFILE) with \(count) clients; new connections wait until one goes (a second at most)"
         }
         if spareFD >= 0 {
             Glibc.close(spareFD)
@@ -683,6 +720,7 @@ package struct Server {
             spareFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
         }
         listenerPaused = true
+        pausedUntil = now + Self.pauseLength
     }
 
     /// Counts in the log the clients that came and went in the last
@@ -721,6 +759,7 @@ package struct Server {
         clients[i].markClosed()
         closedSome = true
         listenerPaused = false
+        pausedUntil = .never
         return News(subscriptionsChanged: wasSubscribed, countsChanged: true)
     }
 

@@ -21,6 +21,7 @@ package struct SignalSource {
     static let signals: [Int32] = [SIGTERM, SIGINT, SIGHUP]
 
     package let fd: Int32
+    private let token: Readiness.Token
 
     /// Holds the daemon's signals pending from here on, so that one arriving
     /// while it starts (a SIGHUP before the signalfd exists would end the
@@ -30,11 +31,23 @@ package struct SignalSource {
         _ = clinux_block_signals(&signals, Int32(signals.count))
     }
 
-    package init() throws(SetupError) {
+    /// A signalfd, watched in `loop`.
+    package init(loop: Readiness) throws(SetupError) {
         var signals = Self.signals
         fd = clinux_signalfd(&signals, Int32(signals.count))
         guard fd >= 0 else { throw SetupError("signalfd", Errno.last) }
+        do {
+            token = try loop.watch(fd, "the signalfd", owner: .signals)
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
     }
+
+    package var tokens: [Readiness.Token] { [token] }
+
+    /// Whether the last wait found signals pending.
+    package func isReady(_ loop: Readiness) -> Bool { loop.readable(token) }
 
     /// The signals pending now, in the order they came.
     package func read(into requests: inout [Request]) {

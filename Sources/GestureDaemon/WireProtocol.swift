@@ -13,6 +13,46 @@ package enum WireProtocol {
     package static let version = (major: 1, minor: 4)
     /// The longest line a client may send, newline excluded.
     package static let maxLineLength = 64 * 1024
+    /// The most values (array elements and object members) a request may
+    /// hold, and how deep it may nest: far beyond any real request, and
+    /// they bound what decoding one line costs (a line of 30,000 numbers
+    /// would take the decoder tens of milliseconds).
+    package static let maxValues = 512
+    package static let maxDepth = 8
+
+    /// Why `line` is beyond the bounds above, or nil: one pass over its
+    /// bytes, strings skipped.
+    static func beyondBounds(_ line: some Collection<UInt8>) -> String? {
+        var values = 0
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for b in line {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if b == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if b == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch b {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                values += 1
+                if depth > maxDepth { return "a request nests at most \(maxDepth) deep" }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            case UInt8(ascii: ","):
+                values += 1
+                if values > maxValues { return "a request holds at most \(maxValues) values" }
+            default: break
+            }
+        }
+        return nil
+    }
 }
 
 /// What a client asked for in one line.
@@ -69,6 +109,7 @@ extension ClientRequest {
 
     /// Parses one line (without its newline).
     package static func parse(_ line: some Collection<UInt8>) throws(RequestError) -> ClientRequest {
+        if let why = WireProtocol.beyondBounds(line) { throw RequestError(code: "bad-request", message: why) }
         let data = Data(line)
         let decoder = JSONDecoder()
         let head: TypeOnly
@@ -196,8 +237,14 @@ package enum ServerMessage {
     package static func typed(_ chord: Chord) -> String { #"{"type":"typed","keys":"# + jsonString(chord.text) + "}" }
 
     /// The client's user is not at the screen: no gestures come until `resumed`.
-    package static func paused(seat: String) -> String {
-        #"{"type":"paused","reason":"# + jsonString("another user's session is active on \(seat)") + "}"
+    package static func paused(seat: String, state: SeatState?) -> String {
+        let reason: String
+        switch state {
+        case .unavailable, .waiting: reason = "nobody is known to be at the screen of \(seat): logind has not said"
+        case .nobody: reason = "no session is active on \(seat)"
+        case .active, nil: reason = "another user's session is active on \(seat)"
+        }
+        return #"{"type":"paused","reason":"# + jsonString(reason) + "}"
     }
 
     package static let resumed = #"{"type":"resumed"}"#

@@ -9,31 +9,6 @@ package import GestureCore
 /// directions and edges, and JSON strings. The messages themselves are the daemon's
 /// (`GestureDaemon/WireProtocol.swift`); docs/protocol.md describes them.
 
-/// What some client asked to claim: touch sequences of these finger
-/// counts, and one-finger touches that start at these edges.
-package struct ClaimSet: Equatable, Sendable {
-    package var fingers: Set<Int> = []
-    package var edges: Set<PanelEdge> = []
-
-    package init(fingers: Set<Int> = [], edges: Set<PanelEdge> = []) {
-        self.fingers = fingers
-        self.edges = edges
-    }
-
-    package var isEmpty: Bool { fingers.isEmpty && edges.isEmpty }
-
-    /// "3 fingers, left edge", for people.
-    package var summary: String {
-        (fingers.sorted().map { "\($0) fingers" } + PanelEdge.allCases.filter(edges.contains).map { "\($0.rawValue) edge" })
-            .joined(separator: ", ")
-    }
-
-    package mutating func formUnion(_ other: ClaimSet) {
-        fingers.formUnion(other.fingers)
-        edges.formUnion(other.edges)
-    }
-}
-
 /// A name the protocol does not know, and the names it knows.
 package struct UnknownName: Error, Sendable {
     package var message: String

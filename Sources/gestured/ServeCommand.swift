@@ -91,7 +91,7 @@ struct ServeCommand: ParsableCommand {
 
     func run() throws {
         SignalSource.hold()
-        Daemon.closeInheritedDescriptors()
+        Privileges.closeInheritedDescriptors()
         let journal = StderrLogHandler.stderrIsJournal
         LoggingSystem.bootstrap { _ in StderrLogHandler(level: .info, journal: journal) }
         let logger = Logger(label: "gestured")

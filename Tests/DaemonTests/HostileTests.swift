@@ -202,6 +202,57 @@ struct HostileTests {
         #expect(try d.stop() == 0)
     }
 
+    /// The costliest requests of their size: lines just under 64 KiB, of
+    /// a long string, of 30,000 numbers, of 10,000 gesture names, nested
+    /// 30,000 deep.
+    static let costlyLines: [[UInt8]] = {
+        let size = 64 * 1024 - 100
+        func fill(_ head: String, _ item: String, _ tail: String) -> [UInt8] {
+            let n = (size - head.count - tail.count) / (item.count + 1)
+            return Array((head + Array(repeating: item, count: n).joined(separator: ",") + tail + "\n").utf8)
+        }
+        return [
+            Array(("{\"type\":\"subscribe\",\"x\":\"" + String(repeating: "a", count: size - 40) + "\"}\n").utf8),
+            fill("{\"type\":\"subscribe\",\"fingers\":[", "1", "]}"),
+            fill("{\"type\":\"subscribe\",\"gestures\":[", "\"tap\"", "]}"),
+            Array(
+                ("{\"type\":\"subscribe\",\"x\":" + String(repeating: "[", count: 30_000) + String(repeating: "]", count: 30_000)
+                    + "}\n").utf8),
+        ]
+    }()
+
+    @Test(
+        "64 connections sending the costliest requests there are, as fast as they are answered: the subscriber loses nothing, every newcomer is greeted within a second"
+    )
+    func costlyRequests() throws {
+        let (figures, d) = try Self.underAttack(
+            "64 connections of costly requests", config: "[daemon]\nmax-clients = 200\nmax-clients-per-user = 150\n", seconds: 5
+        ) { socket, stop in
+            let threads = (0..<64).map { k in
+                Thread {
+                    let fd = connectUnix(socket)
+                    guard fd >= 0 else { return }
+                    defer { close(fd) }
+                    var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+                    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                    var scratch = [UInt8](repeating: 0, count: 65536)
+                    var n = k
+                    while !stop.isSet {
+                        let line = Self.costlyLines[n % Self.costlyLines.count]
+                        n += 1
+                        _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                        // Its answers read, so that it is always served.
+                        while scratch.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 {}
+                    }
+                }
+            }
+            for t in threads { t.start() }
+            while threads.contains(where: { !$0.isFinished }) { usleep(10_000) }
+        }
+        figures.check()
+        #expect(try d.stop() == 0)
+    }
+
     @Test("connect and close as fast as possible under a 1,024-descriptor limit: every legitimate newcomer is served")
     func churn() throws {
         let (figures, d) = try Self.underAttack(

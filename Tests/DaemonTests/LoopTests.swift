@@ -105,6 +105,61 @@ struct LoopTests {
     }
 
     @Test(
+        "every descriptor the loop waits on has a token of its own, handed out by the wait: the sources', the listener's and each client's"
+    )
+    func distinctTokens() throws {
+        try Self.withDaemon(replaying: "tap-1f.phone.evemu") { daemon, clock, directory in
+            let clients = try (0..<3).map { _ in try SocketClient(path: directory + "/gestured.sock") }
+            clock.now = clock.now + .milliseconds(1)
+            daemon.turn(maxWait: 0)
+            for c in clients { #expect(try c.next(timeout: 1)?["type"] as? String == "hello") }
+            let sources = daemon.sourceTokens
+            let all = sources + daemon.server.clients.map(\.token)
+            #expect(sources.contains { $0.owner == .listener })
+            #expect(daemon.server.clients.count == 3)
+            #expect(Set(all).count == all.count, "\(all)")
+            #expect(daemon.server.clients.allSatisfy { $0.token.owner == .client })
+        }
+    }
+
+    @Test(
+        "the wait never hands out a token twice: one descriptor of every owner, and one closed and opened again, each get their own"
+    )
+    func tokensNeverRepeat() throws {
+        let loop = try Readiness()
+        var tokens: [Readiness.Token] = []
+        var fds: [Int32] = []
+        var writers: [Int32] = []
+        for owner in Readiness.Owner.allCases {
+            var p: [Int32] = [0, 0]
+            _ = pipe(&p)
+            let fd = p[0]
+            fds.append(fd)
+            writers.append(p[1])
+            tokens.append(try loop.watch(fd, "an eventfd", owner: owner))
+        }
+        // The same descriptor number again after a close.
+        close(fds[0])
+        loop.remove(fds[0])
+        var p: [Int32] = [0, 0]
+        _ = pipe(&p)
+        let again = p[0]
+        close(writers[0])
+        writers[0] = p[1]
+        tokens.append(try loop.watch(again, "an eventfd", owner: .client))
+        fds[0] = again
+        #expect(Set(tokens).count == tokens.count, "\(tokens)")
+        #expect(zip(tokens, Readiness.Owner.allCases).allSatisfy { $0.owner == $1 })
+        // A ready one is found by its token, and by its owner.
+        var one: UInt8 = 1
+        _ = write(writers[3], &one, 1)
+        _ = loop.wait(until: .never, clock: .monotonic, maxWait: 0)
+        #expect(loop.readable(tokens[3]) && loop.anyReady(tokens[3].owner))
+        #expect(!loop.readable(tokens[2]) && !loop.anyReady(tokens[2].owner))
+        for fd in fds + writers { close(fd) }
+    }
+
+    @Test(
         "turns that change nothing for quiet clients skip the server, yet a request, a new client and an event are each handled in their turn"
     )
     func quietTurns() throws {
@@ -181,7 +236,7 @@ struct LoopTests {
         try Self.withDaemon(replaying: "swipe-left-1f.tablet.evemu") { daemon, clock, directory in
             // Counted, not done: the test process's own pages stay.
             nonisolated(unsafe) var releases: [Timestamp] = []
-            daemon.pageRelease = {
+            daemon.chores.pageRelease = {
                 releases.append(clock.now)
                 return 0
             }
@@ -221,7 +276,7 @@ struct LoopTests {
     func pagesKeptAfterFailure() throws {
         try Self.withDaemon(replaying: "tap-1f.phone.evemu") { daemon, clock, directory in
             nonisolated(unsafe) var tries = 0
-            daemon.pageRelease = {
+            daemon.chores.pageRelease = {
                 tries += 1
                 return -Int(EACCES)  // /proc/self/pagemap refused
             }
@@ -236,7 +291,7 @@ struct LoopTests {
             #expect(try client.next(timeout: 1)?["type"] as? String == "pong")
             step(by: 3000)
             #expect(tries == 1)
-            #expect(daemon.pageRelease == nil)
+            #expect(daemon.chores.pageRelease == nil)
         }
     }
 }

@@ -225,6 +225,34 @@ struct OrientationTests {
         #expect(try sensor.claimants() == 0)
     }
 
+    @Test(
+        "signals forged by another client of the bus (the proxy's PropertiesChanged, the bus's NameOwnerChanged saying it left) change nothing and make the daemon ask the proxy nothing",
+        .requires(PrivateSystemBus.requirement))
+    func forgedSensorSignals() throws {
+        let bus = try PrivateSystemBus()
+        let sensor = try SensorProxyMock(bus: bus)
+        let d = try DaemonProcess(["--replay", Self.swipe, "--loop"], config: Self.auto, systemBus: bus.address)
+        let watcher = try SocketClient(path: d.socket)
+        try watcher.subscribe(#""gestures":["swipe"],"phases":["recognized"]"#)
+        for _ in 0..<100 where try sensor.claimants() == 0 { usleep(50_000) }
+        try sensor.orient("left-up")
+        #expect(try Self.nextOrientation(watcher) == "90 sensor")
+        let before = sensor.orientationQuestions()
+        let sent = try bus.forge(
+            service: "net.hadess.SensorProxy", path: "/net/hadess/SensorProxy", interface: "net.hadess.SensorProxy",
+            count: 600)
+        usleep(1_500_000)
+        let asked = sensor.orientationQuestions() - before
+        print("forged: \(sent) signals sent; the proxy was asked \(asked) more times")
+        #expect(sent >= 600)
+        #expect(asked == 0)
+        #expect(!d.log.contains("left the system bus"), "\(d.log)")
+        // Still followed.
+        try sensor.orient("right-up")
+        #expect(try Self.nextOrientation(watcher) == "270 sensor")
+        #expect(try d.stop() == 0)
+    }
+
     @Test("rotation = \"auto\" with no iio-sensor-proxy: said once; swipes keep the configured rotation")
     func noSensor() throws {
         let bus = try PrivateSystemBus()

@@ -156,6 +156,19 @@ struct ProtocolTests {
             (Array(#"{"type":"subscribe","gestures":["wave"]}"#.utf8), "bad-request", "wave"),
             (Array(#"{"type":"subscribe","region":[0.5,0,0.2,1]}"#.utf8), "bad-request", "region"),
             (Array(#"{"type":"subscribe","phases":["done"]}"#.utf8), "bad-request", "done"),
+            // Bounded before any decoding: a request of 30,000 values, or nested 30,000 deep.
+            (
+                Array(
+                    ("{\"type\":\"subscribe\",\"fingers\":[" + Array(repeating: "1", count: 30_000).joined(separator: ",") + "]}")
+                        .utf8),
+                "bad-request", "at most 512 values"
+            ),
+            (
+                Array(
+                    ("{\"type\":\"subscribe\",\"x\":" + String(repeating: "[", count: 30_000)
+                        + String(repeating: "]", count: 30_000) + "}").utf8),
+                "bad-request", "nests at most 8 deep"
+            ),
         ]
         for (bytes, code, says) in cases {
             let e = try error(after: bytes)
@@ -167,13 +180,15 @@ struct ProtocolTests {
         _ = try bad.read(until: "subscribed")
         #expect(summarize(try bad.gestures(quiet: 0.7)) == ["tap fingers=1"])
 
-        // A line longer than 64 KiB: a fatal error, then the connection closes.
-        let long = try SocketClient(path: d.socket)
-        _ = try long.next()
-        try long.sendRaw([UInt8](repeating: 0x61, count: 70_000))
-        let e = try long.read(until: "error").message
-        #expect(e["code"] as? String == "line-too-long" && e["fatal"] as? Bool == true)
-        #expect(try long.next(timeout: 2) == nil)
+        // A line longer than 64 KiB, still coming or whole in one write: a fatal error, then the connection closes.
+        for whole in [false, true] {
+            let long = try SocketClient(path: d.socket)
+            _ = try long.next()
+            try long.sendRaw([UInt8](repeating: 0x61, count: whole ? 100_000 : 70_000) + (whole ? [10] : []))
+            let e = try long.read(until: "error").message
+            #expect(e["code"] as? String == "line-too-long" && e["fatal"] as? Bool == true, "whole: \(whole)")
+            #expect(try long.next(timeout: 2) == nil)
+        }
         #expect(try d.stop() == 0)
     }
 

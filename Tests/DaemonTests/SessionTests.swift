@@ -88,13 +88,96 @@ struct SessionTests {
         #expect(try d.stop() == 0)
     }
 
-    @Test("no logind on the system bus: every allowed client gets gestures, and the log says why once")
+    @Test(
+        "no logind on the system bus: nobody is known to be at the screen; a stranger's client is paused, gets no gesture and types no key, the daemon's own user's gets taps; the log says why once",
+        .requires(.root))
     func withoutLogind() throws {
-        let d = try DaemonProcess(["--replay", Self.tap, "--wait-subscribers", "1"])
-        let c = try SocketClient(path: d.socket)
-        try c.subscribe()
-        #expect(summarize(try c.gestures(quiet: 0.7)) == ["tap fingers=1"])
-        #expect(d.log.components(separatedBy: "sessions cannot be told apart").count == 2, "\(d.log)")
+        let d = try DaemonProcess(
+            ["--replay", Self.tap, "--loop"], config: "[daemon]\nsocket-mode = \"0666\"\n")
+        chmod(d.directory, 0o755)
+        let stranger = try Self.start(Requirement.strangerUID, d.socket, seconds: 3, keys: true)
+        let own = try SocketClient(path: d.socket)
+        try own.subscribe(#""gestures":["tap"]"#)
+        #expect(summarize(try own.gestures(quiet: 0.7)).first == "tap fingers=1")
+        let k = Self.kinds(try stranger.finish(timeout: 30).out)
+        #expect(k.contains("paused") && !k.contains("gesture") && !k.contains("resumed"), "\(k)")
+        #expect(k.contains("error not-at-screen"), "\(k)")
+        let said = "nobody is known to be at the screen"
+        #expect(d.log.components(separatedBy: said).count == 2, "\(d.log)")
+        #expect(d.log.contains("deliver = \"everyone\""), "\(d.log)")
+        #expect(try d.stop() == 0)
+    }
+
+    /// A daemon replaying taps for ever, its socket open to the strangers, on `logind`'s bus.
+    static func daemon(_ logind: FakeLogind) throws -> DaemonProcess {
+        let d = try DaemonProcess(
+            ["--replay", Self.tap, "--loop"], config: "[daemon]\nsocket-mode = \"0666\"\n", systemBus: logind.address)
+        chmod(d.directory, 0o755)
+        return d
+    }
+
+    @Test(
+        "logind that stalls through a session switch, then errs: the user who was at the screen is paused at once and gets nothing more; nobody is let in until logind answers again",
+        .requires(.root, FakeLogind.requirement))
+    func failsClosed() throws {
+        let (first, second) = (Requirement.strangerUID, Requirement.strangerUID + 1)
+        let logind = try FakeLogind(uid: first, session: "c1")
+        let d = try Self.daemon(logind)
+        try d.waitForLog("seat0: the active session is uid \(first)'s", timeout: 10)
+        let a = try Self.start(first, d.socket, seconds: 12, keys: false)
+        let b = try Self.start(second, d.socket, seconds: 12, keys: true)
+        usleep(1_500_000)
+        // The switch, while logind does not answer: the question times out.
+        try logind.set(mode: "stall")
+        try logind.activate("c2", uid: second)
+        try d.waitForLog("did not say the active session of seat0", timeout: 10)
+        usleep(1_000_000)
+        // Failing outright, asked again after a second, then two.
+        try logind.set(mode: "error")
+        try d.waitForLog("logind is failing", timeout: 10)
+        usleep(1_500_000)
+        try logind.set(mode: "answer")
+        try logind.activate("c2", uid: second)
+        try d.waitForLog("seat0: the active session is uid \(second)'s", timeout: 10)
+        let ka = Self.kinds(try a.finish(timeout: 30).out)
+        let kb = Self.kinds(try b.finish(timeout: 30).out)
+        print("fails closed: uid \(first) got \(ka), uid \(second) got \(kb)")
+        let paused = try #require(ka.firstIndex(of: "paused"), "\(ka)")
+        #expect(ka[..<paused].contains("gesture") && !ka[paused...].contains("gesture"), "\(ka)")
+        #expect(!ka.contains("resumed"), "\(ka)")
+        let resumed = try #require(kb.firstIndex(of: "resumed"), "\(kb)")
+        #expect(!kb[..<resumed].contains("gesture") && kb[resumed...].contains("gesture"), "\(kb)")
+        #expect(kb[..<resumed].contains("error not-at-screen"), "\(kb)")
+        #expect(try d.stop() == 0)
+    }
+
+    @Test(
+        "signals forged by another client of the bus (logind's PropertiesChanged, the bus's NameOwnerChanged) change nothing and make the daemon ask logind nothing",
+        .requires(.root, FakeLogind.requirement))
+    func forgedSignals() throws {
+        let (first, second) = (Requirement.strangerUID, Requirement.strangerUID + 1)
+        let logind = try FakeLogind(uid: first, session: "c1")
+        let d = try Self.daemon(logind)
+        try d.waitForLog("seat0: the active session is uid \(first)'s", timeout: 10)
+        let a = try Self.start(first, d.socket, seconds: 6, keys: false)
+        let b = try Self.start(second, d.socket, seconds: 6, keys: true)
+        usleep(1_000_000)
+        let before = try logind.questions()
+        let sent = try logind.bus.forge(
+            service: "org.freedesktop.login1", path: "/org/freedesktop/login1/seat/seat0",
+            interface: "org.freedesktop.login1.Seat", count: 600)
+        usleep(1_500_000)
+        let asked = try logind.questions() - before
+        let ka = Self.kinds(try a.finish(timeout: 30).out)
+        let kb = Self.kinds(try b.finish(timeout: 30).out)
+        print(
+            "forged: \(sent) signals sent; logind asked \(asked) more questions; uid \(first) got \(ka.count { $0 == "gesture" }) taps"
+        )
+        #expect(sent >= 600)
+        #expect(asked == 0)
+        #expect(!ka.contains("paused") && ka.count { $0 == "gesture" } >= 4, "\(ka)")
+        #expect(!kb.contains("gesture") && !kb.contains("resumed"), "\(kb)")
+        #expect(!d.log.contains("left the system bus"), "\(d.log)")
         #expect(try d.stop() == 0)
     }
 }

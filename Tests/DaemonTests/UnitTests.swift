@@ -15,7 +15,7 @@ struct DaemonPartsTests {
     static func blockedClient() -> (Client, Int32) {
         var fds: [Int32] = [0, 0]
         _ = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, &fds)
-        var c = Client(fd: fds[0], serial: 1, pid: 0, uid: 0, gid: 0, outboxLimit: 1 << 20)
+        var c = Client(fd: fds[0], token: Readiness.Token(rawValue: 1), serial: 1, pid: 0, uid: 0, gid: 0, outboxLimit: 1 << 20)
         let filler = String(repeating: "x", count: 1000)
         while true {
             _ = c.enqueue(filler)
@@ -64,7 +64,8 @@ struct DaemonPartsTests {
         var fds: [Int32] = [0, 0]
         _ = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, &fds)
         defer { close(fds[1]) }
-        var burst = Client(fd: fds[0], serial: 1, pid: 0, uid: 0, gid: 0, outboxLimit: 16 * 1024)
+        var burst = Client(
+            fd: fds[0], token: Readiness.Token(rawValue: 1), serial: 1, pid: 0, uid: 0, gid: 0, outboxLimit: 16 * 1024)
         defer { close(burst.fd) }
         let line = String(repeating: "x", count: 199)
         for _ in 0..<50 { _ = burst.enqueue(line) }

@@ -141,6 +141,44 @@ struct LibinputEndToEndTests {
         #expect(try session.command("stop") == "exited 0")
     }
 
+    @Test(
+        "a touchscreen plugged in while the daemon is at its descriptor limit: the log says it is out of file descriptors and what to do, not \"Permission denied\"; the daemon serves on"
+    )
+    func touchscreenAtDescriptorLimit() throws {
+        let (_, device) = try Self.recording("tap-1f.phone.evemu")
+        let session = try UmockdevSession()
+        let started = try session.command(
+            "start \(session.log) \(BuildProducts.gestured) serve --socket \(session.socket) --seat seat0 -v --user root")
+        _ = try session.notify.wait(for: "READY=1", timeout: 10)
+        let pid = try #require(Int32(started.split(separator: " ").last ?? ""), "\(started)")
+        // As many descriptors as it has open now, and no more (as a limit lowered under it would leave it).
+        let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
+        let limited = try Child.run(["/usr/bin/prlimit", "--pid", "\(pid)", "--nofile=\(open):"], timeout: 20)
+        #expect(limited.status == 0, "\(limited.err)")
+        let screen = EmulatedTouchscreen(device, number: 4)
+        try session.add(screen, uevent: true)
+        var waited = 0
+        while !session.daemonLog.contains("out of file descriptors") && waited < 100 {
+            usleep(100_000)
+            waited += 1
+        }
+        let log = session.daemonLog
+        #expect(log.contains("cannot open \(screen.devnode): out of file descriptors"), "\(log)")
+        #expect(log.contains("raise LimitNOFILE="), "\(log)")
+        #expect(!log.contains("Permission denied"), "\(log)")
+        // A client meanwhile is told, and the listener rests.
+        let early = try SocketClient(path: session.socket)
+        let busy = try early.next()
+        #expect(busy?["code"] as? String == "busy", "\(String(describing: busy))")
+        // Room again, with no client to go: within a second it serves as before.
+        let raised = try Child.run(["/usr/bin/prlimit", "--pid", "\(pid)", "--nofile=256:"], timeout: 20)
+        #expect(raised.status == 0, "\(raised.err)")
+        let client = try SocketClient(path: session.socket)
+        let hello = try client.next()
+        #expect(hello?["type"] as? String == "hello", "\(String(describing: hello)) \(session.daemonLog)")
+        #expect(try session.command("stop") == "exited 0")
+    }
+
     @Test("open_restricted refuses a keyboard on the seat; the touchscreen beside it works")
     func keyboardIsRefused() throws {
         let (path, device) = try Self.recording("tap-1f.phone.evemu")

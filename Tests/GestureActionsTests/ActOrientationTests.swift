@@ -53,10 +53,12 @@ struct ActOrientationTests {
     /// The daemon replaying a swipe up for ever. `rootFolder`: started as
     /// root (through sudo -n, as a user), its socket in that folder of
     /// root's, so that the other users' acts believe it.
+    /// Without `systemBus` no session is asked about (`deliver = "everyone"`).
     static func daemon(systemBus: String? = nil, rootFolder: String? = nil) throws -> DaemonProcess {
         let sudo = ["/usr/bin/sudo", "-n", "--preserve-env=NOTIFY_SOCKET,DBUS_SYSTEM_BUS_ADDRESS", "--"]
+        let deliver = systemBus == nil ? "deliver = \"everyone\"\n" : ""
         let d = try DaemonProcess(
-            ["--replay", swipe, "--loop", "--wait-subscribers", "1"], config: "[daemon]\nsocket-mode = \"0666\"\n",
+            ["--replay", swipe, "--loop", "--wait-subscribers", "1"], config: "[daemon]\nsocket-mode = \"0666\"\n" + deliver,
             wrapper: rootFolder != nil && !Requirement.isRoot ? sudo : [], systemBus: systemBus,
             socketPath: rootFolder.map { $0 + "/gestured.sock" })
         chmod(d.directory, 0o755)

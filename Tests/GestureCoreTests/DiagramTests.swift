@@ -16,12 +16,19 @@ struct StateDiagrams {
 
     var edges: [Transition.Machine: Set<Edge>] = [:]
 
+    /// Where each machine is drawn: the file and the heading above its Mermaid block.
+    static let places: [(Transition.Machine, file: String, heading: String)] = [
+        (.touchGroup, "docs/state-machines.md", "## Touch group"),
+        (.tapSequence, "docs/state-machines.md", "## Tap sequence"),
+        (.claimer, "docs/claiming.md", "## How it works"),
+    ]
+
     /// Reads the Mermaid block under each machine's heading; every name must be
     /// a state or event of the machine, so that a misspelt edge is an error.
     static func load() throws -> StateDiagrams {
-        let text = try Fixtures.read(Fixtures.root + "/docs/state-machines.md")
         var d = StateDiagrams()
-        for (machine, heading) in [(Transition.Machine.touchGroup, "## Touch group"), (.tapSequence, "## Tap sequence")] {
+        for (machine, file, heading) in places {
+            let text = try Fixtures.read(Fixtures.root + "/" + file)
             let section = try #require(text.range(of: heading)).upperBound
             let open = try #require(text.range(of: "```mermaid", range: section..<text.endIndex))
             let close = try #require(text.range(of: "```", range: open.upperBound..<text.endIndex))
@@ -33,10 +40,13 @@ struct StateDiagrams {
                 let rest = parts[1].split(separator: ":", maxSplits: 1)
                 let to = rest[0].trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "-")
                 #expect(machine.states.contains(from) && machine.states.contains(to), "\(machine): unknown state in \(line)")
-                let label = rest.count > 1 ? String(rest[1].split(separator: "/", maxSplits: 1)[0]) : ""
-                for event in eventNames(label) {
-                    #expect(machine.events.contains(event), "\(machine): unknown event '\(event)' in \(line)")
-                    set.insert(Edge(from: from, event: event, to: to))
+                // Each part between semicolons has its own action after "/".
+                let label = rest.count > 1 ? String(rest[1]) : ""
+                for part in label.split(separator: ";") {
+                    for event in eventNames(String(part.split(separator: "/", maxSplits: 1)[0])) {
+                        #expect(machine.events.contains(event), "\(machine): unknown event '\(event)' in \(line)")
+                        set.insert(Edge(from: from, event: event, to: to))
+                    }
                 }
             }
             d.edges[machine] = set
@@ -132,6 +142,45 @@ struct DiagramTests {
             seen += try Fixtures.replay(
                 Fixtures.read(RealHandsTests.dir + "/" + label.file), file: label.file, size: label.size
             ).outcome.transitions
+        }
+        let undrawn = diagrams.undrawn(seen)
+        #expect(undrawn.isEmpty, "not drawn:\n\(undrawn.sorted().joined(separator: "\n"))")
+    }
+
+    /// The claimer's transitions replaying `trace` with each of a few claims:
+    /// counts of two to five fingers, every edge, and the picture turned.
+    static func claimerTransitions(_ trace: Trace, size: (width: Double, height: Double)?) throws -> [Transition] {
+        let geometry = TouchAssembler.geometry(for: trace.device, size: size, source: .commandLine)!
+        var seen: [Transition] = []
+        for (claims, transform) in [
+            (ClaimSet(fingers: [3, 4, 5]), ScreenTransform.normal), (ClaimSet(fingers: [2]), .normal),
+            (ClaimSet(edges: Set(PanelEdge.allCases)), .normal), (ClaimSet(fingers: [3], edges: [.left, .bottom]), .rot90),
+        ] {
+            guard let r = try ClaimReplay.run(trace, geometry: geometry, claims: claims, transform: transform) else { break }
+            #expect(r.anomalies.isEmpty, "\(trace.file): \(r.anomalies)")
+            seen += r.transitions
+        }
+        return seen
+    }
+
+    @Test("every transition of the claimer met replaying the bundled and the real recordings is drawn in docs/claiming.md")
+    func claimer() throws {
+        let diagrams = try StateDiagrams.load()
+        var seen: [Transition] = []
+        for name in Fixtures.recordingNames() {
+            let size = ExpectFile(try Fixtures.read(Fixtures.recordings + "/" + name + ".expect")).size
+            let trace = try EvemuReader.parse(try Fixtures.read(Fixtures.recordings + "/" + name + ".evemu"), file: name)
+            seen += try Self.claimerTransitions(trace, size: size.map { ($0.width, $0.height) })
+        }
+        if Fixtures.sharedTracesPresent {
+            for label in try RealHandsTests.labels() {
+                let trace = try EvemuReader.parse(try Fixtures.read(RealHandsTests.dir + "/" + label.file), file: label.file)
+                seen += try Self.claimerTransitions(trace, size: label.size.map { ($0.0, $0.1) })
+            }
+        }
+        let events = Set(seen.map(\.event))
+        for e in ["landing", "edge-landing", "claimed-landing", "inward", "away", "edge-timeout", "all-up", "frame"] {
+            #expect(events.contains(e), "no recording made the claimer meet \(e)")
         }
         let undrawn = diagrams.undrawn(seen)
         #expect(undrawn.isEmpty, "not drawn:\n\(undrawn.sorted().joined(separator: "\n"))")

@@ -62,11 +62,12 @@ struct Hand {
     var events: [GestureEvent] = []
     let device = DeviceID(1)
 
-    init(wanted: GestureKindSet = .all, thresholds: GestureThresholds = .defaults) {
+    /// A panel of `width` x `height` mm (1000 x 600 units).
+    init(wanted: GestureKindSet = .all, thresholds: GestureThresholds = .defaults, width: Double = 100, height: Double = 60) {
         pipeline = GesturePipeline(wanted: wanted)
         pipeline.addDevice(
             device,
-            geometry: PanelGeometry(minX: 0, maxX: 1000, minY: 0, maxY: 600, width: 100, height: 60, source: .commandLine),
+            geometry: PanelGeometry(minX: 0, maxX: 1000, minY: 0, maxY: 600, width: width, height: height, source: .commandLine),
             thresholds: thresholds)
         pipeline.setTracing(true)
     }

@@ -56,6 +56,13 @@ public final class PrivateSystemBus {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// Starts `command` beside the bus, on it; its output goes to `log`.
+    func start(_ command: [String], log: String) throws {
+        var env = ProcessInfo.processInfo.environment
+        env["DBUS_SYSTEM_BUS_ADDRESS"] = address
+        mocks.append(try Child(command, environment: env, stdout: .file(directory + "/" + log)))
+    }
+
     /// Starts python-dbusmock's `template` (with `parameters`, JSON) on the bus; its log goes to `log`.
     @discardableResult
     func startMock(_ template: String, parameters: String? = nil, log: String) throws -> Child {
@@ -137,6 +144,71 @@ public final class LogindMock {
     }
 }
 
+/// A logind of the test's own (Tests/Harness/python/fake_logind.py) on a
+/// private system bus: the seat's active session and its user, and a
+/// control object that makes it answer, err or never answer, switches the
+/// active session (with the signal logind sends) and counts the questions
+/// it was asked.
+public final class FakeLogind {
+    public let bus: PrivateSystemBus
+    public var address: String { bus.address }
+
+    public static let requirement = PrivateSystemBus.requirement
+
+    /// logind with session `session` of `uid` active.
+    public init(uid: UInt32, session: String = "c1") throws {
+        bus = try PrivateSystemBus()
+        try bus.start(
+            ["/usr/bin/python3", BuildProducts.packageRoot + "/Tests/Harness/python/fake_logind.py", "\(uid)", session],
+            log: "fake-logind.log")
+        for _ in 0..<200 {
+            if bus.log("fake-logind.log").contains("ready") { return }
+            usleep(50_000)
+        }
+        throw ChannelError("the fake logind did not come up: \(bus.log("fake-logind.log"))")
+    }
+
+    private func control(_ call: String) throws -> String {
+        try bus.python(
+            "c = bus.get_object('org.freedesktop.login1', '/control')\nprint(c.\(call), flush=True)")
+    }
+
+    /// `answer`, `error` (every question gets an error) or `stall` (no answer ever comes).
+    public func set(mode: String) throws { _ = try control("SetMode('\(mode)', dbus_interface='test.Control')") }
+
+    /// Makes session `name` of `uid` the active one, and sends logind's signal.
+    public func activate(_ name: String, uid: UInt32) throws {
+        _ = try control("Activate('\(name)', dbus.UInt32(\(uid)), dbus_interface='test.Control')")
+    }
+
+    /// How many questions it has been asked.
+    public func questions() throws -> Int {
+        guard let n = Int(try control("Questions(dbus_interface='test.Control')").trimmingCharacters(in: .whitespacesAndNewlines))
+        else { throw ChannelError("the fake logind did not count its questions") }
+        return n
+    }
+}
+
+extension PrivateSystemBus {
+    /// Another client of the bus sends every other client `count` signals
+    /// that look like `service`'s `PropertiesChanged` on `path`, then a
+    /// `NameOwnerChanged` saying it left, as if from the bus driver
+    /// (Tests/Harness/python/forge_signals.py). How many it sent.
+    public func forge(service: String, path: String, interface: String, count: Int) throws -> Int {
+        var env = ProcessInfo.processInfo.environment
+        env["DBUS_SYSTEM_BUS_ADDRESS"] = address
+        let r = try Child.run(
+            [
+                "/usr/bin/python3", BuildProducts.packageRoot + "/Tests/Harness/python/forge_signals.py", service, path,
+                interface, "\(count)",
+            ], environment: env, timeout: 60)
+        guard r.status == 0, let n = Int(r.out.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw ChannelError("the forger failed: \(r.err)")
+        }
+        return n
+    }
+}
+
 /// iio-sensor-proxy on a private system bus: python-dbusmock's
 /// `iio-sensors-proxy` template, with an accelerometer whose orientation the
 /// test sets, and which says who claims it.
@@ -175,6 +247,14 @@ public final class SensorProxyMock {
             Self.proxy
                 + "proxy.SetInternalProperty('net.hadess.SensorProxy', 'AccelerometerOrientation', '\(side)', dbus_interface='org.freedesktop.DBus.Mock')"
         )
+    }
+
+    /// How many times it was asked for the orientation (its log says each call).
+    public func orientationQuestions() -> Int {
+        bus.log("sensors.log").components(
+            separatedBy: "Get /net/hadess/SensorProxy net.hadess.SensorProxy.AccelerometerOrientation"
+        )
+        .count - 1
     }
 
     /// How many connections claim the accelerometer now.

@@ -74,6 +74,14 @@ int clinux_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t token);
 /// at most `max`. Their count, or -1 with errno.
 int clinux_epoll_wait_usec(int epfd, uint64_t *tokens, uint32_t *events, int max, int64_t timeout_usec);
 
+/// A non-blocking, close-on-exec eventfd (sys/eventfd.h is not in Swift's
+/// Glibc module): one thread wakes another's wait by writing to it.
+int clinux_eventfd(void);
+/// Adds one to an eventfd's count: its reader's wait wakes. 0, or -1 with errno.
+int clinux_eventfd_signal(int fd);
+/// Reads an eventfd's count back to zero: how many signals it had (0: none).
+uint64_t clinux_eventfd_drain(int fd);
+
 /// Called with each libinput log message, formatted, without the newline.
 typedef void (*clinux_log_callback)(void *user_data, int priority, const char *message);
 

@@ -1,7 +1,5 @@
 internal import CEvdev
-internal import CLinux
 package import GestureCore
-package import GestureProtocol
 package import Logging
 import SystemPackage
 import ToolSupport
@@ -22,56 +20,87 @@ import ToolSupport
 /// is written to the clone. Closing the descriptors (at exit, a crash,
 /// `kill -9`) releases the grab and destroys the clone: the kernel does
 /// both.
-package final class ClaimedDevice {
+///
+/// A device let go (claiming turned off) is still read here, ungrabbed and
+/// without a clone, for as long as it is there: libinput, which read
+/// nothing of it meanwhile, would misread the next touch of a slot whose
+/// values changed while it was not looking.
+///
+/// Made on the loop's thread, then owned by the pass-through's alone
+/// (`PassThrough`): never touched by two threads.
+package final class ClaimedDevice: @unchecked Sendable {
     package let id: GestureCore.DeviceID
     package let path: String
     package let name: String
-    private let device: EvdevDevice
-    private var clone: OpaquePointer?
-    private var cloneFD: Int32 = -1
-    /// The clone's node, once udev made it.
-    package private(set) var clonePath: String?
+    private let input: any ClaimedInput
+    private var clone: (any CloneOutput)?
+    /// Makes a clone again when claiming is turned on again (nil: it cannot).
+    private let makeClone: (() throws(SetupError) -> any CloneOutput)?
     package private(set) var grabbed = false
-    /// A grab failed for a reason waiting will not change: the daemon lets
-    /// libinput read the device as any other.
+    /// A grab failed for a reason waiting will not change (another program holds one).
     package private(set) var grabRefused = false
     private var assembler: TouchAssembler
     package private(set) var claimer: Claimer
     private let logger: Logger
     /// The events of the frame being read, up to its `SYN_REPORT`.
     private var pending: [RawEvent] = []
+    /// The frame being read follows a `SYN_DROPPED`.
     private var resynchronized = false
     /// Asked to let the device go once no finger is down.
     package private(set) var releasing = false
+    /// One frame's events as the kernel takes them, kept to be filled again.
+    private var writeBuffer: [input_event] = []
+    /// Writes to the clone failed, and since when (said a few times a minute).
+    private var writesFailing = false
+    private var writeWarnings = RepeatLimiter(burst: 3, window: .milliseconds(60_000))
 
     /// The suffix of every clone's name: the daemon never reads, claims or
     /// clones a device that has it.
     package static let cloneSuffix = " (gestured)"
 
-    /// Opens `path`, checks it can be claimed, makes its clone and grabs it
-    /// if no finger is down.
-    package init(
+    /// Why `description` (of the device at `path`) cannot be claimed, or nil.
+    package static func refusal(_ d: DeviceDescription, path: String) -> String? {
+        let keys = d.codes[Evdev.EV_KEY] ?? []
+        if !d.hasSlots { return "it does not report touches in slots (multitouch protocol B)" }
+        if d.slotCount > DeviceState.maxSlots { return "it has \(d.slotCount) slots, more than \(DeviceState.maxSlots)" }
+        if keys.contains(Evdev.BTN_TOOL_PEN) { return "it reports a pen (BTN_TOOL_PEN), and a pen is never claimed" }
+        if d.name.hasSuffix(cloneSuffix) { return "it is a clone gestured made" }
+        return nil
+    }
+
+    /// Opens the touchscreen at `path` with libevdev, checks it can be
+    /// claimed, makes its clone through uinput and grabs it if no finger is down.
+    package static func open(
         id: GestureCore.DeviceID, path: String, geometry: PanelGeometry, thresholds: GestureThresholds, claims: ClaimSet,
         logger: Logger
-    ) throws(SetupError) {
+    ) throws(SetupError) -> ClaimedDevice {
+        let input = try EvdevClaimedInput(path: path)
+        let name = input.name
+        if let why = EvdevDevice.notTouchscreenReason(input.description) ?? refusal(input.description, path: path) {
+            throw SetupError("\(path) (\(name)) is not claimed: \(why)")
+        }
+        let clone = try input.makeClone(path: path)
+        return ClaimedDevice(
+            id: id, path: path, input: input, clone: clone,
+            makeClone: { () throws(SetupError) in try input.makeClone(path: path) },
+            geometry: geometry, thresholds: thresholds, claims: claims, logger: logger)
+    }
+
+    /// A claimed device reading `input` and writing `clone`; grabbed at
+    /// once if no finger is down.
+    package init(
+        id: GestureCore.DeviceID, path: String, input: any ClaimedInput, clone: any CloneOutput,
+        makeClone: (() throws(SetupError) -> any CloneOutput)? = nil, geometry: PanelGeometry,
+        thresholds: GestureThresholds, claims: ClaimSet, logger: Logger
+    ) {
         self.id = id
         self.path = path
+        self.input = input
+        self.clone = clone
+        self.makeClone = makeClone
         self.logger = logger
-        device = try EvdevDevice(path: path)
-        name = device.name
-        let d = device.description
-        if let why = device.notTouchscreen { throw SetupError("\(path) (\(name)) is not claimed: \(why)") }
-        guard d.hasSlots else {
-            throw SetupError("\(path) (\(name)) is not claimed: it does not report touches in slots (multitouch protocol B)")
-        }
-        guard !(d.codes[Evdev.EV_KEY] ?? []).contains(0x140) else {
-            throw SetupError("\(path) (\(name)) is not claimed: it reports a pen (BTN_TOOL_PEN), and a pen is never claimed")
-        }
-        guard !name.hasSuffix(Self.cloneSuffix) else {
-            throw SetupError("\(path) (\(name)) is not claimed: it is a clone gestured made")
-        }
-        // The device's own clock is CLOCK_MONOTONIC, as libinput's and as uinput expects.
-        _ = libevdev_set_clock_id(device.device, CLOCK_MONOTONIC)
+        let d = input.description
+        name = d.name
         // The size and calibration libinput's side found, on the device's own axes.
         var raw = geometry
         if let axes = d.positionAxes {
@@ -80,165 +109,100 @@ package final class ClaimedDevice {
         assembler = TouchAssembler(description: d, geometry: raw, device: id, file: path)
         claimer = Claimer(
             width: geometry.screenWidth, height: geometry.screenHeight, thresholds: thresholds,
-            keys: d.codes[Evdev.EV_KEY] ?? [], device: Self.state(of: device.device),
-            clone: Self.state(of: device.device, fresh: true))
+            device: input.state(fresh: false), clone: input.state(fresh: true))
         claimer.claims = claims
-        try makeClone()
+        pending.reserveCapacity(64)
+        writeBuffer.reserveCapacity(64)
+        logger.notice("\(name): claimed, through its clone \(clone.path ?? "(no node yet)")")
         tryGrab()
     }
 
     deinit {
-        if grabbed { libevdev_grab(device.device, LIBEVDEV_UNGRAB) }
-        if let clone { libevdev_uinput_destroy(clone) }
+        if grabbed { input.ungrab() }
     }
 
-    /// The clone: the device's bus, ids, properties, every axis with its
-    /// range and resolution, its keys, and `ABS_MT_TOOL_TYPE` (which the
-    /// cancel needs); its name with `cloneSuffix`; its `phys` names the
-    /// device, so that udev rules can give it the device's properties.
-    private func makeClone() throws(SetupError) {
-        let dev = device.device
-        let hadTool = libevdev_has_event_code(dev, UInt32(EV_ABS), UInt32(ABS_MT_TOOL_TYPE)) != 0
-        if !hadTool {
-            var tool = input_absinfo(value: 0, minimum: 0, maximum: 2, fuzz: 0, flat: 0, resolution: 0)
-            libevdev_enable_event_code(dev, UInt32(EV_ABS), UInt32(ABS_MT_TOOL_TYPE), &tool)
-        }
-        let phys = libevdev_get_phys(dev).map { String(cString: $0) }
-        let sysname = String(path.split(separator: "/").last ?? "")
-        libevdev_set_name(dev, name + Self.cloneSuffix)
-        libevdev_set_phys(dev, "gestured-clone:" + sysname)
-        var ui: OpaquePointer?
-        let r = libevdev_uinput_create_from_device(dev, Int32(LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue), &ui)
-        libevdev_set_name(dev, name)
-        libevdev_set_phys(dev, phys)
-        if !hadTool { libevdev_disable_event_code(dev, UInt32(EV_ABS), UInt32(ABS_MT_TOOL_TYPE)) }
-        guard r == 0, let ui else {
-            throw SetupError(
-                "\(path) (\(name)) is not claimed: cannot make its clone through /dev/uinput: \(Errno(rawValue: -r)). The system service gets write access to it from 75-gestured-uinput.rules"
-            )
-        }
-        clone = ui
-        cloneFD = libevdev_uinput_get_fd(ui)
-        clonePath = libevdev_uinput_get_devnode(ui).map { String(cString: $0) }
-        logger.notice("\(name): claimed, through its clone \(clonePath ?? "(no node yet)")")
-    }
+    /// The device's descriptor, for the pass-through's wait.
+    package var fd: Int32 { input.fd }
 
-    /// What libevdev knows of the device now: every slot's values, the
-    /// other axes and the keys. `fresh`: what its clone has when uinput has
-    /// just made it instead (slot 0 selected, every slot's values 0 and no
-    /// touch, the other axes as the device's, copied with their ranges, and
-    /// no key down).
-    private static func state(of dev: OpaquePointer, fresh: Bool = false) -> DeviceState {
-        var s = DeviceState()
-        s.currentSlot = fresh ? 0 : Int32(libevdev_get_current_slot(dev))
-        let slotted = (0x30...0x3d).filter { libevdev_has_event_code(dev, UInt32(EV_ABS), UInt32($0)) != 0 }
-        for slot in 0..<max(0, libevdev_get_num_slots(dev)) {
-            for code in slotted {
-                let value = libevdev_get_slot_value(dev, UInt32(slot), UInt32(code))
-                s.slots[Int32(slot), default: [:]][UInt16(code)] =
-                    fresh ? (code == Int(ABS_MT_TRACKING_ID) ? -1 : 0) : value
-            }
-        }
-        for code in 0..<0x2f where libevdev_has_event_code(dev, UInt32(EV_ABS), UInt32(code)) != 0 {
-            s.axes[UInt16(code)] = libevdev_get_event_value(dev, UInt32(EV_ABS), UInt32(code))
-        }
-        for code in 0..<UInt32(KEY_CNT) where libevdev_has_event_code(dev, UInt32(EV_KEY), code) != 0 {
-            s.keys[UInt16(code)] = fresh ? 0 : libevdev_get_event_value(dev, UInt32(EV_KEY), code)
-        }
-        return s
-    }
+    /// Whether it is claimed now (it has a clone), rather than let go.
+    package var isClaimed: Bool { clone != nil }
 
-    /// The device's descriptor, for the loop's set.
-    package var fd: Int32 { device.fd }
-
-    /// Grabs the device if no finger is down on it and it is not grabbed.
+    /// Grabs the device if it is claimed, no finger is down on it and it is not grabbed.
     private func tryGrab() {
-        guard !grabbed, !grabRefused, !releasing, !fingerDown else { return }
-        let r = libevdev_grab(device.device, LIBEVDEV_GRAB)
-        if r == 0 {
+        guard clone != nil, !grabbed, !grabRefused, !releasing, !claimer.source.anyTouch else { return }
+        if let e = input.grab() {
+            grabRefused = true
+            let why = e == .resourceBusy ? "another program holds a grab on it" : "\(e)"
+            logger.warning("\(name): cannot grab \(path) (\(why)): not claimed; it is read as any other")
+        } else {
             grabbed = true
             logger.info("\(name): grabbed; its frames reach the compositor through the clone")
-        } else {
-            grabRefused = true
-            let why = -r == EBUSY ? "another program holds a grab on it" : "\(Errno(rawValue: -r))"
-            logger.warning("\(name): cannot grab \(path) (\(why)): not claimed; it is read as any other")
         }
     }
 
-    /// Whether a finger is down on the device, as libevdev's state says.
-    private var fingerDown: Bool {
-        let dev = device.device
-        let slots = libevdev_get_num_slots(dev)
-        if slots > 0 {
-            for s in 0..<UInt32(slots) where libevdev_get_slot_value(dev, s, UInt32(ABS_MT_TRACKING_ID)) >= 0 {
-                return true
-            }
-        }
-        return libevdev_get_event_value(dev, UInt32(EV_KEY), UInt32(BTN_TOUCH)) != 0
+    /// How reading ended.
+    package enum ReadEnd {
+        /// Nothing more waits.
+        case drained
+        /// `budget` events were read; more may wait.
+        case budgetSpent
+        /// The device went away.
+        case gone
     }
 
-    /// Reads what the device has: each finished frame goes to the clone
-    /// (as the claimer says) and its touches to `events`. False when the
-    /// device has gone away.
-    package func read(into events: TouchSourceEvents) -> Bool {
-        var e = input_event()
-        while true {
-            let rc = libevdev_next_event(device.device, LIBEVDEV_READ_FLAG_NORMAL.rawValue, &e)
-            if rc == LIBEVDEV_READ_STATUS_SUCCESS.rawValue {
-                take(e, into: events)
-            } else if rc == LIBEVDEV_READ_STATUS_SYNC.rawValue {
-                // SYN_DROPPED: libevdev gives the state's difference as events.
+    /// Reads at most `budget` events: each finished frame goes to the clone
+    /// (as the claimer says) and its touches to `frames`.
+    package func read(budget: Int, into frames: inout [TouchFrame]) -> ReadEnd {
+        for _ in 0..<budget {
+            switch input.next() {
+            case .event(let e, let time):
+                take(e, at: time, into: &frames)
+            case .dropped:
                 resynchronized = true
-                pending.removeAll()
-                while libevdev_next_event(device.device, LIBEVDEV_READ_FLAG_SYNC.rawValue, &e)
-                    == LIBEVDEV_READ_STATUS_SYNC.rawValue
-                {
-                    take(e, into: events)
-                }
-            } else if rc == -EAGAIN {
-                return true
-            } else if rc == -EINTR {
-                continue
-            } else {
-                return false
+                pending.removeAll(keepingCapacity: true)
+            case .resynchronizing(let e, let time):
+                take(e, at: time, into: &frames)
+            case .empty:
+                return .drained
+            case .gone:
+                return .gone
             }
         }
+        return .budgetSpent
     }
 
-    private func take(_ e: input_event, into events: TouchSourceEvents) {
-        let time = Timestamp(microseconds: Int64(e.time.tv_sec) * 1_000_000 + Int64(e.time.tv_usec))
-        let isReport = e.type == UInt16(EV_SYN) && e.code == UInt16(SYN_REPORT)
-        if e.type != UInt16(EV_SYN) || isReport { pending.append(RawEvent(e.type, e.code, e.value)) }
-        let frame: TouchFrame?
+    private func take(_ e: RawEvent, at time: Timestamp, into frames: inout [TouchFrame]) {
+        let isReport = e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT
+        if e.type != Evdev.EV_SYN { pending.append(e) }
+        var frame: TouchFrame?
         do {
-            frame = try assembler.feed(EvdevEvent(time: time, type: e.type, code: e.code, value: e.value, line: 0))
+            frame = try assembler.feed(EvdevEvent(time: time, type: e.type, code: e.code, value: e.value))
         } catch {
             logger.warning("\(name): \(error)")
-            frame = nil
         }
-        if let frame { events.frame(frame) }
+        if let frame { frames.append(frame) }
         guard isReport else { return }
-        let raw = RawFrame(time: time, events: pending)
-        pending.removeAll(keepingCapacity: true)
         let touches = frame ?? TouchFrame(device: id, time: time)
         if grabbed {
-            write(claimer.process(raw, touches: touches, resynchronized: resynchronized))
+            claimer.process(pending, at: time, touches: touches, resynchronized: resynchronized)
+            write(at: time)
         } else {
-            claimer.observe(raw, touches: touches)
+            claimer.observe(pending, at: time, touches: touches)
             if !claimer.anyDown { tryGrab() }
         }
+        pending.removeAll(keepingCapacity: true)
         resynchronized = false
-        if releasing && !claimer.anyDown { ungrab() }
+        if releasing && !claimer.anyDown { letGo() }
     }
 
-    /// A held-back touch's time ran out: it goes on.
+    /// Time passed: a held-back touch goes on, a cancel owed is tried again.
     package func advance(to now: Timestamp) {
-        let out = claimer.advance(to: now)
-        if grabbed { write(out) }
+        claimer.advance(to: now)
+        if grabbed { write(at: now) }
     }
 
     /// When `advance` must be called (`.never`: nothing waits).
-    package var deadline: Timestamp { claimer.deadline }
+    package var deadline: Timestamp { grabbed ? claimer.deadline : .never }
 
     /// What is claimed changed (clients came, went or subscribed again).
     package func set(claims: ClaimSet) { claimer.claims = claims }
@@ -251,34 +215,76 @@ package final class ClaimedDevice {
     /// Lets the device go back to the compositor: at once if no finger is
     /// down, else once the last lifts (a grab ended mid-touch would leave
     /// the compositor a touch that never ends). Whatever the clone has down
-    /// is cancelled first. True once it is let go.
-    @discardableResult
-    package func release(at now: Timestamp) -> Bool {
+    /// is cancelled first; the clone goes once the device is let go.
+    package func release(at now: Timestamp) {
+        guard clone != nil else { return }
         releasing = true
-        if grabbed { write(claimer.cancelAll(at: now)) }
-        if !claimer.anyDown { ungrab() }
-        return !grabbed
+        if grabbed {
+            claimer.cancelAll(at: now)
+            write(at: now)
+        }
+        if !claimer.anyDown { letGo() }
     }
 
-    private func ungrab() {
-        if grabbed {
-            libevdev_grab(device.device, LIBEVDEV_UNGRAB)
-            grabbed = false
-            logger.info("\(name): let go; the compositor reads it again")
+    /// Claims it again (a reload turned claiming back on): a new clone, and
+    /// the grab once no finger is down. Why not, if it cannot.
+    package func reclaim() -> String? {
+        releasing = false
+        guard clone == nil else { return nil }
+        guard let makeClone else { return "its clone cannot be made again" }
+        do {
+            let c = try makeClone()
+            clone = c
+            // A new clone has every slot empty and no key down.
+            claimer.newClone(input.state(fresh: true))
+            logger.notice("\(name): claimed again, through its clone \(c.path ?? "(no node yet)")")
+            tryGrab()
+            return nil
+        } catch {
+            return error.description
         }
     }
 
-    /// Writes frames to the clone as they are, each event with the frame's
-    /// own time (uinput keeps a time that is not in the future and at most
-    /// 10 s old), one `write` per frame.
-    private func write(_ frames: [RawFrame]) {
-        guard cloneFD >= 0 else { return }
-        for f in frames {
-            let t = timeval(
-                tv_sec: Int(f.time.microseconds / 1_000_000), tv_usec: Int(f.time.microseconds % 1_000_000))
-            var buffer = f.events.map { input_event(time: t, type: $0.type, code: $0.code, value: $0.value) }
-            let n = buffer.withUnsafeMutableBytes { Glibc.write(cloneFD, $0.baseAddress, $0.count) }
-            if n < 0 { logger.warning("\(name): writing to the clone failed: \(Errno.last)") }
+    private func letGo() {
+        releasing = false
+        if grabbed {
+            input.ungrab()
+            grabbed = false
+        }
+        clone = nil
+        logger.info("\(name): let go; the compositor reads it again")
+    }
+
+    /// Writes the claimer's output to the clone, one `write` per frame,
+    /// each event with its frame's own time (uinput keeps a time that is
+    /// not in the future and at most 10 s old). A write that fails leaves
+    /// the clone's touches to be cancelled when writing works again.
+    private func write(at now: Timestamp) {
+        let out = claimer.output
+        guard let clone, !out.isEmpty else { return }
+        var written = 0
+        var failure: Errno?
+        for i in 0..<out.count {
+            let f = out[i]
+            let t = timeval(tv_sec: Int(f.time.microseconds / 1_000_000), tv_usec: Int(f.time.microseconds % 1_000_000))
+            writeBuffer.removeAll(keepingCapacity: true)
+            for e in f.events { writeBuffer.append(input_event(time: t, type: e.type, code: e.code, value: e.value)) }
+            if let e = writeBuffer.withUnsafeBufferPointer({ clone.write($0) }) {
+                failure = e
+                break
+            }
+            written += 1
+        }
+        if let failure {
+            claimer.written(written, at: now)
+            writesFailing = true
+            let name = self.name
+            writeWarnings.note(now: now, logger) {
+                "\(name): writing to the clone failed (\(failure)); its touches are cancelled once writing works again"
+            }
+        } else if writesFailing {
+            writesFailing = false
+            logger.notice("\(name): writing to the clone works again; the touches it had were cancelled")
         }
     }
 }

@@ -1,6 +1,4 @@
 import GestureCore
-import GestureDaemon
-import GestureProtocol
 import Testing
 import TraceSynth
 
@@ -21,17 +19,25 @@ struct ClaimerTests {
         var clone: [RawFrame] = []
         var time: Int64 = 1_000_000
 
+        /// A device with the panel's slots, every one empty, and `keys` (up).
+        static func state(keys: [UInt16] = [Evdev.BTN_TOUCH]) -> DeviceState {
+            var s = DeviceState(slots: ClaimerTests.panel.description.slotCount)
+            for k in keys { s.set(key: k, down: false) }
+            return s
+        }
+
         init(
-            claims: ClaimSet, thresholds: GestureThresholds = .defaults, device: DeviceState = DeviceState(),
-            clone: DeviceState = DeviceState()
+            claims: ClaimSet, thresholds: GestureThresholds = .defaults, device: DeviceState = Bench.state(),
+            clone: DeviceState = Bench.state()
         ) {
             let d = ClaimerTests.panel.description
             let geometry = TouchAssembler.geometry(for: d, size: nil, source: .resolution)!
             assembler = TouchAssembler(description: d, geometry: geometry, device: DeviceID(1), file: "bench")
             claimer = Claimer(
-                width: geometry.screenWidth, height: geometry.screenHeight, thresholds: thresholds, keys: [Evdev.BTN_TOUCH],
-                device: device, clone: clone)
+                width: geometry.screenWidth, height: geometry.screenHeight, thresholds: thresholds, device: device,
+                clone: clone)
             claimer.claims = claims
+            claimer.log.tracing = true
         }
 
         /// Units of the panel for a position in mm.
@@ -44,20 +50,20 @@ struct ClaimerTests {
         mutating func frame(after ms: Int64 = 10, _ events: [RawEvent]) -> [RawFrame] {
             time += ms * 1000
             let t = Timestamp(microseconds: time)
-            let all = events + [RawEvent(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)]
             var touches: TouchFrame?
-            for e in all {
+            for e in events + [RawEvent.report] {
                 if let f = try! assembler.feed(EvdevEvent(time: t, type: e.type, code: e.code, value: e.value)) { touches = f }
             }
-            let out = claimer.process(
-                RawFrame(time: t, events: all), touches: touches ?? TouchFrame(device: DeviceID(1), time: t))
+            claimer.process(events, at: t, touches: touches ?? TouchFrame(device: DeviceID(1), time: t))
+            let out = claimer.output.frames
             clone += out
             return out
         }
 
         mutating func advance(ms: Int64) -> [RawFrame] {
             time += ms * 1000
-            let out = claimer.advance(to: Timestamp(microseconds: time))
+            claimer.advance(to: Timestamp(microseconds: time))
+            let out = claimer.output.frames
             clone += out
             return out
         }
@@ -86,7 +92,7 @@ struct ClaimerTests {
 
     static let touch = RawEvent(Evdev.EV_KEY, Evdev.BTN_TOUCH, 1)
     static let release = RawEvent(Evdev.EV_KEY, Evdev.BTN_TOUCH, 0)
-    static let report = RawEvent(Evdev.EV_SYN, Evdev.SYN_REPORT, 0)
+    static let report = RawEvent.report
 
     @Test("with nothing claimed of it, a tap and a two-finger pinch reach the clone frame for frame, times included")
     func unclaimedPassesWhole() {
@@ -109,17 +115,14 @@ struct ClaimerTests {
     )
     func staleValuesReachTheClone() {
         let (ux, uy) = Bench.units(100, 60)
-        var device = DeviceState()
-        var clone = DeviceState()
+        var device = Bench.state()
+        var clone = Bench.state()
         for slot: Int32 in 0...1 {
-            device.slots[slot] = [
-                Evdev.ABS_MT_TRACKING_ID: -1, Evdev.ABS_MT_POSITION_X: slot == 0 ? ux : 0,
-                Evdev.ABS_MT_POSITION_Y: slot == 0 ? uy : 0,
-            ]
-            clone.slots[slot] = [Evdev.ABS_MT_TRACKING_ID: -1, Evdev.ABS_MT_POSITION_X: 0, Evdev.ABS_MT_POSITION_Y: 0]
+            device.set(slot: slot, Evdev.ABS_MT_POSITION_X, slot == 0 ? ux : 0)
+            device.set(slot: slot, Evdev.ABS_MT_POSITION_Y, slot == 0 ? uy : 0)
+            clone.set(slot: slot, Evdev.ABS_MT_POSITION_X, 0)
+            clone.set(slot: slot, Evdev.ABS_MT_POSITION_Y, 0)
         }
-        device.keys[Evdev.BTN_TOUCH] = 0
-        clone.keys[Evdev.BTN_TOUCH] = 0
         var b = Bench(claims: ClaimSet(fingers: [3]), device: device, clone: clone)
         // A tap where the last touch on slot 0 was: the device sends no position.
         let first = b.frame([RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, 7), Self.touch])
@@ -166,7 +169,7 @@ struct ClaimerTests {
                 ).isEmpty)
         }
         #expect(b.frame(Self.up(0) + Self.up(1) + Self.up(2) + [Self.release]).isEmpty)
-        #expect(b.claimer.phase == .idle)
+        #expect(b.claimer.state == .idle)
         // The next tap, in slot 2, where the claimed finger lifted, at the x it
         // lifted at (which the device does not send again): it arrives
         // whole, position included, with what else the clone missed (the
@@ -200,10 +203,10 @@ struct ClaimerTests {
         b.frame(Self.down(0, id: 1, at: 100, 60) + [Self.touch])
         b.frame(after: 30, Self.down(1, id: 2, at: 120, 60))
         #expect(b.frame(after: 200, Self.down(2, id: 3, at: 140, 60)).count == 1)
-        #expect(b.claimer.phase != .claimed)
+        #expect(b.claimer.state != .claimed)
         var four = Bench(claims: ClaimSet(fingers: [4]))
         four.frame(Self.down(0, id: 1, at: 100, 60) + Self.down(1, id: 2, at: 110, 60) + Self.down(2, id: 3, at: 120, 60))
-        #expect(four.claimer.phase != .claimed && four.clone.count == 1)
+        #expect(four.claimer.state != .claimed && four.clone.count == 1)
     }
 
     @Test("fingers that all land in one frame, of a claimed count: nothing of them ever reaches the clone")
@@ -226,7 +229,7 @@ struct ClaimerTests {
         #expect(b.frame(Self.down(0, id: 1, at: 2, 60) + [Self.touch]).isEmpty)
         #expect(b.frame(Self.move(0, to: 2.5, 60)).isEmpty)
         #expect(b.frame(Self.move(0, to: 8, 60)).isEmpty)
-        #expect(b.claimer.phase == .claimed)
+        #expect(b.claimer.state == .claimed)
         #expect(b.frame(Self.move(0, to: 40, 60)).isEmpty)
         #expect(b.frame(Self.up(0) + [Self.release]).isEmpty)
         #expect(b.clone.isEmpty)
@@ -253,7 +256,7 @@ struct ClaimerTests {
         // Its bottom edge is the picture's left: held, then claimed moving inward (up the panel).
         #expect(b.frame(after: 100, Self.down(0, id: 2, at: 100, bottom) + [Self.touch]).isEmpty)
         #expect(b.frame(Self.move(0, to: 100, bottom - 8)).isEmpty)
-        #expect(b.claimer.phase == .claimed)
+        #expect(b.claimer.state == .claimed)
     }
 
     @Test("a tap in a claimed edge band arrives whole at its lift; a touch resting there goes on when claim.edgeHold ends")
@@ -264,7 +267,7 @@ struct ClaimerTests {
         #expect(lift.count == 2, "\(lift)")
         #expect(lift[0].events.contains(RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, 1)))
         #expect(lift[1].events.contains(RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1)))
-        #expect(b.claimer.phase == .idle)
+        #expect(b.claimer.state == .idle)
         #expect(b.frame(after: 300, Self.down(0, id: 2, at: 100, 133) + [Self.touch]).isEmpty)
         #expect(b.claimer.deadline == Timestamp(microseconds: b.time) + .milliseconds(150))
         #expect(b.advance(ms: 100).isEmpty)
@@ -275,8 +278,8 @@ struct ClaimerTests {
 
     @Test("device state and its difference: slots, axes and keys, the slot selected again where it moved")
     func stateDifference() {
-        var a = DeviceState()
-        var c = DeviceState()
+        var a = Bench.state()
+        var c = Bench.state()
         a.apply(Self.down(0, id: 5, at: 10, 10) + Self.down(3, id: 6, at: 20, 20) + [Self.touch])
         let diff = c.difference(to: a)
         c.apply(diff)
@@ -284,5 +287,151 @@ struct ClaimerTests {
         #expect(diff.first == RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, 5), "slot 0 needs no selecting")
         #expect(diff.contains(RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, 3)))
         #expect(c.activeSlots == [0, 3])
+    }
+
+    @Test(
+        "five fingers, claimed as the fifth lands: the cancel lifts every touch key the clone has down, BTN_TOOL_QUINTTAP included"
+    )
+    func fiveFingersLeaveNoToolKeyDown() {
+        let keys = Evdev.touchKeys
+        var b = Bench(claims: ClaimSet(fingers: [5]), device: Bench.state(keys: keys), clone: Bench.state(keys: keys))
+        let tools = [Evdev.BTN_TOOL_FINGER, Evdev.BTN_TOOL_DOUBLETAP, Evdev.BTN_TOOL_TRIPLETAP, Evdev.BTN_TOOL_QUADTAP]
+        for n in 0..<4 {
+            // As a panel reports it: the tool of the finger count, the last one's key up.
+            var events = Self.down(Int32(n), id: Int32(n + 1), at: 60 + Double(n) * 15, 60)
+            events.append(RawEvent(Evdev.EV_KEY, tools[n], 1))
+            if n == 0 { events.append(Self.touch) } else { events.append(RawEvent(Evdev.EV_KEY, tools[n - 1], 0)) }
+            #expect(b.frame(after: 20, events).count == 1, "finger \(n + 1) passes")
+        }
+        #expect(b.claimer.clone.isDown(key: Evdev.BTN_TOOL_QUADTAP) && b.claimer.clone.isDown(key: Evdev.BTN_TOUCH))
+        let fifth =
+            Self.down(4, id: 5, at: 120, 60) + [
+                RawEvent(Evdev.EV_KEY, Evdev.BTN_TOOL_QUADTAP, 0), RawEvent(Evdev.EV_KEY, Evdev.BTN_TOOL_QUINTTAP, 1),
+            ]
+        let cancel = b.frame(after: 20, fifth)
+        #expect(cancel.count == 2, "\(cancel)")
+        #expect(b.claimer.state == .claimed)
+        for k in keys { #expect(!b.claimer.clone.isDown(key: k), "\(hex4(k)) still down on the clone") }
+        #expect(b.claimer.clone.activeSlots.isEmpty)
+        // The lift of all five reaches nothing.
+        #expect(b.frame(Self.up(0) + Self.up(1) + Self.up(2) + Self.up(3) + Self.up(4) + [Self.release]).isEmpty)
+        #expect(b.claimer.log.anomalies.isEmpty)
+    }
+
+    @Test(
+        "frames that could not be written: the touches the clone has are cancelled when writing works again, and the rest of the sequence is withheld"
+    )
+    func cloneWriteFailure() {
+        var b = Bench(claims: ClaimSet(fingers: [3]))
+        b.frame(Self.down(0, id: 1, at: 100, 60) + [Self.touch])
+        // The second finger's frame does not reach the clone.
+        let lost = b.frame(after: 20, Self.down(1, id: 2, at: 120, 60))
+        #expect(lost.count == 1)
+        b.claimer.written(0, at: Timestamp(microseconds: b.time))
+        #expect(b.claimer.state == .claimed)
+        #expect(b.claimer.clone.activeSlots == [0], "the clone has the first finger only")
+        #expect(b.claimer.deadline == Timestamp(microseconds: b.time) + Claimer.retryInterval)
+        // The next call cancels what the clone has: the first finger, never lifted there.
+        let next = b.frame(after: 10, Self.move(0, to: 100, 65))
+        #expect(next.count == 2, "\(next)")
+        #expect(next.first?.events.contains(RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_PALM)) == true)
+        #expect(b.claimer.clone.activeSlots.isEmpty && !b.claimer.clone.isDown(key: Evdev.BTN_TOUCH))
+        // Withheld to the last lift; the next touch arrives whole.
+        #expect(b.frame(Self.up(0) + Self.up(1) + [Self.release]).isEmpty)
+        let tap = b.frame(after: 100, Self.down(0, id: 3, at: 80, 40) + [Self.touch])
+        #expect(tap.count == 1 && tap[0].events.contains(RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, 3)))
+        #expect(b.claimer.log.transitions.contains { $0.event == "clone-lost" })
+        #expect(b.claimer.log.anomalies.isEmpty)
+    }
+
+    @Test("a clone that stays unwritable is tried again at its deadline, with no frame coming")
+    func cloneRetriedByTime() {
+        var b = Bench(claims: ClaimSet(fingers: [3]))
+        b.frame(Self.down(0, id: 1, at: 100, 60) + [Self.touch])
+        b.claimer.written(0, at: Timestamp(microseconds: b.time))
+        // Nothing of the landing reached it: there is nothing to cancel.
+        #expect(b.advance(ms: 100).isEmpty)
+        var c = Bench(claims: ClaimSet(fingers: [3]))
+        c.frame(Self.down(0, id: 1, at: 100, 60) + [Self.touch])
+        c.frame(after: 10, Self.move(0, to: 100, 62))
+        c.claimer.written(0, at: Timestamp(microseconds: c.time))
+        #expect(c.claimer.deadline == Timestamp(microseconds: c.time) + Claimer.retryInterval)
+        let retried = c.advance(ms: 100)
+        #expect(retried.count == 2, "\(retried)")
+        #expect(c.claimer.deadline == .never)
+    }
+
+    @Test(
+        "the edge band is one rule: where the arbiter says a touch started at an edge, the claimer holds it back, on every side and in the corners"
+    )
+    func edgeBandIsShared() {
+        let width = ClaimerTests.panel.width
+        let height = ClaimerTests.panel.height
+        let band = GestureThresholds.defaults.edgeBand
+        var checked = 0
+        for x in [0.5, band - 0.2, band + 0.3, width / 2, width - band + 0.2, width - 0.5] {
+            for y in [0.5, band - 0.2, band + 0.3, height / 2, height - band + 0.2, height - 0.5] {
+                let edge = PanelEdge.at(x: x, y: y, width: width, height: height, band: band)
+                // The arbiter: a one-finger stroke from (x, y) toward the middle.
+                var h = Hand(width: width, height: height)
+                h.stroke(at: 0, x: x, y: y, dx: (width / 2 - x) / 4, dy: (height / 2 - y) / 4, duration: 200)
+                h.finish()
+                let said = h.events.first { $0.phase == .began || $0.phase == .recognized }?.edge
+                #expect(said == edge, "arbiter at (\(x), \(y)): \(String(describing: said)), rule: \(String(describing: edge))")
+                // The claimer, every edge claimed: held back exactly there.
+                var b = Bench(claims: ClaimSet(edges: Set(PanelEdge.allCases)))
+                let passed = b.frame(Self.down(0, id: 1, at: x, y) + [Self.touch])
+                #expect(passed.isEmpty == (edge != nil), "claimer at (\(x), \(y))")
+                checked += 1
+            }
+        }
+        #expect(checked == 36)
+        // In a corner both edges are as near: the later of left, right, top, bottom.
+        #expect(PanelEdge.at(x: 1, y: 1, width: 100, height: 60, band: 4) == .top)
+        #expect(PanelEdge.at(x: 1, y: 2, width: 100, height: 60, band: 4) == .left)
+        #expect(PanelEdge.at(x: 1, y: 1, width: 100, height: 60, band: 4, among: [.left]) == .left)
+        #expect(PanelEdge.at(x: 5, y: 30, width: 100, height: 60, band: 4) == nil)
+    }
+
+    @Test(
+        "every transition the benches meet, the rare ones included (an edge tap, a timeout, a resync, frames unseen, a cancel, a lost clone), is drawn"
+    )
+    func benchTransitionsAreDrawn() throws {
+        var seen: [Transition] = []
+        // A tap at a claimed edge; a rest there past claim.edgeHold; a move along it.
+        var e = Bench(claims: ClaimSet(edges: [.left]))
+        e.frame(Self.down(0, id: 1, at: 2, 60) + [Self.touch])
+        e.frame(after: 40, Self.up(0) + [Self.release])
+        e.frame(after: 100, Self.down(0, id: 2, at: 2, 60) + [Self.touch])
+        _ = e.advance(ms: 200)
+        e.frame(Self.up(0) + [Self.release])
+        e.frame(after: 100, Self.down(0, id: 3, at: 2, 60) + [Self.touch])
+        e.frame(Self.move(0, to: 2, 70))
+        e.frame(Self.up(0) + [Self.release])
+        seen += e.claimer.log.transitions
+        // A resync while passing; frames unseen; a cancel of everything; a lost clone.
+        var r = Bench(claims: ClaimSet(fingers: [3]))
+        r.frame(Self.down(0, id: 1, at: 100, 60) + [Self.touch])
+        let t = Timestamp(microseconds: r.time + 10_000)
+        r.claimer.process(
+            Self.move(0, to: 100, 62), at: t, touches: TouchFrame(device: DeviceID(1), time: t), resynchronized: true)
+        r.frame(after: 20, Self.up(0) + [Self.release])
+        r.claimer.observe(
+            Self.down(0, id: 2, at: 90, 60), at: t + .milliseconds(300),
+            touches: TouchFrame(
+                device: DeviceID(1), time: t + .milliseconds(300), contacts: [Contact(slot: 0, phase: .down, x: 90, y: 60)]))
+        r.claimer.cancelAll(at: t + .milliseconds(310))
+        seen += r.claimer.log.transitions
+        var w = Bench(claims: ClaimSet(fingers: [3]))
+        w.frame(Self.down(0, id: 1, at: 100, 60) + [Self.touch])
+        w.claimer.written(0, at: Timestamp(microseconds: w.time))
+        seen += w.claimer.log.transitions
+        #expect(r.claimer.log.anomalies.isEmpty && e.claimer.log.anomalies.isEmpty)
+        let events = Set(seen.map(\.event))
+        for name in ["edge-landing", "all-up", "edge-timeout", "away", "resync", "unseen", "cancel-all", "clone-lost"] {
+            #expect(events.contains(name), "\(name) not met")
+        }
+        let undrawn = try StateDiagrams.load().undrawn(seen)
+        #expect(undrawn.isEmpty, "not drawn:\n\(undrawn.sorted().joined(separator: "\n"))")
     }
 }

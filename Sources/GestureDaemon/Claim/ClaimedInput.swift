@@ -1,0 +1,181 @@
+package import CEvdev
+internal import CLinux
+package import GestureCore
+package import SystemPackage
+import ToolSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What a claimed touchscreen reads from: its evdev node through libevdev
+/// (`EvdevClaimedInput`), or in tests a stand-in that reads events from a
+/// pipe. The daemon's side of claiming (`ClaimedDevice`) sees only this.
+package protocol ClaimedInput: AnyObject {
+    /// The descriptor the pass-through's wait watches.
+    var fd: Int32 { get }
+    var description: DeviceDescription { get }
+    /// The next event, if one waits: a plain one, one of the state's
+    /// difference after the kernel dropped events (`SYN_DROPPED`), nothing
+    /// yet, or the device went away.
+    func next() -> ClaimedRead
+    /// Takes the device from every other reader (`EVIOCGRAB`); why not, if it cannot.
+    func grab() -> Errno?
+    func ungrab()
+    /// The device's state now (every slot, the axes, the keys down), or
+    /// with `fresh` what a clone of it holds when uinput has just made it.
+    func state(fresh: Bool) -> DeviceState
+}
+
+package enum ClaimedRead {
+    case event(RawEvent, time: Timestamp)
+    /// The kernel dropped events (`SYN_DROPPED`): the frame under way is
+    /// lost, and what follows (`resynchronizing`) is the difference
+    /// between what was read and the device's state.
+    case dropped
+    /// Part of the difference libevdev gives after `SYN_DROPPED`.
+    case resynchronizing(RawEvent, time: Timestamp)
+    case empty
+    case gone
+}
+
+/// What a claimed touchscreen's clone is written through: uinput, or in
+/// tests a pipe.
+package protocol CloneOutput: AnyObject {
+    /// The clone's node, once udev made it.
+    var path: String? { get }
+    /// Writes one frame's events in one write; why not, if it failed.
+    func write(_ events: UnsafeBufferPointer<input_event>) -> Errno?
+}
+
+/// A touchscreen's evdev node, read through libevdev.
+package final class EvdevClaimedInput: ClaimedInput {
+    private let device: EvdevDevice
+    /// After `SYN_DROPPED`: libevdev's difference is being read.
+    private var syncing = false
+
+    package init(path: String) throws(SetupError) {
+        device = try EvdevDevice(path: path)
+        // The device's own clock is CLOCK_MONOTONIC, as libinput's and as uinput expects.
+        _ = libevdev_set_clock_id(device.device, CLOCK_MONOTONIC)
+    }
+
+    package var fd: Int32 { device.fd }
+    package var description: DeviceDescription { device.description }
+    package var name: String { device.name }
+
+    package func next() -> ClaimedRead {
+        var e = input_event()
+        while true {
+            let rc = libevdev_next_event(
+                device.device, (syncing ? LIBEVDEV_READ_FLAG_SYNC : LIBEVDEV_READ_FLAG_NORMAL).rawValue, &e)
+            let event = RawEvent(e.type, e.code, e.value)
+            let time = Timestamp(microseconds: Int64(e.time.tv_sec) * 1_000_000 + Int64(e.time.tv_usec))
+            if syncing {
+                if rc == Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue) { return .resynchronizing(event, time: time) }
+                syncing = false
+                continue
+            }
+            switch rc {
+            case Int32(LIBEVDEV_READ_STATUS_SUCCESS.rawValue):
+                return .event(event, time: time)
+            case Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue):
+                // SYN_DROPPED: libevdev gives the state's difference as events, read with the sync flag.
+                syncing = true
+                return .dropped
+            case -EAGAIN:
+                return .empty
+            case -EINTR:
+                continue
+            default:
+                return .gone
+            }
+        }
+    }
+
+    package func grab() -> Errno? {
+        let r = libevdev_grab(device.device, LIBEVDEV_GRAB)
+        return r == 0 ? nil : Errno(rawValue: -r)
+    }
+
+    package func ungrab() { libevdev_grab(device.device, LIBEVDEV_UNGRAB) }
+
+    package func state(fresh: Bool) -> DeviceState {
+        let dev = device.device
+        var s = DeviceState(slots: Int(max(0, libevdev_get_num_slots(dev))))
+        if !fresh { s.select(slot: Int32(libevdev_get_current_slot(dev))) }
+        let slotted = (Evdev.ABS_MT_TOUCH_MAJOR...Evdev.ABS_MT_LAST).filter {
+            libevdev_has_event_code(dev, UInt32(EV_ABS), UInt32($0)) != 0
+        }
+        for slot in 0..<Int32(s.slotCount) {
+            for code in slotted {
+                let value = libevdev_get_slot_value(dev, UInt32(slot), UInt32(code))
+                s.set(slot: slot, code, fresh ? (code == Evdev.ABS_MT_TRACKING_ID ? -1 : 0) : value)
+            }
+        }
+        for code in 0..<UInt16(Evdev.plainAxisCount) where libevdev_has_event_code(dev, UInt32(EV_ABS), UInt32(code)) != 0 {
+            s.set(axis: code, libevdev_get_event_value(dev, UInt32(EV_ABS), UInt32(code)))
+        }
+        for code in 0..<UInt16(Evdev.keyCount) where libevdev_has_event_code(dev, UInt32(EV_KEY), UInt32(code)) != 0 {
+            s.set(key: code, down: !fresh && libevdev_get_event_value(dev, UInt32(EV_KEY), UInt32(code)) != 0)
+        }
+        return s
+    }
+
+    /// Makes the clone: the device's bus, ids, properties, every axis with
+    /// its range and resolution, its keys, and `ABS_MT_TOOL_TYPE` (which
+    /// the cancel needs); its name with `ClaimedDevice.cloneSuffix`; its
+    /// `phys` names the device, so that udev rules can give it the
+    /// device's properties (81-gestured-clone.rules).
+    package func makeClone(path: String) throws(SetupError) -> UinputClone {
+        let dev = device.device
+        let name = device.name
+        let hadTool = libevdev_has_event_code(dev, UInt32(EV_ABS), UInt32(ABS_MT_TOOL_TYPE)) != 0
+        if !hadTool {
+            var tool = input_absinfo(value: 0, minimum: 0, maximum: 2, fuzz: 0, flat: 0, resolution: 0)
+            libevdev_enable_event_code(dev, UInt32(EV_ABS), UInt32(ABS_MT_TOOL_TYPE), &tool)
+        }
+        let phys = libevdev_get_phys(dev).map { String(cString: $0) }
+        let sysname = String(path.split(separator: "/").last ?? "")
+        libevdev_set_name(dev, name + ClaimedDevice.cloneSuffix)
+        libevdev_set_phys(dev, "gestured-clone:" + sysname)
+        var ui: OpaquePointer?
+        let r = libevdev_uinput_create_from_device(dev, Int32(LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue), &ui)
+        libevdev_set_name(dev, name)
+        libevdev_set_phys(dev, phys)
+        if !hadTool { libevdev_disable_event_code(dev, UInt32(EV_ABS), UInt32(ABS_MT_TOOL_TYPE)) }
+        guard r == 0, let ui else {
+            let e = Errno(rawValue: -r)
+            let why =
+                e == .tooManyOpenFiles || e == .tooManyOpenFilesInSystem
+                ? "out of file descriptors (RLIMIT_NOFILE); lower max-clients in [daemon] or raise the limit"
+                : "\(e). The system service gets write access to it from 75-gestured-uinput.rules"
+            throw SetupError("\(path) (\(name)) is not claimed: cannot make its clone through /dev/uinput: \(why)")
+        }
+        return UinputClone(ui)
+    }
+}
+
+/// A clone made with uinput; destroyed (and so removed from the
+/// compositor's view) when it goes, or when the process ends.
+package final class UinputClone: CloneOutput {
+    private let device: OpaquePointer
+    private let fd: Int32
+
+    init(_ device: OpaquePointer) {
+        self.device = device
+        fd = libevdev_uinput_get_fd(device)
+    }
+
+    deinit { libevdev_uinput_destroy(device) }
+
+    package var path: String? { libevdev_uinput_get_devnode(device).map { String(cString: $0) } }
+
+    package func write(_ events: UnsafeBufferPointer<input_event>) -> Errno? {
+        while true {
+            let n = Glibc.write(fd, events.baseAddress, events.count * MemoryLayout<input_event>.stride)
+            if n >= 0 { return nil }
+            if errno != EINTR { return Errno.last }
+        }
+    }
+}

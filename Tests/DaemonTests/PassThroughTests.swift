@@ -1,0 +1,234 @@
+import CEvdev
+import Foundation
+import GestureCore
+import Harness
+import Logging
+import Synchronization
+import SystemPackage
+import Testing
+import ToolSupport
+
+@testable import GestureDaemon
+
+/// The claimed touchscreens' thread (`PassThrough`) in the test process, its
+/// device and clone played by pipes: a frame written to the device's pipe is
+/// read, decided and written on to the clone's pipe by the thread alone.
+@Suite("Pass-through first")
+struct PassThroughTests {
+    /// A touchscreen read from a pipe of `input_event`s, described as `description`.
+    final class PipeInput: ClaimedInput {
+        let fd: Int32
+        let description: DeviceDescription
+
+        init(fd: Int32, description: DeviceDescription) {
+            self.fd = fd
+            self.description = description
+        }
+
+        func next() -> ClaimedRead {
+            var e = input_event()
+            let n = withUnsafeMutableBytes(of: &e) { read(fd, $0.baseAddress, $0.count) }
+            if n == MemoryLayout<input_event>.size {
+                let time = Timestamp(microseconds: Int64(e.time.tv_sec) * 1_000_000 + Int64(e.time.tv_usec))
+                return .event(RawEvent(e.type, e.code, e.value), time: time)
+            }
+            return n < 0 && errno == EAGAIN ? .empty : .gone
+        }
+
+        func grab() -> Errno? { nil }
+        func ungrab() {}
+        func state(fresh: Bool) -> DeviceState { DeviceState(description: description) }
+    }
+
+    /// A clone written to a pipe; while `failing`, every write fails.
+    final class PipeClone: CloneOutput, @unchecked Sendable {
+        let fd: Int32
+        let failing = Atomic<Bool>(false)
+        init(fd: Int32) { self.fd = fd }
+        var path: String? { "pipe:\(fd)" }
+
+        func write(_ events: UnsafeBufferPointer<input_event>) -> Errno? {
+            if failing.load(ordering: .relaxed) { return .ioError }
+            let n = Glibc.write(fd, events.baseAddress, events.count * MemoryLayout<input_event>.stride)
+            return n < 0 ? Errno(rawValue: errno) : nil
+        }
+    }
+
+    /// A log that keeps its lines.
+    final class Lines: LogHandler, @unchecked Sendable {
+        let lock = NSLock()
+        private var kept: [String] = []
+        var logLevel: Logger.Level = .info
+        var metadata: Logger.Metadata = [:]
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { nil }
+            set {}
+        }
+        func log(event: LogEvent) { lock.withLock { kept.append(event.message.description) } }
+        var lines: [String] { lock.withLock { kept } }
+    }
+
+    /// A device of the tablet recordings, claimed, its pipes and the thread.
+    struct Rig {
+        let passThrough: PassThrough
+        let device: (read: Int32, write: Int32)
+        let clone: (read: Int32, write: Int32)
+        let pipeClone: PipeClone
+        let trace: Trace
+        let lines = Lines()
+
+        init(recording: String, claims: ClaimSet) throws {
+            trace = try EvemuReader.parse(
+                try String(contentsOfFile: DaemonProcess.recording(recording), encoding: .utf8), file: recording)
+            var fds: [Int32] = [0, 0]
+            guard pipe(&fds) == 0 else { throw ChannelError("pipe: \(errno)") }
+            device = (fds[0], fds[1])
+            guard pipe(&fds) == 0 else { throw ChannelError("pipe: \(errno)") }
+            clone = (fds[0], fds[1])
+            for fd in [device.read, clone.read] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+            // The clone's pipe holds a whole trace: nothing waits on its reader.
+            // F_SETPIPE_SZ (1031), which Glibc's module does not name.
+            _ = fcntl(clone.write, 1031, 1 << 20)
+            let handler = lines
+            let logger = Logger(label: "pass-through-test") { _ in handler }
+            passThrough = try PassThrough(logger: logger)
+            pipeClone = PipeClone(fd: clone.write)
+            let geometry = TouchAssembler.geometry(for: trace.device, size: nil, source: .resolution)!
+            let claimed = ClaimedDevice(
+                id: DeviceID(1), path: "pipe", input: PipeInput(fd: device.read, description: trace.device), clone: pipeClone,
+                geometry: geometry, thresholds: .defaults, claims: claims, logger: logger)
+            passThrough.send(.add(claimed))
+        }
+
+        func close() {
+            passThrough.stop()
+            for fd in [device.read, device.write, clone.read, clone.write] { Glibc.close(fd) }
+        }
+
+        /// Writes the trace's events to the device, now-stamped as a kernel would.
+        func play(_ events: ArraySlice<EvdevEvent>) {
+            let base = monotonicNow()
+            let first = trace.events.first?.time ?? .zero
+            for e in events {
+                let t = base + (e.time - first)
+                var ie = input_event(
+                    time: timeval(tv_sec: Int(t.microseconds / 1_000_000), tv_usec: Int(t.microseconds % 1_000_000)),
+                    type: e.type, code: e.code, value: e.value)
+                _ = withUnsafeBytes(of: &ie) { write(device.write, $0.baseAddress, $0.count) }
+            }
+        }
+
+        /// The clone's frames read within `timeout` s, until `count` came.
+        func cloneFrames(_ count: Int, timeout: Double = 10) -> [[RawEvent]] {
+            var frames: [[RawEvent]] = []
+            var current: [RawEvent] = []
+            let end = Date().addingTimeInterval(timeout)
+            while frames.count < count && Date() < end {
+                var e = input_event()
+                let n = withUnsafeMutableBytes(of: &e) { read(clone.read, $0.baseAddress, $0.count) }
+                guard n == MemoryLayout<input_event>.size else {
+                    usleep(1000)
+                    continue
+                }
+                if e.type == 0 && e.code == 0 {
+                    frames.append(current)
+                    current = []
+                } else {
+                    current.append(RawEvent(e.type, e.code, e.value))
+                }
+            }
+            return frames
+        }
+    }
+
+    /// The frames of a trace's events (its `SYN_REPORT`s).
+    static func frameCount(_ events: some Collection<EvdevEvent>) -> Int {
+        events.count { $0.type == Evdev.EV_SYN && $0.code == Evdev.SYN_REPORT }
+    }
+
+    @Test(
+        "with the loop never turning (nothing takes the recognizer's frames), every frame of a drag reaches the clone: passing a frame on waits for nothing the loop does"
+    )
+    func passesWithoutTheLoop() throws {
+        let rig = try Rig(recording: "slow-drag-right.tablet.evemu", claims: ClaimSet(fingers: [3]))
+        defer { rig.close() }
+        let n = Self.frameCount(rig.trace.events)
+        rig.play(rig.trace.events[...])
+        let got = rig.cloneFrames(n)
+        #expect(got.count == n, "the clone got \(got.count) of \(n) frames")
+        // Event for event the device's own (SYN_REPORT aside).
+        var sent: [[RawEvent]] = []
+        var current: [RawEvent] = []
+        for e in rig.trace.events {
+            if e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT {
+                sent.append(current)
+                current = []
+            } else if e.type != Evdev.EV_SYN {
+                current.append(RawEvent(e.type, e.code, e.value))
+            }
+        }
+        #expect(got == sent)
+        // And the recognizer's frames wait for the loop, in order.
+        let events = TouchSourceEvents()
+        var notices: [PassThrough.Notice] = []
+        var scratch: [PassThrough.Notice] = []
+        rig.passThrough.take(into: events, notices: &notices, scratch: &scratch)
+        #expect(events.count > 0 && notices.isEmpty)
+    }
+
+    @Test(
+        "a loop that takes nothing for a long while: the clone still gets everything, the frames waiting for it stop at a bound, and the gap is said once"
+    )
+    func boundedForTheLoop() throws {
+        let rig = try Rig(recording: "slow-drag-right.tablet.evemu", claims: ClaimSet(fingers: [3]))
+        defer { rig.close() }
+        let n = Self.frameCount(rig.trace.events)
+        let rounds = PassThrough.maxWaiting / n + 2
+        for _ in 0..<rounds {
+            rig.play(rig.trace.events[...])
+            #expect(rig.cloneFrames(n).count == n)
+        }
+        let events = TouchSourceEvents()
+        var notices: [PassThrough.Notice] = []
+        var scratch: [PassThrough.Notice] = []
+        rig.passThrough.take(into: events, notices: &notices, scratch: &scratch)
+        #expect(events.count == PassThrough.maxWaiting, "\(events.count) frames waited for the loop")
+        #expect(notices == [.lost(DeviceID(1))])
+        // Taken, the queue fills again from the next frame on.
+        rig.play(rig.trace.events[...])
+        #expect(rig.cloneFrames(n).count == n)
+        notices.removeAll()
+        rig.passThrough.take(into: events, notices: &notices, scratch: &scratch)
+        #expect(notices.isEmpty)
+    }
+
+    @Test(
+        "writes to the clone fail in the middle of a pinch: once they work again the clone's touches are cancelled, nothing of the rest of the pinch follows, and the warning is said a few times, not once a frame"
+    )
+    func cloneWritesFail() throws {
+        let rig = try Rig(recording: "pinch-close-2f.phone.evemu", claims: ClaimSet(fingers: [3]))
+        defer { rig.close() }
+        let events = rig.trace.events
+        let reports = events.indices.filter { events[$0].type == Evdev.EV_SYN && events[$0].code == Evdev.SYN_REPORT }
+        // Both fingers down and moving, passed on.
+        let third = reports[reports.count / 3]
+        rig.play(events[...third])
+        let before = rig.cloneFrames(reports.firstIndex(of: third)! + 1)
+        #expect(before.count == reports.firstIndex(of: third)! + 1)
+        rig.pipeClone.failing.store(true, ordering: .relaxed)
+        let twoThirds = reports[2 * reports.count / 3]
+        rig.play(events[(third + 1)...twoThirds])
+        usleep(200_000)
+        rig.pipeClone.failing.store(false, ordering: .relaxed)
+        rig.play(events[(twoThirds + 1)...])
+        let after = rig.cloneFrames(2, timeout: 5)
+        // The palm on both slots, then each ended: libinput's cancel.
+        let palm = RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_PALM)
+        #expect(after.count == 2 && after[0].count { $0 == palm } == 2, "\(after)")
+        #expect(after.count == 2 && after[1].count { $0 == RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1) } == 2)
+        #expect(rig.cloneFrames(1, timeout: 0.5).isEmpty, "nothing of the rest of the pinch")
+        let warnings = rig.lines.lines.filter { $0.contains("writing to the clone failed") }
+        #expect((1...3).contains(warnings.count), "\(rig.lines.lines)")
+        #expect(rig.lines.lines.contains { $0.contains("writing to the clone works again") })
+    }
+}

@@ -1,0 +1,89 @@
+"""logind as the seat tests need it: org.freedesktop.login1 on a private
+system bus, with the seat's ActiveSession and each session's User, that
+answers, errs or never answers as the test sets it (test.Control on
+/control), and counts the questions it is asked.
+
+Usage: fake_logind.py UID SESSION   (the session active at start, of UID)
+"""
+import sys
+
+import dbus
+import dbus.mainloop.glib
+import dbus.service
+from gi.repository import GLib
+
+PROPS = 'org.freedesktop.DBus.Properties'
+SEAT = '/org/freedesktop/login1/seat/seat0'
+
+dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+bus = dbus.SystemBus()
+state = {'mode': 'answer', 'session': sys.argv[2], 'uid': int(sys.argv[1]), 'questions': 0}
+
+
+class Seat(dbus.service.Object):
+    @dbus.service.method(PROPS, in_signature='ss', out_signature='v', async_callbacks=('ok', 'err'))
+    def Get(self, interface, prop, ok, err):
+        state['questions'] += 1
+        if state['mode'] == 'stall':
+            return
+        if state['mode'] == 'error':
+            err(dbus.exceptions.DBusException('logind is failing', name='org.freedesktop.DBus.Error.Failed'))
+            return
+        s = state['session']
+        path = '/org/freedesktop/login1/session/' + s if s else '/'
+        ok(dbus.Struct((s, dbus.ObjectPath(path)), signature='so', variant_level=1))
+
+    @dbus.service.signal(PROPS, signature='sa{sv}as')
+    def PropertiesChanged(self, interface, changed, invalidated):
+        pass
+
+
+class Session(dbus.service.Object):
+    @dbus.service.method(PROPS, in_signature='ss', out_signature='v', async_callbacks=('ok', 'err'))
+    def Get(self, interface, prop, ok, err):
+        state['questions'] += 1
+        if state['mode'] == 'stall':
+            return
+        if state['mode'] == 'error':
+            err(dbus.exceptions.DBusException('logind is failing', name='org.freedesktop.DBus.Error.Failed'))
+            return
+        uid = dbus.UInt32(state['uid'])
+        ok(dbus.Struct((uid, dbus.ObjectPath('/org/freedesktop/login1/user/%d' % state['uid'])), signature='uo',
+                       variant_level=1))
+
+
+seat = Seat(bus, SEAT)
+sessions = {}
+
+
+def session(name):
+    if name and name not in sessions:
+        sessions[name] = Session(bus, '/org/freedesktop/login1/session/' + name)
+
+
+session(state['session'])
+
+
+class Control(dbus.service.Object):
+    @dbus.service.method('test.Control', in_signature='s')
+    def SetMode(self, mode):
+        state['mode'] = mode
+
+    @dbus.service.method('test.Control', in_signature='su')
+    def Activate(self, name, uid):
+        """Makes the session NAME of UID the active one, and says so."""
+        session(name)
+        state['session'], state['uid'] = name, uid
+        seat.PropertiesChanged('org.freedesktop.login1.Seat', dbus.Dictionary({}, signature='sv'),
+                               dbus.Array(['ActiveSession'], signature='s'))
+
+    @dbus.service.method('test.Control', out_signature='u')
+    def Questions(self):
+        return state['questions']
+
+
+Control(bus, '/control')
+# The name last: a client that sees it finds every object in place.
+name = dbus.service.BusName('org.freedesktop.login1', bus)
+print('ready', flush=True)
+GLib.MainLoop().run()
