@@ -195,6 +195,22 @@ package struct Client {
         closeDeadline = min(closeDeadline, deadline)
     }
 
+    /// How long a client whose outbox overflowed has to read up to its
+    /// `overflow` error: one that stalled for a while and reads again still
+    /// learns why it was cut off. It keeps its slot meanwhile.
+    static let overflowGrace = Timestamp.Duration.milliseconds(10_000)
+
+    /// Its outbox is full and stays full after a write: it is told
+    /// `overflow` (after the unsent rest of a line begun) and closed once
+    /// that is written, or after `overflowGrace`. What to log of it.
+    mutating func overflowed(now: Timestamp) -> String {
+        enqueueFinal(
+            ServerMessage.error(
+                code: "overflow", message: "you did not read fast enough; \(outboxLimit / 1024) KiB were waiting", fatal: true),
+            closeBy: now + Self.overflowGrace)
+        return "\(label) does not read: outbox over \(outboxLimit / 1024) KiB; closing it"
+    }
+
     enum FlushResult {
         case done
         case wouldBlock

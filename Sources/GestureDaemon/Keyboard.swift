@@ -1,5 +1,7 @@
 import CEvdev
+import GestureCore
 package import GestureProtocol
+import Logging
 import SystemPackage
 
 #if canImport(Glibc)
@@ -50,4 +52,55 @@ package final class VirtualKeyboard {
 
 package struct KeyboardError: Error, Sendable {
     package var message: String
+}
+
+/// The chords the clients at the screen ask for (`keys`), typed on the
+/// daemon's keyboard, which is made for the first client that will type
+/// (and tried again 10 s after it could not be).
+struct Typist {
+    private var keyboard: VirtualKeyboard?
+    /// Why the keyboard could not be made, and when that was tried.
+    private var failure: (message: String, at: Timestamp)?
+    private let logger: Logger
+
+    init(logger: Logger) { self.logger = logger }
+
+    /// Makes the keyboard if there is none; why it cannot, if so.
+    @discardableResult
+    mutating func prepare(now: Timestamp) -> String? {
+        if keyboard != nil { return nil }
+        if let f = failure, now - f.at < .milliseconds(10_000) { return f.message }
+        do {
+            keyboard = try VirtualKeyboard()
+            failure = nil
+            logger.info("made the keyboard that types clients' keys (gestured virtual keyboard)")
+            return nil
+        } catch {
+            failure = (error.message, now)
+            logger.warning("\(error.message)")
+            return error.message
+        }
+    }
+
+    /// Types `chord` for `client` if its user is at the screen (else `why`
+    /// says who is) and its `bucket` has a chord left this second: the answer.
+    mutating func type(
+        _ chord: Chord, for client: String, atScreen: Bool, why: String, bucket: inout RateBucket, now: Timestamp
+    ) -> String {
+        guard atScreen else {
+            return ServerMessage.error(code: "not-at-screen", message: "not typed: \(why)", fatal: false)
+        }
+        guard bucket.take(now: now) else {
+            return ServerMessage.error(
+                code: "rate-limited", message: "not typed: more than \(bucket.perSecond) chords in a second", fatal: false)
+        }
+        if let failure = prepare(now: now) {
+            return ServerMessage.error(code: "no-keyboard", message: failure, fatal: false)
+        }
+        guard keyboard!.type(chord) else {
+            return ServerMessage.error(code: "no-keyboard", message: "the kernel refused the keys of \(chord.text)", fatal: false)
+        }
+        logger.debug("\(client) typed \(chord.text)")
+        return ServerMessage.typed(chord)
+    }
 }

@@ -21,11 +21,6 @@ import ToolSupport
 /// queued. One whose outbox is full, and stays full after a write, gets
 /// `overflow` and is closed.
 package struct Publisher {
-    /// How long a client that fell behind has to read up to its `overflow`
-    /// error: one that stalled for a while and reads again still learns why
-    /// it was cut off. It keeps its slot meanwhile.
-    static let overflowGrace = Timestamp.Duration.milliseconds(10_000)
-
     private var logger: Logger
     /// Clients that do not read, said a few times per ten seconds at most.
     private var overflows = RepeatLimiter()
@@ -147,13 +142,8 @@ package struct Publisher {
 
     /// `overflow`, then the client closes once that is written (or after the grace).
     private mutating func overflow(_ c: inout Client, now: Timestamp) {
-        let (label, limit) = (c.label, c.outboxLimit / 1024)
-        overflows.note(now: now, logger) { "\(label) does not read: outbox over \(limit) KiB; closing it" }
-        c.enqueueFinal(
-            ServerMessage.error(
-                code: "overflow", message: "you did not read fast enough; \(c.outboxLimit / 1024) KiB were waiting",
-                fatal: true),
-            closeBy: now + Self.overflowGrace)
+        let said = c.overflowed(now: now)
+        overflows.note(now: now, logger) { said }
     }
 }
 

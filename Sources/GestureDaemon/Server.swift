@@ -1,7 +1,7 @@
 import CLinux
 package import GestureConfiguration
 package import GestureCore
-package import GestureProtocol
+import GestureProtocol
 package import Logging
 import SystemPackage
 package import ToolSupport
@@ -33,7 +33,7 @@ package struct Server {
     /// client whose request ran past it goes first in the next.
     static let requestTime = Timestamp.Duration(microseconds: 2000)
     /// Where the next turn starts answering (`requestTime`).
-    private var firstServed = 0
+    var firstServed = 0
     /// While this much of its output waits unsent, a client's requests wait
     /// too: one that does not read its answers cannot make the daemon queue more.
     static let answerBound = 16 * 1024
@@ -60,61 +60,59 @@ package struct Server {
     package var clients: [Client] = []
     /// The listening socket (nil until `listen`).
     package private(set) var listener: Listener?
-    private var access: AccessPolicy
-    private var settings: DaemonSettings
+    var access: AccessPolicy
+    var settings: DaemonSettings
     /// Who is at the seat's screen (nil: nobody asks, `deliver = "everyone"`).
-    private var seat: SeatState?
-    /// The daemon's keyboard, made for the first client that will type.
-    private var keyboard: VirtualKeyboard?
-    /// Why the keyboard could not be made, and when that was tried (not again for a while).
-    private var keyboardFailure: (message: String, at: Timestamp)?
-    private var logger: Logger
-    private var serial = 0
-    private var readScratch = [UInt8](repeating: 0, count: Client.readBudget)
+    var seat: SeatState?
+    /// The chords clients at the screen ask for.
+    var typist: Typist
+    var logger: Logger
+    var serial = 0
+    var readScratch = [UInt8](repeating: 0, count: Client.readBudget)
     /// Refused connections and accept failures, logged at most a few a second.
-    private var refusals = RepeatLimiter()
+    var refusals = RepeatLimiter()
     /// What clients did wrong (a line too long, not reading, a failed write), likewise.
-    private var clientWarnings = RepeatLimiter()
+    var clientWarnings = RepeatLimiter()
     /// Clients that came and went since the last `activity` report, and when it is due.
-    private var came = 0
-    private var went = 0
+    var came = 0
+    var went = 0
     /// The devices served in this turn (for the requests that name one).
-    private var devices: [DeviceInfo] = []
+    var devices: [DeviceInfo] = []
     /// The `orientation` requests taken since `takeOrientationRequests`.
-    private var orientationRequests: [OrientationRequest] = []
+    var orientationRequests: [OrientationRequest] = []
     /// The serials of the clients that closed since `takeClosed`, while
     /// some orientation came from a client.
-    private var closedSerials: [Int] = []
+    var closedSerials: [Int] = []
     /// Whether the daemon follows closings (`followClosings`).
-    private var followsClosings = false
-    package private(set) var activityDue = Timestamp.never
+    var followsClosings = false
+    package internal(set) var activityDue = Timestamp.never
     /// How often the comings and goings are counted in the log.
     static let activityInterval = Timestamp.Duration.milliseconds(60_000)
     /// A descriptor kept open so that, at the process's descriptor limit, a
     /// waiting connection can still be accepted and told why it is refused.
-    private var spareFD: Int32 = -1
+    var spareFD: Int32 = -1
     /// The listener is not polled until a client goes, or `pauseLength`
     /// passes: at the descriptor limit, connections wait in the kernel's
     /// backlog instead of waking the loop again and again.
-    private var listenerPaused = false
-    private var pausedUntil = Timestamp.never
+    var listenerPaused = false
+    var pausedUntil = Timestamp.never
     static let pauseLength = Timestamp.Duration.milliseconds(1000)
     /// The listener's token in the loop's set (each client has its own, `Client.token`).
-    private var listenerToken: Readiness.Token?
+    var listenerToken: Readiness.Token?
     /// The loop's set, where the listener and the clients are watched.
-    private var loop: Readiness?
+    var loop: Readiness?
     /// Whether the listener is watched now (not while paused).
-    private var listenerWatched = false
+    var listenerWatched = false
     /// The earliest deadline of the clients when the turn began (`deadline`):
     /// until then no client's time to subscribe can have run out.
-    private var dueAtWatch = Timestamp.never
+    var dueAtWatch = Timestamp.never
     /// A client was closed this turn: `sweep` has one to remove.
-    private var closedSome = false
+    var closedSome = false
     /// Set by `watch`: every client is subscribed, with nothing to write
     /// and nothing read and unanswered. Until one of their sockets or the
     /// listener is ready, or something is queued for them, the server then
     /// has nothing to do in a turn (`turn`), and no deadline.
-    private var quiet = false
+    var quiet = false
     /// Whether the last `watch` found every client quiet (for the loop's tests).
     var isQuiet: Bool { quiet }
 
@@ -123,6 +121,7 @@ package struct Server {
         self.settings = settings
         self.logger = logger
         self.seat = seat
+        typist = Typist(logger: logger)
     }
 
     /// Serves the clients of `listener` from now on, watching it and them in `loop`.
@@ -138,7 +137,7 @@ package struct Server {
     /// one bit each, so that merging is an `or` and a turn with no news is
     /// told by one test.
     package struct News {
-        private var bits: UInt8 = 0
+        var bits: UInt8 = 0
 
         init(subscriptionsChanged: Bool = false, countsChanged: Bool = false) {
             self.subscriptionsChanged = subscriptionsChanged
@@ -149,8 +148,8 @@ package struct Server {
         private static let counts: UInt8 = 2
         private static let answer: UInt8 = 4
 
-        private func has(_ bit: UInt8) -> Bool { bits & bit != 0 }
-        private mutating func set(_ bit: UInt8, _ on: Bool) { bits = on ? bits | bit : bits & ~bit }
+        func has(_ bit: UInt8) -> Bool { bits & bit != 0 }
+        mutating func set(_ bit: UInt8, _ on: Bool) { bits = on ? bits | bit : bits & ~bit }
 
         /// The union of the subscriptions changed: the recognizer reports other kinds now.
         package var subscriptionsChanged: Bool {
@@ -203,7 +202,7 @@ package struct Server {
         return (union, immediate && union.contains(.doubleTap), changes)
     }
 
-    private var subscribeTimeout: Timestamp.Duration { .milliseconds(settings.subscribeTimeout * 1000) }
+    var subscribeTimeout: Timestamp.Duration { .milliseconds(settings.subscribeTimeout * 1000) }
 
     // MARK: The turn
 
@@ -232,7 +231,7 @@ package struct Server {
     /// What each client is watched for in the next wait, where it changed
     /// this turn: input while it may send more, output while its outbox
     /// waits; the listener, unless paused.
-    private mutating func watch(_ loop: Readiness) {
+    mutating func watch(_ loop: Readiness) {
         if let listener, let listenerToken, listenerPaused == listenerWatched {
             listenerWatched = !listenerPaused
             loop.change(listener.fd, listenerWatched ? Readiness.input : 0, token: listenerToken)
@@ -273,7 +272,7 @@ package struct Server {
         return min(clientsDeadline(), pausedUntil)
     }
 
-    private mutating func clientsDeadline() -> Timestamp {
+    mutating func clientsDeadline() -> Timestamp {
         var due = Timestamp.never
         var answerWaits = false
         for i in clients.indices {
@@ -295,7 +294,7 @@ package struct Server {
     /// Handles what the wait found: hung-up clients, requests (for at most
     /// `requestTime`, starting where the last turn's ran out, so that every
     /// client gets its share), new connections.
-    private mutating func serve(loop: Readiness, devices: [DeviceInfo], now: Timestamp) -> News {
+    mutating func serve(loop: Readiness, devices: [DeviceInfo], now: Timestamp) -> News {
         self.devices = devices
         var news = News()
         let count = clients.count
@@ -326,7 +325,7 @@ package struct Server {
 
     /// Writes what waits in the outboxes; closes the clients whose time to
     /// subscribe ran out, and the closing ones once written (or out of time).
-    private mutating func flush(now: Timestamp) -> News {
+    mutating func flush(now: Timestamp) -> News {
         var news = News()
         // A time to subscribe set this turn is in the future: only one known at the turn's start can have run out.
         for i in clients.indices where now >= dueAtWatch && clients[i].state == .connected && now >= clients[i].subscribeDeadline
@@ -366,180 +365,6 @@ package struct Server {
         return news
     }
 
-    // MARK: Requests
-
-    /// Reads what a client sent (at most `Client.readBudget` bytes) and
-    /// answers at most `requestBudget` of its requests, until `stop`.
-    private mutating func serveRequests(_ i: Int, readable: Bool, until stop: Timestamp, now: Timestamp) -> News {
-        var news = News()
-        if readable && clients[i].wantsInput && !clients[i].readClosed {
-            switch clients[i].fill(scratch: &readScratch) {
-            case .read: break
-            case .endOfFile:
-                // Half-closed: the client may still read; it is dropped when the socket hangs up.
-                clients[i].readClosed = true
-            case .failed(let e):
-                return drop(i, "read failed: \(e)")
-            }
-        }
-        var answered = 0
-        while answered < Self.requestBudget && clients[i].state != .closing && clients[i].pending < Self.answerBound {
-            guard let line = clients[i].nextLine() else {
-                if clients[i].lineTooLong { news.merge(lineTooLong(i, now: now)) }
-                return news
-            }
-            guard line.count <= WireProtocol.maxLineLength else {
-                news.merge(lineTooLong(i, now: now))
-                return news
-            }
-            news.merge(handle(line, from: i, now: now))
-            news.answered = true
-            answered += 1
-            if monotonicNow() >= stop { break }
-        }
-        return news
-    }
-
-    /// A line longer than the protocol allows, whole or still coming: told, and closed.
-    private mutating func lineTooLong(_ i: Int, now: Timestamp) -> News {
-        let label = clients[i].label
-        clientWarnings.note(now: now, logger) { "\(label): line longer than \(WireProtocol.maxLineLength) bytes; closing" }
-        return refuse(
-            i, code: "line-too-long", message: "lines are at most \(WireProtocol.maxLineLength) bytes", now: now)
-    }
-
-    private mutating func handle(_ line: ArraySlice<UInt8>, from i: Int, now: Timestamp) -> News {
-        var news = News()
-        let request: ClientRequest
-        do {
-            request = try ClientRequest.parse(line)
-        } catch {
-            logger.debug("\(clients[i].label): \(error.code): \(error.message)")
-            return send(ServerMessage.error(code: error.code, message: error.message, fatal: false), to: i, now: now)
-        }
-        switch request {
-        case .subscribe(let sub):
-            let changed =
-                clients[i].state != .subscribed || clients[i].subscription.gestures != sub.gestures
-                || clients[i].subscription.claims != sub.claims
-            let wasSubscribed = clients[i].state == .subscribed
-            news.countsChanged = !wasSubscribed
-            clients[i].subscription = sub
-            clients[i].state = .subscribed
-            clients[i].subscribeDeadline = .never
-            let reply = ServerMessage.subscribed(sub)
-            logger.debug("\(clients[i].label) subscribed: \(reply)")
-            news.merge(send(reply, to: i, now: now))
-            if !wasSubscribed && !clients[i].atScreen {
-                news.merge(send(ServerMessage.paused(seat: settings.seat, state: seat), to: i, now: now))
-            }
-            if sub.keys && clients[i].atScreen { _ = makeKeyboard(now: now) }
-            news.subscriptionsChanged = news.subscriptionsChanged || changed
-        case .unsubscribe:
-            if clients[i].state == .subscribed {
-                clients[i].state = .connected
-                clients[i].admitted.removeAll()
-                clients[i].subscribeDeadline = now + subscribeTimeout
-                news.subscriptionsChanged = true
-                news.countsChanged = true
-            }
-            news.merge(send(ServerMessage.unsubscribed, to: i, now: now))
-        case .ping:
-            news.merge(send(ServerMessage.pong, to: i, now: now))
-        case .keys(let chord):
-            news.merge(send(type(chord, for: i, now: now), to: i, now: now))
-        case .orientation(let device, let transform):
-            news.merge(send(orient(device, transform, for: i, now: now), to: i, now: now))
-        }
-        return news
-    }
-
-    /// Takes an orientation from client `i` if its user's session is the
-    /// active one on the seat (or it is root or the daemon's user), it has
-    /// not sent `orientationsPerSecond` this second, and `device` names a
-    /// touchscreen served: the answer.
-    private mutating func orient(_ device: String, _ transform: ScreenTransform, for i: Int, now: Timestamp) -> String {
-        guard access.mayTurn(clients[i].uid, seat: seat) else {
-            return ServerMessage.error(
-                code: "not-at-screen",
-                message: "orientation not taken: only a client of the session active on \(settings.seat) may turn its screen",
-                fatal: false)
-        }
-        guard clients[i].orientations.take(now: now) else {
-            return ServerMessage.error(
-                code: "rate-limited",
-                message: "orientation not taken: more than \(Self.orientationsPerSecond) in a second", fatal: false)
-        }
-        let lowered = device.lowercased()
-        let matched = devices.filter { $0.name == device || $0.node == device || $0.vendorProduct == lowered }
-        guard !matched.isEmpty else {
-            return ServerMessage.error(
-                code: "no-device",
-                message: "no touchscreen '\(logSafe(String(device.prefix(80))))' is served; `gestured devices` lists them",
-                fatal: false)
-        }
-        orientationRequests.append(
-            OrientationRequest(client: clients[i].serial, devices: matched.map(\.id), transform: transform))
-        logger.debug("\(clients[i].label): \(device) shows its picture turned \(transform.name)")
-        return ServerMessage.oriented(transform, devices: matched.map(\.node))
-    }
-
-    /// The `orientation` requests taken since the last call, in order.
-    package mutating func takeOrientationRequests() -> [OrientationRequest] {
-        defer { orientationRequests.removeAll() }
-        return orientationRequests
-    }
-
-    /// While `on`, the serials of closing clients are kept for `takeClosed`
-    /// (the daemon forgets the orientation a client gave when it goes).
-    package mutating func followClosings(_ on: Bool) {
-        followsClosings = on
-        if !on { closedSerials.removeAll() }
-    }
-
-    /// The serials of the clients closed since the last call.
-    package mutating func takeClosed() -> [Int] {
-        defer { closedSerials.removeAll() }
-        return closedSerials
-    }
-
-    /// Types `chord` for client `i` if its user is at the screen and it has
-    /// not typed `keysPerSecond` chords this second: the answer.
-    private mutating func type(_ chord: Chord, for i: Int, now: Timestamp) -> String {
-        guard clients[i].atScreen else {
-            return ServerMessage.error(
-                code: "not-at-screen", message: "not typed: another user's session is active on \(settings.seat)", fatal: false)
-        }
-        guard clients[i].keys.take(now: now) else {
-            return ServerMessage.error(
-                code: "rate-limited", message: "not typed: more than \(Self.keysPerSecond) chords in a second", fatal: false)
-        }
-        if let failure = makeKeyboard(now: now) {
-            return ServerMessage.error(code: "no-keyboard", message: failure, fatal: false)
-        }
-        guard keyboard!.type(chord) else {
-            return ServerMessage.error(code: "no-keyboard", message: "the kernel refused the keys of \(chord.text)", fatal: false)
-        }
-        logger.debug("\(clients[i].label) typed \(chord.text)")
-        return ServerMessage.typed(chord)
-    }
-
-    /// Makes the daemon's keyboard if it has none; why it cannot, if so (tried again after 10 s).
-    private mutating func makeKeyboard(now: Timestamp) -> String? {
-        if keyboard != nil { return nil }
-        if let f = keyboardFailure, now - f.at < .milliseconds(10_000) { return f.message }
-        do {
-            keyboard = try VirtualKeyboard()
-            keyboardFailure = nil
-            logger.info("made the keyboard that types clients' keys (gestured virtual keyboard)")
-            return nil
-        } catch {
-            keyboardFailure = (error.message, now)
-            logger.warning("\(error.message)")
-            return error.message
-        }
-    }
-
     // MARK: The seat
 
     /// Who is at the screen changed: each client whose user came to it or
@@ -558,186 +383,25 @@ package struct Server {
             if clients[i].state == .subscribed {
                 news.merge(
                     send(now2 ? ServerMessage.resumed : ServerMessage.paused(seat: settings.seat, state: seat), to: i, now: now))
-                if now2 && clients[i].subscription.keys { _ = makeKeyboard(now: now) }
+                if now2 && clients[i].subscription.keys { typist.prepare(now: now) }
             }
         }
         return news
     }
 
     /// Queues an answer; a client whose outbox is full is closed with `overflow`.
-    private mutating func send(_ line: String, to i: Int, now: Timestamp) -> News {
+    mutating func send(_ line: String, to i: Int, now: Timestamp) -> News {
         guard clients[i].state != .closing, !clients[i].enqueue(line) else { return News() }
-        let (label, limit) = (clients[i].label, clients[i].outboxLimit / 1024)
-        clientWarnings.note(now: now, logger) { "\(label) does not read: outbox over \(limit) KiB; closing it" }
         let wasSubscribed = clients[i].state == .subscribed
-        clients[i].enqueueFinal(
-            ServerMessage.error(
-                code: "overflow",
-                message: "you did not read fast enough; \(clients[i].outboxLimit / 1024) KiB were waiting", fatal: true),
-            closeBy: now + Publisher.overflowGrace)
+        let said = clients[i].overflowed(now: now)
+        clientWarnings.note(now: now, logger) { said }
         return News(subscriptionsChanged: wasSubscribed, countsChanged: wasSubscribed)
-    }
-
-    // MARK: Connections
-
-    /// Accepts waiting connections, at most `acceptBudget` a turn: one that
-    /// may not subscribe, or that finds every slot (or its user's share of
-    /// them) taken, is told why and closed.
-    private mutating func accept(devices: [DeviceInfo], now: Timestamp) -> News {
-        var news = News()
-        // Closing clients keep their slots until they are gone (an overflowing
-        // one may take a while): no connecting and overflowing round and round.
-        guard let listener else { return news }
-        var active = clients.count { $0.fd >= 0 }
-        /// The hello, made once for the turn's newcomers.
-        var hello: [UInt8]?
-        let stop = monotonicNow() + Self.acceptTime
-        for n in 0... {
-            // The clock is looked at every 16 connections: each is a few microseconds.
-            if n % 16 == 15 && monotonicNow() >= stop { break }
-            let fd = clinux_accept(listener.fd)
-            if fd < 0 {
-                let e = Errno.last
-                switch e {
-                case .resourceTemporarilyUnavailable: return news
-                case .connectionAbort: continue
-                case .tooManyOpenFiles, .tooManyOpenFilesInSystem:
-                    outOfDescriptors(now: now)
-                    return news
-                default:
-                    refusals.note(now: now, logger) { "accept: \(e)" }
-                    return news
-                }
-            }
-            var pid: pid_t = 0
-            var uid: uid_t = 0
-            var gid: gid_t = 0
-            if clinux_peer_credentials(fd, &pid, &uid, &gid) != 0 {
-                Glibc.close(fd)
-                continue
-            }
-            serial += 1
-            came += 1
-            if activityDue == .never { activityDue = now + Self.activityInterval }
-            news.countsChanged = true
-            let limit = settings.maxClients
-            if active >= limit {
-                // Clients that hung up since the last turn do not hold slots.
-                news.merge(reapHungUp())
-                active = clients.count { $0.fd >= 0 }
-            }
-            let share = settings.clientsPerUser
-            let refusal: (code: String, message: String, log: String)?
-            if !access.allows(fd: fd, uid: uid, gid: gid) {
-                refusal = (
-                    "forbidden", "uid \(uid) may not subscribe: not in [daemon] allow-users/allow-groups",
-                    "not in [daemon] allow-users or allow-groups"
-                )
-            } else if active >= limit {
-                refusal = ("busy", "the daemon serves \(limit) clients already", "\(limit) clients already (max-clients)")
-            } else if clients.count(where: { $0.uid == uid && $0.fd >= 0 }) >= share {
-                let why = "uid \(uid) has \(share) clients already (max-clients-per-user)"
-                refusal = ("busy", why, why)
-            } else {
-                refusal = nil
-            }
-            // A welcome connection gets its hello at once: one that is gone
-            // already (a client that connects and closes) is closed here,
-            // with no more work than that.
-            var unsent: ArraySlice<UInt8> = []
-            if refusal == nil {
-                if hello == nil {
-                    hello = Array((ServerMessage.hello(devices: devices, server: "gestured \(gesturedVersion)") + "\n").utf8)
-                }
-                let n = hello!.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
-                if n < 0 && errno != EAGAIN {
-                    Glibc.close(fd)
-                    went += 1
-                    continue
-                }
-                unsent = hello![max(0, n)...]
-            }
-            // Watched for input from the next wait on (`watch` changes that as it goes).
-            guard let loop else { return news }
-            let token: Readiness.Token
-            switch loop.add(fd, Readiness.input, owner: .client) {
-            case .success(let t): token = t
-            case .failure(let e):
-                refusals.note(now: now, logger) { "cannot watch a new connection: \(e)" }
-                Glibc.close(fd)
-                went += 1
-                continue
-            }
-            clients.append(
-                Client(
-                    fd: fd, token: token, serial: serial, pid: pid, uid: uid, gid: gid, outboxLimit: settings.clientBuffer))
-            let i = clients.count - 1
-            if let refusal {
-                let label = clients[i].label
-                refusals.note(now: now, logger) { "refused \(label): \(refusal.log)" }
-                news.merge(refuse(i, code: refusal.code, message: refusal.message, now: now))
-                continue
-            }
-            active += 1
-            clients[i].atScreen = access.atScreen(uid, seat: seat)
-            clients[i].subscribeDeadline = now + subscribeTimeout
-            logger.debug("\(clients[i].label) connected")
-            if !unsent.isEmpty { _ = unsent.withUnsafeBytes { clients[i].enqueue($0) } }
-        }
-        return news
-    }
-
-    /// Drops the clients whose peer has gone (a non-blocking look at every socket).
-    private mutating func reapHungUp() -> News {
-        var news = News()
-        var set = clients.map { pollfd(fd: $0.fd, events: 0, revents: 0) }
-        guard poll(&set, nfds_t(set.count), 0) > 0 else { return news }
-        for (i, p) in set.enumerated()
-        where clients[i].fd >= 0 && Int32(p.revents) & Int32(POLLHUP | POLLERR | POLLNVAL) != 0 {
-            news.merge(drop(i, "disconnected"))
-        }
-        return news
-    }
-
-    /// At the process's descriptor limit (`EMFILE`): the spare descriptor
-    /// makes room to accept one waiting connection and tell it; then the
-    /// listener rests until a client goes.
-    private mutating func outOfDescriptors(now: Timestamp) {
-        let count = clients.count
-        refusals.note(now: now, logger) {
-            "out of file descriptors (RLIMIT_NOFILE) with \(count) clients; new connections wait until one goes (a second at most)"
-        }
-        if spareFD >= 0 {
-            Glibc.close(spareFD)
-            spareFD = -1
-            let fd = listener.map { clinux_accept($0.fd) } ?? -1
-            if fd >= 0 {
-                let line = ServerMessage.error(
-                    code: "busy", message: "the daemon is out of file descriptors; try again later", fatal: true)
-                _ = (line + "\n").withCString { Glibc.send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-                Glibc.close(fd)
-            }
-            spareFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        }
-        listenerPaused = true
-        pausedUntil = now + Self.pauseLength
-    }
-
-    /// Counts in the log the clients that came and went in the last
-    /// minute, if any did (the daemon calls it at `activityDue`).
-    package mutating func reportActivity(now: Timestamp) {
-        guard now >= activityDue else { return }
-        let count = clients.count { $0.fd >= 0 }
-        logger.info("in the last minute \(came) connection(s) came and \(went) went; \(count) client(s) now")
-        came = 0
-        went = 0
-        activityDue = .never
     }
 
     // MARK: Closing
 
     /// Sends a fatal error and closes the client once it is written (or after a grace period).
-    private mutating func refuse(_ i: Int, code: String, message: String, now: Timestamp) -> News {
+    mutating func refuse(_ i: Int, code: String, message: String, now: Timestamp) -> News {
         let wasSubscribed = clients[i].state == .subscribed
         clients[i].enqueueFinal(
             ServerMessage.error(code: code, message: message, fatal: true), closeBy: now + Self.closeGrace)
@@ -745,13 +409,13 @@ package struct Server {
     }
 
     /// Closes a client now (it hung up, or reading from it failed).
-    private mutating func drop(_ i: Int, _ why: String) -> News {
+    mutating func drop(_ i: Int, _ why: String) -> News {
         logger.debug("\(clients[i].label) \(why)")
         return close(i)
     }
 
     /// Closes the client's socket; it leaves `clients` at the end of the turn.
-    private mutating func close(_ i: Int) -> News {
+    mutating func close(_ i: Int) -> News {
         went += 1
         let wasSubscribed = clients[i].state == .subscribed
         Glibc.close(clients[i].fd)
@@ -764,7 +428,7 @@ package struct Server {
     }
 
     /// Removes the closed clients.
-    private mutating func sweep() {
+    mutating func sweep() {
         guard closedSome else { return }
         closedSome = false
         clients.removeAll { $0.fd < 0 }

@@ -238,13 +238,16 @@ package enum ServerMessage {
 
     /// The client's user is not at the screen: no gestures come until `resumed`.
     package static func paused(seat: String, state: SeatState?) -> String {
-        let reason: String
+        #"{"type":"paused","reason":"# + jsonString(pausedReason(seat: seat, state: state)) + "}"
+    }
+
+    /// Why a client is not at the screen of `seat`.
+    package static func pausedReason(seat: String, state: SeatState?) -> String {
         switch state {
-        case .unavailable, .waiting: reason = "nobody is known to be at the screen of \(seat): logind has not said"
-        case .nobody: reason = "no session is active on \(seat)"
-        case .active, nil: reason = "another user's session is active on \(seat)"
+        case .unavailable, .waiting: "nobody is known to be at the screen of \(seat): logind has not said"
+        case .nobody: "no session is active on \(seat)"
+        case .active, nil: "another user's session is active on \(seat)"
         }
-        return #"{"type":"paused","reason":"# + jsonString(reason) + "}"
     }
 
     package static let resumed = #"{"type":"resumed"}"#
