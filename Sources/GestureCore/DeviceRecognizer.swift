@@ -32,24 +32,18 @@ struct DeviceRecognizer: Sendable {
         panelWidth = geometry.screenWidth
         panelHeight = geometry.screenHeight
         group = TouchGroup(
-            t: ResolvedThresholds(thresholds), wantDoubleTap: wantDoubleTap, width: panelWidth, height: panelHeight)
+            settings: TouchGroup.Settings(
+                t: ResolvedThresholds(thresholds), wantDoubleTap: wantDoubleTap, width: panelWidth, height: panelHeight))
         out = EventOutput(device: device, wanted: wanted)
     }
 
     // MARK: - Settings (the arbiter's and the output's)
 
     var device: DeviceID { out.device }
-    var t: ResolvedThresholds {
-        get { group.t }
-        set { group.t = newValue }
-    }
-    var wantDoubleTap: Bool {
-        get { group.wantDoubleTap }
-        set { group.wantDoubleTap = newValue }
-    }
-    var immediateTaps: Bool {
-        get { group.immediateTaps }
-        set { group.immediateTaps = newValue }
+    /// The arbiter's settings (thresholds, taps wanted how, the picture's size).
+    var settings: TouchGroup.Settings {
+        get { group.settings }
+        set { group.settings = newValue }
     }
     var wanted: GestureKindSet {
         get { out.wanted }
@@ -86,7 +80,7 @@ struct DeviceRecognizer: Sendable {
     mutating func process(_ frame: inout TouchFrame, ids: inout UInt64, into events: inout GestureEvents) -> Timestamp {
         if nextTransform != transform && fingers.downCount == 0 {
             transform = nextTransform
-            (group.width, group.height) = transform.size(width: panelWidth, height: panelHeight)
+            (group.settings.width, group.settings.height) = transform.size(width: panelWidth, height: panelHeight)
         }
         begin(ids: ids)
         if transform == .normal {

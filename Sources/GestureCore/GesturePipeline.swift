@@ -69,7 +69,7 @@ public struct GesturePipeline: Sendable {
         var recognizer = DeviceRecognizer(
             device: id, geometry: geometry, thresholds: thresholds,
             wantDoubleTap: wanted.contains(.doubleTap), wanted: wanted)
-        recognizer.immediateTaps = immediateTaps
+        recognizer.settings.immediateTaps = immediateTaps
         recognizer.wantedChanges = wantedChanges
         devices.append(recognizer)
         noteDeadlines()
@@ -132,8 +132,8 @@ public struct GesturePipeline: Sendable {
         for i in devices.indices {
             devices[i].wanted = kinds
             devices[i].wantedChanges = wantedChanges
-            devices[i].immediateTaps = immediateTaps
-            devices[i].wantDoubleTap = kinds.contains(.doubleTap)
+            devices[i].settings.immediateTaps = immediateTaps
+            devices[i].settings.wantDoubleTap = kinds.contains(.doubleTap)
             deadlines[i] = devices[i].nextDeadline
         }
         noteDeadlines()
@@ -142,7 +142,7 @@ public struct GesturePipeline: Sendable {
     /// Changes a device's thresholds; a gesture under way keeps its decisions so far.
     public mutating func setThresholds(_ thresholds: GestureThresholds, for id: DeviceID) {
         guard let i = index(of: id) else { return }
-        devices[i].t = ResolvedThresholds(thresholds)
+        devices[i].settings.t = ResolvedThresholds(thresholds)
         deadlines[i] = devices[i].nextDeadline
         noteDeadlines()
     }

@@ -96,14 +96,27 @@ struct TouchGroup: Sendable {
 
     // MARK: - What it decides with
 
-    var t: ResolvedThresholds
-    var wantDoubleTap: Bool
-    /// With `wantDoubleTap`: also report each tap at its lift (`.immediate`), for
-    /// subscribers that do not want double taps; held-back taps are then `.confirmed`.
-    var immediateTaps = false
-    /// The picture's size in the orientation in force, mm: where its edges are.
-    var width: Double
-    var height: Double
+    /// What the group decides with: set from outside (the pipeline, a turn
+    /// of the screen), never by a touch, and kept whole from one group to
+    /// the next (`restart`). A new setting is a field here, and nothing else
+    /// has to carry it over.
+    struct Settings: Sendable {
+        var t: ResolvedThresholds
+        var wantDoubleTap: Bool
+        /// With `wantDoubleTap`: also report each tap at its lift (`.immediate`), for
+        /// subscribers that do not want double taps; held-back taps are then `.confirmed`.
+        var immediateTaps = false
+        /// The picture's size in the orientation in force, mm: where its edges are.
+        var width: Double
+        var height: Double
+    }
+
+    var settings: Settings
+    var t: ResolvedThresholds { settings.t }
+    var wantDoubleTap: Bool { settings.wantDoubleTap }
+    var immediateTaps: Bool { settings.immediateTaps }
+    var width: Double { settings.width }
+    var height: Double { settings.height }
 
     // MARK: - Its state
 
@@ -158,18 +171,13 @@ struct TouchGroup: Sendable {
     /// Scale and turn of a pinch or a rotation, accumulated frame to frame.
     private var transform = Transform()
 
-    init(t: ResolvedThresholds, wantDoubleTap: Bool, width: Double, height: Double) {
-        self.t = t
-        self.wantDoubleTap = wantDoubleTap
-        self.width = width
-        self.height = height
-    }
+    init(settings: Settings) { self.settings = settings }
 
     /// A new group begins with a finger landing at (x, y): what was known of
-    /// the last one goes; the state, the settings and the tap sequence stay.
+    /// the last one goes; the settings, the machine's state and the tap
+    /// sequence stay.
     private mutating func restart(at now: Timestamp, x: Double, y: Double) {
-        var next = TouchGroup(t: t, wantDoubleTap: wantDoubleTap, width: width, height: height)
-        next.immediateTaps = immediateTaps
+        var next = TouchGroup(settings: settings)
         next.state = state
         next.taps = taps
         next.start = now
