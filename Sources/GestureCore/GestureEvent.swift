@@ -118,9 +118,29 @@ public enum GestureDirection: String, Sendable, Hashable, CaseIterable, Codable 
     }
 
     /// The 4-way direction of a vector in screen terms (y grows downwards).
-    static func axis(dx: Double, dy: Double) -> GestureDirection {
-        if abs(dx) >= abs(dy) { return dx >= 0 ? .right : .left }
-        return dy >= 0 ? .down : .up
+    static func axis(dx: Double, dy: Double) -> GestureDirection { Axis(dx: dx, dy: dy).direction }
+
+    /// One of the four directions along the panel's axes.
+    enum Axis: Sendable {
+        case right, left, down, up
+
+        /// The axis a vector lies nearest (x before y when as near).
+        init(dx: Double, dy: Double) {
+            if abs(dx) >= abs(dy) {
+                self = dx >= 0 ? .right : .left
+            } else {
+                self = dy >= 0 ? .down : .up
+            }
+        }
+
+        var direction: GestureDirection {
+            switch self {
+            case .right: .right
+            case .left: .left
+            case .down: .down
+            case .up: .up
+            }
+        }
     }
 
     /// The 8-way direction of a vector: 45-degree sectors centred on each axis and diagonal.

@@ -39,10 +39,6 @@ public struct TransitionLog: Sendable {
         anomalies.append(Transition(machine: machine, from: state, event: event, to: "(unhandled)", time: time))
     }
 
-    public mutating func removeAll() {
-        transitions.removeAll()
-        anomalies.removeAll()
-    }
 }
 
 extension Transition.Machine {

@@ -28,8 +28,6 @@ package final class SystemdNotifier {
 
     deinit { if fd >= 0 { close(fd) } }
 
-    package var isActive: Bool { address != nil }
-
     /// Connects to `$NOTIFY_SOCKET` now, if not yet (so that poll(2) tells
     /// when the receiver's queue has room); false when there is none.
     @discardableResult

@@ -36,12 +36,12 @@ struct Swipe: Sendable {
                 if !(dy < 0 && abs(dx) <= -dy * m) { up = true }
             }
 
-            func broken(_ axis: GestureDirection) -> Bool {
+            func broken(_ axis: GestureDirection.Axis) -> Bool {
                 switch axis {
                 case .right: right
                 case .left: left
                 case .down: down
-                default: up
+                case .up: up
                 }
             }
         }
@@ -70,11 +70,11 @@ struct Swipe: Sendable {
         func decide(tx: Double, ty: Double, duration: Duration, t: ResolvedThresholds) -> Swipe? {
             let major = max(abs(tx), abs(ty))
             let minor = min(abs(tx), abs(ty))
-            let axis = GestureDirection.axis(dx: tx, dy: ty)
+            let axis = GestureDirection.Axis(dx: tx, dy: ty)
             let pathBroken = fromLanding.broken(axis) && fromAnchor.broken(axis)
             guard major >= t.swipeMinDistance, duration <= t.swipeMaxDuration, minor <= major * t.swipeMaxSlope, !pathBroken
             else { return nil }
-            return Swipe(direction: axis, distance: major)
+            return Swipe(direction: axis.direction, distance: major)
         }
     }
 
