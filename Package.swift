@@ -125,10 +125,19 @@ let package = Package(
         .testTarget(name: "CInputTests", dependencies: ["CInput"]),
         // The TOML reader against the specification, and its conformance cases.
         .testTarget(name: "TOMLTests", dependencies: ["TOML"]),
+        // Each module's tests in a target of its own name (Tests/NAMETests).
+        // The configuration reader.
+        .testTarget(
+            name: "GestureConfigurationTests",
+            dependencies: ["GestureConfiguration", "GestureCore", "TOML", "ToolSupport", "Harness"]),
+        // What every tool shares: lines, files, log text, addresses.
+        .testTarget(name: "ToolSupportTests", dependencies: ["ToolSupport", "GestureCore"]),
+        // The protocol's words: chords, claims, names, JSON strings.
+        .testTarget(name: "GestureProtocolTests", dependencies: ["GestureProtocol", "GestureCore"]),
         // The daemon: its parts in process, its protocol through the real binary
         // (built first: the test target depends on it).
         .testTarget(
-            name: "DaemonTests",
+            name: "GestureDaemonTests",
             dependencies: [
                 "GestureDaemon", "GestureCore", "TOML", "Harness", "TraceSynth", "gestured", "CEvdev",
                 .product(name: "Logging", package: "swift-log"),
@@ -142,9 +151,10 @@ let package = Package(
         .testTarget(
             name: "GestureActionsTests",
             dependencies: ["GestureActions", "GestureDaemon", "GestureCore", "Harness", "gestured"]),
-        // `gestured tune` and its report, through the real binary.
+        // The tools over traces: pictures (`replay --svg`), `gestured tune` and its report.
         .testTarget(
-            name: "GestureToolsTests", dependencies: ["GestureTools", "GestureCore", "Harness", "TraceSynth", "gestured"]),
+            name: "GestureToolsTests",
+            dependencies: ["GestureTools", "GestureCore", "Harness", "TraceSynth", "gestured"]),
         // Test support: socket clients, the umockdev session, emulated touchscreens.
         // Its C half (Tests/Harness/c) is built by scripts/build-harness.sh, not SwiftPM,
         // so that only the end-to-end tests need libumockdev-dev.

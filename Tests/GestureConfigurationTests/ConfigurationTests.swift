@@ -1,7 +1,6 @@
 import Foundation
 import GestureConfiguration
 import GestureCore
-import GestureDaemon
 import Harness
 import TOML
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import GestureCore
 import GestureTools
+import Harness
 import Testing
 
 #if canImport(FoundationXML)
@@ -63,7 +64,7 @@ struct PictureTests {
     ) throws -> (
         svg: String, trace: Trace, events: [GestureEvent], frames: [TouchFrame]
     ) {
-        let trace = try Fixtures.recording(name)
+        let trace = try EvemuReader.parse(try String(contentsOfFile: BuildProducts.packageRoot + "/Recordings/" + name, encoding: .utf8), file: name, device: nil)
         let geometry = TouchAssembler.geometry(for: trace.device, size: nil, source: .commandLine)!
         let replay = TraceReplay(geometry: geometry)
         let events = try replay.events(trace).events
@@ -210,7 +211,7 @@ struct PictureTests {
 
     @Test("the README's picture is what the tool draws today (regenerate: make pictures)")
     func readmePicture() throws {
-        let committed = try Fixtures.read(Fixtures.root + "/docs/pictures/tour.svg")
+        let committed = try String(contentsOfFile: BuildProducts.packageRoot + "/docs/pictures/tour.svg", encoding: .utf8)
         #expect(committed == (try Self.picture("tour.tablet.evemu").svg), "docs/pictures/tour.svg is stale: run `make pictures`")
     }
 }
