@@ -26,7 +26,7 @@ MANDIR ?= $(DATADIR)/man
 TEST_LIMIT ?= 1200
 TEST_RUN = scripts/test-run.sh $(TEST_LIMIT)
 
-.PHONY: all setup build release deb test test-kernel sanitize fuzz bench bench-smoke bench-update lint format harness install install-files uninstall check-units systemd-smoke recordings throughput demo pictures man clean
+.PHONY: all setup setup-tests build release deb check test test-kernel sanitize fuzz bench bench-smoke bench-update lint format harness install install-files uninstall check-units systemd-smoke recordings throughput demo pictures man clean
 
 # `make` builds, as you, what `sudo make install` copies: the release binary
 # and the man pages (about 2 minutes the first time on two cores, most of it
@@ -34,14 +34,24 @@ TEST_RUN = scripts/test-run.sh $(TEST_LIMIT)
 all: release man
 
 # Swift is checked as you first (sudo's secure_path hides a Swift in /opt or
-# your home directory); only the Debian packages are installed as root. The
-# PyPI tools the tests use (virtme-ng) go into a virtual environment of the
-# checkout's own, as you (TOOLS; scripts/setup-tools.sh).
+# your home directory); then the Debian packages the build and the demo need
+# (scripts/debian-packages.txt), as root, only those missing.
 PYTHON ?= python3
 TOOLS ?= .build/tools
 setup:
 	scripts/check-swift.sh $(SWIFT)
-	$(SUDO) scripts/setup.sh
+	@if [ -n "$$(scripts/setup.sh --missing scripts/debian-packages.txt)" ]; then $(SUDO) scripts/setup.sh scripts/debian-packages.txt; \
+	    else echo "setup: every package the build needs is installed"; fi
+
+# The test lab, which `make check` and `make test` set up first: the Debian
+# packages of scripts/debian-test-packages.txt that are missing (through
+# sudo; a virtual machine's kernel, qemu, sway, umockdev, lintian…) and the
+# PyPI tools of scripts/python-requirements.txt (virtme-ng) in a virtual
+# environment of the checkout's own, as you (TOOLS; scripts/setup-tools.sh).
+setup-tests:
+	@if [ -n "$$(scripts/setup.sh --missing scripts/debian-packages.txt scripts/debian-test-packages.txt)" ]; then \
+	    $(SUDO) scripts/setup.sh scripts/debian-packages.txt scripts/debian-test-packages.txt; \
+	    else echo "setup: every package the tests need is installed"; fi
 	scripts/setup-tools.sh $(PYTHON) $(TOOLS)
 
 build:
@@ -108,8 +118,8 @@ deb:
 # Real recordings in ../shared/traces are replayed when that folder is present.
 # A test that needs what this machine lacks (root, a tool, a virtual
 # machine) is skipped with its reason, and listed after its run.
-# While working, `swift test` (or `swift test --filter NAME`) is the quick loop.
-test: lint harness
+# While working, `make check` is the quick loop (`swift test --filter NAME` for one suite).
+test: setup-tests lint harness
 	$(SWIFT) build --build-tests
 	$(TEST_RUN) $(SWIFT) test --skip-build --skip KernelTests
 	$(MAKE) release
@@ -120,6 +130,13 @@ test: lint harness
 	$(MAKE) bench-smoke
 	$(MAKE) fuzz FUZZ_SECONDS=20
 	$(MAKE) sanitize
+
+# The quick loop while working: style and warnings (lint), then every test
+# but the real-kernel ones, once, with the debug build: no virtual machine,
+# no release build, no package, no sanitizer build. `make test` is CI's.
+check: setup-tests lint harness
+	$(SWIFT) build --build-tests
+	$(TEST_RUN) $(SWIFT) test --skip-build --skip KernelTests
 
 # The real-kernel tests alone (Tests/EndToEndTests/KernelTests.swift): boots
 # Debian's kernel under qemu through virtme-ng (scripts/kernel-test.sh, about

@@ -4,7 +4,7 @@
 # fstat-fix.so, preloaded before umockdev's library (see docs/testing.md); and
 # libinput-drain, the floor Performance/scripts/daemon-cost.sh measures daemons against;
 # uinput-touch, which makes real devices for the kernel tests (kernel-test.sh).
-# Needs gcc and libumockdev-dev (scripts/debian-packages.txt).
+# Needs gcc and libumockdev-dev (scripts/debian-test-packages.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.build/harness

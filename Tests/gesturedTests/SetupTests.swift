@@ -5,8 +5,8 @@ import Testing
 /// The README's first steps as a normal user with sudo: Swift is looked for
 /// as the user, before sudo, whose secure_path would hide one installed in
 /// /opt or the home directory; `sudo make install` only copies what `make`
-/// built and needs no Swift. `sudo` and `apt-get` are stand-ins in the
-/// scratch directory: nothing is installed on this machine.
+/// built and needs no Swift. `sudo`, `dpkg-query` and `apt-get` are
+/// stand-ins in the scratch directory: nothing is installed on this machine.
 @Suite("Setting up as a normal user")
 struct SetupTests {
     /// sudo's secure_path on Debian, without the Swift toolchain.
@@ -60,15 +60,28 @@ struct SetupTests {
         }
     }
 
+    /// dpkg-query as on a machine where only pkg-config is installed.
+    func noPackagesInstalled() throws {
+        try write(
+            "sbin/dpkg-query",
+            """
+            #!/bin/sh
+            for last; do :; done
+            [ "$last" = pkg-config ] && { printf 'install ok installed'; exit 0; }
+            exit 1
+            """)
+    }
+
     @Test(
-        "make setup finds the user's Swift, installs the Debian packages under a sudo-like PATH without it, then the PyPI tools as the user"
+        "make setup finds the user's Swift and installs only the missing build packages, under a sudo-like PATH without it"
     )
     func setupWithSwift() throws {
         defer { try? FileManager.default.removeItem(atPath: scratch) }
+        try noPackagesInstalled()
         let swift = try #require(Self.swiftDirectory)
         let r = try make(
             ["setup", "SUDO=\(scratch)/sudo", "PYTHON=\(scratch)/python3", "TOOLS=\(scratch)/tools"],
-            path: swift + ":" + Self.securePath)
+            path: "\(scratch)/sbin:\(swift):\(Self.securePath)")
         #expect(r.status == 0, "\(r.out)\(r.err)")
         #expect(r.out.contains("setup: Swift 6."), "\(r.out)")
         #expect(log("sudo.log").contains("scripts/setup.sh"), "\(log("sudo.log"))")
@@ -76,6 +89,21 @@ struct SetupTests {
         #expect(
             apt.contains("update") && apt.contains("install -y --no-install-recommends") && apt.contains("libinput-dev"), "\(apt)"
         )
+        // What is installed already is left alone; the test lab is not pulled in.
+        #expect(!apt.contains(" pkg-config") && !apt.contains("qemu") && !apt.contains("sway"), "\(apt)")
+        #expect(log("python.log").isEmpty, "\(log("python.log"))")
+    }
+
+    @Test("make setup-tests installs the build and test packages through sudo, then the PyPI tools as the user")
+    func setupTests() throws {
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        try noPackagesInstalled()
+        let r = try make(
+            ["setup-tests", "SUDO=\(scratch)/sudo", "PYTHON=\(scratch)/python3", "TOOLS=\(scratch)/tools"],
+            path: "\(scratch)/sbin:\(Self.securePath)")
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+        let apt = log("apt-get.log")
+        #expect(apt.contains("libinput-dev") && apt.contains("qemu-system-x86") && apt.contains("libinput-tools"), "\(apt)")
         // The virtual environment is the user's, in the folder asked for, never made through sudo.
         #expect(log("python.log") == "-m venv \(scratch)/tools\n", "\(log("python.log"))")
         #expect(
@@ -83,6 +111,17 @@ struct SetupTests {
             "\(log("pip.log"))")
         #expect(!log("sudo.log").contains("setup-tools"), "\(log("sudo.log"))")
         #expect(r.out.contains("setup: virtme-ng==1.42 in \(scratch)/tools"), "\(r.out)")
+    }
+
+    @Test("make setup with every package installed never calls sudo")
+    func setupNothingMissing() throws {
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        try write("sbin/dpkg-query", "#!/bin/sh\nprintf 'install ok installed'\n")
+        let swift = try #require(Self.swiftDirectory)
+        let r = try make(["setup", "SUDO=\(scratch)/sudo"], path: "\(scratch)/sbin:\(swift):\(Self.securePath)")
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+        #expect(r.out.contains("every package the build needs is installed"), "\(r.out)")
+        #expect(log("sudo.log").isEmpty, "\(log("sudo.log"))")
     }
 
     @Test("make setup without Swift on the user's PATH says so, with where to get it, and never calls sudo")
