@@ -14,6 +14,8 @@
 #      `apt-get purge` leaves no file, user, group or unit of gestured: the
 #      file list of /etc, /usr and /var (dpkg's and apt's own records
 #      aside) and getent's users and groups are those from before the install.
+# A gestured installed on this machine is purged inside the overlays first:
+# every step starts from a machine without it.
 # Usage: scripts/deb-test.sh [PACKAGE]  (default: the one make deb built)
 # Needs root (or sudo through the caller) and systemd; prints "deb-test: ok".
 set -euo pipefail
@@ -64,6 +66,15 @@ apt() { inside env DEBIAN_FRONTEND=noninteractive apt-get -q -y -o Dpkg::Use-Pty
 active() { [ "$(inside systemctl show -p ActiveState --value "$1")" = active ]; }
 socket_owner() { inside stat -c '%a %U %G' /run/gestured/gestured.sock; }
 expect_eq() { [ "$2" = "$3" ] || { echo "deb-test: $1: expected '$3', got '$2'"; exit 1; }; }
+
+# The machine as it would be without gestured: one installed here (the
+# README's "Installing") is purged inside the overlays first; the host's own
+# stays as it is.
+if inside dpkg-query -W -f '${Status}' gestured 2>/dev/null | grep -q 'install ok installed'; then
+    echo "== gestured $(inside dpkg-query -W -f '${Version}' gestured) is installed on this machine: purged inside the overlays first"
+    apt purge gestured | tail -2
+    inside systemctl daemon-reload
+fi
 
 snapshot >"$work/files.before"
 accounts >"$work/accounts.before"
