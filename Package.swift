@@ -60,10 +60,14 @@ let package = Package(
             name: "ToolSupport",
             dependencies: ["GestureCore", .product(name: "SystemPackage", package: "swift-system")]
         ),
-        // The protocol's words the daemon and its clients share: claims, key
-        // chords (named by libevdev's table), the names of gestures and phases,
-        // JSON strings.
-        .target(name: "GestureProtocol", dependencies: ["GestureCore", "CEvdev"]),
+        // The protocol's words the daemon and its clients share: key chords
+        // (named by libevdev's table), the names of gestures and phases, JSON
+        // strings; and a client's side: its subscribe line, its connection.
+        .target(
+            name: "GestureProtocol",
+            dependencies: [
+                "GestureCore", "CEvdev", "CLinux", "ToolSupport", .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         // gestured's configuration (thresholds, devices, [daemon]), read from
         // TOML, and traces loaded with it (`TraceLoader`): for the daemon,
         // `check-config`, `replay` and `tune`.

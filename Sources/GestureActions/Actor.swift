@@ -140,8 +140,6 @@ package struct Actor {
     // MARK: The daemon
 
     private mutating func connect(now: Timestamp) {
-        // The path was checked when act started (`ActCommand`).
-        let address = UnixAddress(options.socketPath)!
         func retry() {
             retryAt = now + backoff
             backoff = min(Timestamp.Duration(microseconds: backoff.microseconds * 2), .milliseconds(5000))
@@ -151,12 +149,12 @@ package struct Actor {
             refuse(problem)
             return retry()
         }
-        let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0, address.connect(fd) == 0 else {
-            let why = "\(Errno.last)"
-            if fd >= 0 { close(fd) }
+        let fd: Int32
+        switch connectToDaemon(options.socketPath) {
+        case .success(let connected): fd = connected
+        case .failure(let why):
             if !saidWaiting {
-                log("cannot connect to \(options.socketPath): \(why); retrying until the daemon is there")
+                log("\(why); retrying until the daemon is there")
                 saidWaiting = true
             }
             return retry()
@@ -208,29 +206,22 @@ package struct Actor {
     /// phase but `changed` when no binding acts on a change (`on-changed`,
     /// `phase = "changed"`), and then the daemon does not make them at all.
     package static func subscribeLine(for bindings: [Binding]) -> String {
-        func list(_ items: [String]) -> String { "[" + Set(items).sorted().map { "\"\($0)\"" }.joined(separator: ",") + "]" }
-        var line = #"{"type":"subscribe","gestures":"# + list(bindings.map(\.gesture.rawValue))
-        if !bindings.isEmpty, bindings.allSatisfy({ $0.fingers != nil }) {
-            let fingers = Set(bindings.flatMap { $0.fingers ?? [] }).sorted()
-            line += #","fingers":["# + fingers.map(String.init).joined(separator: ",") + "]"
-        }
+        var r = SubscribeRequest()
+        r.gestures = bindings.map(\.gesture.rawValue)
+        if !bindings.isEmpty, bindings.allSatisfy({ $0.fingers != nil }) { r.fingers = bindings.flatMap { $0.fingers ?? [] } }
         if !bindings.isEmpty, bindings.allSatisfy({ $0.edges != nil }) {
-            line += #","edges":"# + list(bindings.flatMap { $0.edges ?? [] }.map(\.rawValue))
+            r.edges = bindings.flatMap { $0.edges ?? [] }.map(\.rawValue)
         }
         let strokes = bindings.filter { $0.gesture == .swipe || $0.gesture == .flick }
         if !strokes.isEmpty, strokes.allSatisfy({ $0.directions != nil }) {
-            line += #","directions":"# + list(strokes.flatMap { $0.directions ?? [] }.map(\.rawValue))
+            r.directions = strokes.flatMap { $0.directions ?? [] }.map(\.rawValue)
         }
         if !bindings.contains(where: { $0.onChanged != nil || $0.phase == .changed }) {
-            line += #","phases":["began","recognized","ended","cancelled"]"#
+            r.phases = ["began", "recognized", "ended", "cancelled"]
         }
-        if bindings.contains(where: { $0.keys != nil }) { line += #","keys":true"# }
-        let claims = Self.claims(of: bindings)
-        if !claims.isEmpty {
-            line += #","claim":{"fingers":["# + claims.fingers.sorted().map(String.init).joined(separator: ",") + "]"
-            line += #","edges":"# + list(claims.edges.map(\.rawValue)) + "}"
-        }
-        return line + "}\n"
+        r.keys = bindings.contains { $0.keys != nil }
+        r.claims = Self.claims(of: bindings)
+        return r.line + "\n"
     }
 
     /// Tells the daemon how the outputs of its touchscreens are turned, where it has not been told.

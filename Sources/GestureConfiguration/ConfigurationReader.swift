@@ -188,7 +188,7 @@ public enum ConfigurationReader {
         }
         if let v = table["socket-group"] {
             if let g = v.string {
-                d.socketGroup = g.isEmpty ? nil : g
+                d.socketGroup = g
             } else {
                 fail("socket-group", "socket-group must be a group name or \"\"")
             }

@@ -24,7 +24,9 @@ public struct DaemonSettings: Sendable, Hashable {
     public var socket: String?
     /// Permission bits of a socket the daemon binds itself (default 0660).
     public var socketMode: UInt32 = 0o660
-    /// Group that owns a socket the daemon binds itself (nil: the daemon's own group).
+    /// Group that owns a socket the daemon binds itself (nil: `gesture` where
+    /// there is such a group and the daemon may give the socket to it, else
+    /// the daemon's own; "": the daemon's own).
     public var socketGroup: String?
     /// Users (names or uids) allowed to subscribe. Empty with `allowGroups` empty: anyone who can open the socket.
     public var allowUsers: [String] = []
@@ -83,7 +85,9 @@ public struct DaemonSettings: Sendable, Hashable {
             + (socket.map(TOMLText.quoted) ?? "\"\"  # default: $RUNTIME_DIRECTORY, /run/gestured as root, else $XDG_RUNTIME_DIR")
             + "\n"
         s += "socket-mode = \"0" + String(socketMode, radix: 8) + "\"\n"
-        s += "socket-group = \(TOMLText.quoted(socketGroup ?? ""))\n"
+        s +=
+            socketGroup.map { "socket-group = \(TOMLText.quoted($0))\n" }
+            ?? "# socket-group: unset, the group gesture where there is one, else the daemon's own\n"
         s += "allow-users = \(list(allowUsers))\n"
         s += "allow-groups = \(list(allowGroups))\n"
         s += "deliver = \"\(deliver)\"\n"

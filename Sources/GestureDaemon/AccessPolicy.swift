@@ -45,7 +45,7 @@ package struct AccessPolicy: Sendable, Equatable {
             anySession.insert(uid)
         }
         deliverToEveryone = settings.deliver == "everyone"
-        if let g = settings.socketGroup {
+        if let g = settings.socketGroup, !g.isEmpty {
             guard let gid = UInt32(g) ?? Self.gid(named: g) else {
                 throw SetupError("[daemon] socket-group: no group named '\(g)'")
             }

@@ -179,6 +179,10 @@ package struct Daemon {
         publish(now: now)
         // systemd's watchdog (WatchdogSec=): a loop that stops turning is stopped, and its grabs and clones go with it.
         chores.startWatchdog(now: now)
+        // Said once every source has opened: a start that fails never claims to listen.
+        if let listener = server.listener {
+            logger.info("listening on \(listener.path)\(listener.ownsPath ? "" : " (socket from systemd)")")
+        }
     }
 
     /// Tells every client, lets their last lines drain (briefly), closes

@@ -17,20 +17,35 @@ package struct Listener {
 
     /// The socket systemd passed, else one bound at `named` (nil: the
     /// default path, whose directory is made when missing) with the
-    /// mode of `settings` and `group`.
+    /// mode of `settings` and `group`: by default the group `gesture` (of
+    /// those who may subscribe) where there is one, so that a daemon
+    /// started by hand is reached as the service is.
     package static func open(
         named: String?, settings: DaemonSettings, group: gid_t?, logger: Logger
     ) throws(SetupError) -> Listener {
-        if let passed = Listener.fromSystemd(warn: { logger.warning("\($0)") }) {
-            logger.info("listening on \(passed.path) (socket from systemd)")
-            return passed
-        }
+        if let passed = Listener.fromSystemd(warn: { logger.warning("\($0)") }) { return passed }
         guard let path = named ?? Listener.defaultPath() else {
             throw SetupError("no socket path: XDG_RUNTIME_DIR is not set; pass --socket PATH or set socket in [daemon]")
         }
-        let listener = try Listener.bind(path: path, mode: settings.socketMode, group: group, createDirectory: named == nil)
-        logger.info("listening on \(path)")
-        return listener
+        var group = group
+        if settings.socketGroup == nil, let gesture = AccessPolicy.gid(named: "gesture"), Self.mayGive(to: gesture) {
+            group = gesture
+            logger.info("\(path) is given to the group gesture; socket-group in [daemon] chooses another")
+        } else if settings.socketGroup == nil && geteuid() == 0 {
+            logger.notice(
+                "\(path) is root's alone (mode 0\(String(settings.socketMode, radix: 8))): there is no group gesture to give it to; set socket-group in [daemon], or install gestured (the package, or sudo make install), which makes the group"
+            )
+        }
+        return try Listener.bind(path: path, mode: settings.socketMode, group: group, createDirectory: named == nil)
+    }
+
+    /// Whether this process may give a file to `gid`: root may give it to
+    /// any group, others only to one of their own.
+    static func mayGive(to gid: gid_t) -> Bool {
+        if geteuid() == 0 || getegid() == gid { return true }
+        var groups = [gid_t](repeating: 0, count: 1024)
+        let n = getgroups(Int32(groups.count), &groups)
+        return n > 0 && groups[0..<Int(n)].contains(gid)
     }
 
     /// The first listening stream socket systemd passed (`LISTEN_FDS`), if any.
@@ -135,7 +150,15 @@ package struct Listener {
                 privateName = candidate
                 break
             }
-            guard errno == EEXIST else { throw SetupError("cannot make a directory in \(directory)", Errno.last) }
+            guard errno == EEXIST else {
+                let e = Errno.last
+                if e == .permissionDenied || e == .readOnlyFileSystem {
+                    throw SetupError(
+                        "cannot put a socket in \(directory): \(e) for uid \(geteuid()); run the daemon as the directory's owner, or choose a --socket in a directory you may write (e.g. $XDG_RUNTIME_DIR/gestured.sock)"
+                    )
+                }
+                throw SetupError("cannot put a socket in \(directory)", e)
+            }
         }
         guard !privateName.isEmpty else { throw SetupError("cannot make a directory in \(directory)", Errno.last) }
         defer { unlinkat(dirFD, privateName, AT_REMOVEDIR) }

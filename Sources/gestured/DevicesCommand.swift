@@ -5,6 +5,7 @@ import GestureCore
 import GestureDaemon
 import GestureProtocol
 import Logging
+import SystemPackage
 import ToolSupport
 
 #if canImport(Glibc)
@@ -78,26 +79,48 @@ struct DevicesCommand: ParsableCommand {
             printError("gestured: no daemon answered at \(path): orientations are the configuration's")
         }
         var out = OutputBuffer()
-        if found.isEmpty && !json {
+        if found.isEmpty {
+            // On stderr, so that --json's output stays empty: no device, no line.
             printError(
                 "gestured: no touchscreen found on \(devices.isEmpty ? "seat \(seat ?? configuration.daemon.seat)" : devices.joined(separator: ", ")) (run as root or in group 'input'; -v shows what was refused)"
             )
+            if verbose && devices.isEmpty { printError("gestured: \(Self.inputNodes())") }
         }
         for d in found { out.write((json ? d.jsonObject : d.summary) + "\n") }
         out.flush()
         if found.isEmpty { throw ExitCode(1) }
     }
 
+    /// What /dev/input holds, for when nothing was found: no event node at
+    /// all (no input device, or a container without /dev/input), or how
+    /// many of them this user cannot read.
+    static func inputNodes(_ directory: String = "/dev/input") -> String {
+        guard let d = opendir(directory) else {
+            return "\(directory) cannot be read (\(Errno.last)): no input devices here (a container without /dev/input?)"
+        }
+        defer { closedir(d) }
+        var nodes = 0
+        var unreadable = 0
+        while let entry = readdir(d) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.hasPrefix("event") else { continue }
+            nodes += 1
+            if access(directory + "/" + name, R_OK) != 0 { unreadable += 1 }
+        }
+        if nodes == 0 { return "\(directory) has no event nodes: no input device is plugged in (or a container without them)" }
+        if unreadable > 0 {
+            return "\(unreadable) of the \(nodes) event nodes in \(directory) cannot be read by you: run as root or join group 'input'"
+        }
+        return "\(nodes) event nodes in \(directory), all readable: none is a touchscreen to udev (ID_INPUT_TOUCHSCREEN)"
+    }
+
     /// The devices the daemon at `path` serves, from its `hello`; nil when
     /// none answers within a second.
     static func served(at path: String) -> [WireMessage]? {
-        guard let addr = UnixAddress(path) else { return nil }
-        let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
+        guard case .success(let fd) = connectToDaemon(path) else { return nil }
         defer { close(fd) }
         var limit = timeval(tv_sec: 1, tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        guard addr.connect(fd) == 0 else { return nil }
         var reader = LineReader(fd: fd)
         while let lines = reader.read() {
             if let first = lines.first { return WireMessage.decode(first).devices }

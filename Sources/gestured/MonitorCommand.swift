@@ -72,27 +72,27 @@ struct MonitorCommand: ParsableCommand {
 
     /// The subscribe request for the options given.
     func subscribeLine() throws -> String {
-        var fields = [#""type":"subscribe""#]
+        var request = SubscribeRequest()
         if let g = optionList(gestures) {
             _ = try namedOption(gestures, "--gestures", "gesture") as Set<GestureKind>?
-            fields.append(#""gestures":["# + g.map { "\"\($0)\"" }.joined(separator: ",") + "]")
+            request.gestures = g
         }
         if let f = optionList(fingers) {
             let counts = f.compactMap(Int.init)
             guard counts.count == f.count else { throw ValidationError("--fingers: a comma-separated list of counts, e.g. 1,2") }
-            fields.append(#""fingers":["# + counts.map(String.init).joined(separator: ",") + "]")
+            request.fingers = counts
         }
-        if let d = optionList(devices) { fields.append(#""devices":["# + d.map(jsonString).joined(separator: ",") + "]") }
+        request.devices = optionList(devices)
         if let p = optionList(phases) {
             _ = try namedOption(phases, "--phases", "phase") as Set<GesturePhase>?
-            fields.append(#""phases":["# + p.map { "\"\($0)\"" }.joined(separator: ",") + "]")
+            request.phases = p
         }
         if let r = optionList(region) {
             let v = r.compactMap(Double.init)
             guard v.count == 4 else { throw ValidationError("--region: four numbers X0,Y0,X1,Y1 from 0 to 1") }
-            fields.append(#""region":["# + v.map { String($0) }.joined(separator: ",") + "]")
+            request.region = v
         }
-        return "{" + fields.joined(separator: ",") + "}"
+        return request.line
     }
 
     /// One subscription: its socket, what has arrived, and how many gestures.
@@ -237,25 +237,12 @@ struct MonitorCommand: ParsableCommand {
 
 /// Connects a blocking stream socket to `path`, with a message saying what to do when that fails.
 func connectTo(_ path: String) throws -> Int32 {
-    guard let addr = UnixAddress(path) else {
-        printError("gestured monitor: bad socket path \(path) (at most 107 bytes)")
+    switch connectToDaemon(path) {
+    case .success(let fd): return fd
+    case .failure(let why):
+        printError("gestured monitor: \(why)")
         throw ExitCode(1)
     }
-    let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else {
-        printError("gestured monitor: socket(): \(Errno.last)")
-        throw ExitCode(1)
-    }
-    let r = addr.connect(fd)
-    guard r == 0 else {
-        let why = "\(Errno.last)"
-        close(fd)
-        printError(
-            "gestured monitor: cannot connect to \(path): \(why). Is gestured running (systemctl status gestured)? Are you allowed (group 'gesture')? --socket chooses another path."
-        )
-        throw ExitCode(1)
-    }
-    return fd
 }
 
 /// Lines from the daemon's socket (`LineBuffer`), for the commands that

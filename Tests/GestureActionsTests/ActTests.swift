@@ -119,7 +119,7 @@ struct ActTests {
             """, file: "a.toml")
         #expect(
             Actor.subscribeLine(for: strokes)
-                == #"{"type":"subscribe","gestures":["flick","swipe"],"fingers":[1,2,3],"edges":["bottom","left"],"directions":["left","right","up"],"phases":["began","recognized","ended","cancelled"],"claim":{"fingers":[3],"edges":["left"]}}"#
+                == #"{"type":"subscribe","gestures":["flick","swipe"],"fingers":[1,2,3],"phases":["began","cancelled","ended","recognized"],"directions":["left","right","up"],"edges":["bottom","left"],"claim":{"fingers":[3],"edges":["left"]}}"#
                 + "\n")
         let mixed = try BindingsReader.read(
             """
@@ -134,7 +134,7 @@ struct ActTests {
             """, file: "a.toml")
         #expect(
             Actor.subscribeLine(for: mixed)
-                == #"{"type":"subscribe","gestures":["pinch","swipe"],"directions":["up"],"phases":["began","recognized","ended","cancelled"]}"#
+                == #"{"type":"subscribe","gestures":["pinch","swipe"],"phases":["began","cancelled","ended","recognized"],"directions":["up"]}"#
                 + "\n")
         // A binding that acts on changes gets them.
         let following = try BindingsReader.read(

@@ -67,10 +67,88 @@ struct CommandLineTests {
             #expect(r.status == 1, "\(args)")
             #expect(r.err.contains("cannot use \(node): no such device"), "\(args): \(r.err)")
             #expect(!r.err.contains("client bug"), "\(r.err)")
+            // A start that fails never says it listened.
+            #expect(!r.err.contains("listening on"), "\(args): \(r.err)")
         }
         try "x".write(toFile: node, atomically: true, encoding: .utf8)
         let file = try runGestured(["devices", "--device", node])
         #expect(file.err.contains("cannot use \(node): not a device node"), "\(file.err)")
+    }
+
+    @Test("devices on a seat with nothing says so on stderr, -v says what /dev/input holds, --json prints no line")
+    func devicesNothingFound() throws {
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let seat = "gestured-test-empty"
+        let plain = try runGestured(["devices", "--seat", seat])
+        #expect(plain.status == 1)
+        #expect(plain.err.contains("no touchscreen found on seat \(seat)"), "\(plain.err)")
+        #expect(!plain.err.contains("event nodes") && !plain.err.contains("/dev/input "), "\(plain.err)")
+        let verbose = try runGestured(["devices", "-v", "--seat", seat])
+        #expect(verbose.status == 1)
+        #expect(verbose.err.contains("gestured: /dev/input") || verbose.err.contains("event nodes"), "\(verbose.err)")
+        let json = try runGestured(["devices", "--json", "--seat", seat])
+        #expect(json.status == 1)
+        #expect(json.out.isEmpty, "\(json.out)")
+        #expect(json.err.contains("no touchscreen found on seat \(seat)"), "\(json.err)")
+    }
+
+    @Test(
+        "serve --socket in a directory the daemon's user cannot write names that directory and what to do",
+        .requires(.root))
+    func socketInUnwritableDirectory() throws {
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        chmod(scratch, 0o755)
+        let uid: UInt32 = 4711
+        let r = try Child.run(
+            Requirement.asUser(
+                uid,
+                [BuildProducts.gestured, "serve", "--socket", scratch + "/g.sock", "--replay", DaemonProcess.recording("tap-2f.tablet.evemu")]),
+            timeout: 60)
+        #expect(r.status == 1)
+        #expect(r.err.contains("cannot put a socket in \(scratch): "), "\(r.err)")
+        #expect(r.err.contains("uid \(uid)") && r.err.contains("--socket"), "\(r.err)")
+        #expect(!r.err.contains(".gestured-"), "\(r.err)")
+    }
+
+    @Test("monitor tells no socket from a socket nobody listens on, and each says what to do")
+    func monitorCannotConnect() throws {
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let path = scratch + "/g.sock"
+        let none = try runGestured(["monitor", "--socket", path])
+        #expect(none.status == 1)
+        #expect(none.err.contains("no socket at \(path): gestured is not running there"), "\(none.err)")
+        // A socket file whose daemon stopped without removing it.
+        let stale = try Child.run(
+            ["/usr/bin/python3", "-c", "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", path], timeout: 30)
+        #expect(stale.status == 0, "\(stale.err)")
+        let refused = try runGestured(["monitor", "--socket", path])
+        #expect(refused.status == 1)
+        #expect(refused.err.contains("\(path) is a socket nobody listens on, left by a gestured that stopped"), "\(refused.err)")
+    }
+
+    @Test(
+        "a daemon started by root gives its socket to group gesture, or says there is none; a user who may not open it is told its owner, group and mode",
+        .requires(.root))
+    func socketOwnership() throws {
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let d = try DaemonProcess(
+            ["--replay", DaemonProcess.recording("tap-2f.tablet.evemu"), "--wait-subscribers", "1"],
+            wrapper: Requirement.asRoot([]))
+        chmod(d.directory, 0o755)
+        var st = stat()
+        #expect(stat(d.socket, &st) == 0)
+        if let gesture = getgrnam("gesture") {
+            #expect(st.st_gid == gesture.pointee.gr_gid, "group \(st.st_gid)")
+        } else {
+            #expect(st.st_gid == 0)
+            try d.waitForLog("there is no group gesture to give it to; set socket-group in [daemon]")
+        }
+        #expect(st.st_mode & 0o777 == 0o660, "mode \(String(st.st_mode & 0o777, radix: 8))")
+        let uid: UInt32 = 4712
+        let r = try Child.run(Requirement.asUser(uid, [BuildProducts.gestured, "monitor", "--socket", d.socket]), timeout: 30)
+        #expect(r.status == 1)
+        #expect(r.err.contains("cannot open \(d.socket): it is owner root, group "), "\(r.err)")
+        #expect(r.err.contains("mode 0660") && r.err.contains("you are uid \(uid)") && r.err.contains("socket-group"), "\(r.err)")
     }
 
     @Test("help text states each default once")

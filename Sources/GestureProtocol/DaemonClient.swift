@@ -1,0 +1,121 @@
+import CLinux
+package import GestureCore
+package import SystemPackage
+import ToolSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// What every client of the package (`monitor`, `devices`, `act`) says to
+// the daemon first, and how it reaches it: one subscribe line, one
+// connect, one explanation when that fails.
+
+/// A `subscribe` request: the filters a client wants, each left out when nil.
+package struct SubscribeRequest: Equatable, Sendable {
+    package var gestures: [String]?
+    package var fingers: [Int]?
+    package var devices: [String]?
+    package var phases: [String]?
+    package var region: [Double]?
+    package var directions: [String]?
+    package var edges: [String]?
+    /// The client will ask for keys to be typed.
+    package var keys = false
+    package var claims = ClaimSet()
+
+    package init() {}
+
+    /// The request as one line (without its newline): names sorted and once
+    /// each, numbers as numbers.
+    package var line: String {
+        func names(_ items: [String]) -> String { "[" + Set(items).sorted().map(jsonString).joined(separator: ",") + "]" }
+        func numbers(_ items: [Int]) -> String { "[" + Set(items).sorted().map(String.init).joined(separator: ",") + "]" }
+        var fields = [#""type":"subscribe""#]
+        if let gestures { fields.append(#""gestures":"# + names(gestures)) }
+        if let fingers { fields.append(#""fingers":"# + numbers(fingers)) }
+        if let devices { fields.append(#""devices":["# + devices.map(jsonString).joined(separator: ",") + "]") }
+        if let phases { fields.append(#""phases":"# + names(phases)) }
+        if let region { fields.append(#""region":["# + region.map { "\($0)" }.joined(separator: ",") + "]") }
+        if let directions { fields.append(#""directions":"# + names(directions)) }
+        if let edges { fields.append(#""edges":"# + names(edges)) }
+        if keys { fields.append(#""keys":true"#) }
+        if !claims.isEmpty {
+            fields.append(
+                #""claim":{"fingers":"# + numbers(Array(claims.fingers)) + #","edges":"#
+                    + names(claims.edges.map(\.rawValue)) + "}")
+        }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+}
+
+/// Why a client could not connect to the daemon's socket, said for people:
+/// no socket there, a socket left by a daemon that stopped, or one this
+/// user may not open (with its owner, group and mode, and what to do).
+package struct ConnectFailure: Error, CustomStringConvertible, Sendable {
+    package var path: String
+    package var error: Errno
+
+    package var description: String {
+        switch error {
+        case .noSuchFileOrDirectory:
+            return
+                "no socket at \(path): gestured is not running there (`systemctl status gestured.socket`, or start `gestured serve`); --socket chooses another path"
+        case .connectionRefused:
+            return
+                "\(path) is a socket nobody listens on, left by a gestured that stopped: start it again (it replaces the file), or remove the file"
+        case .permissionDenied, .notPermitted:
+            return "cannot open \(path): \(Self.whyNot(path))"
+        default:
+            return "cannot connect to \(path): \(error)"
+        }
+    }
+
+    /// The socket's (or its folder's) owner, group and mode, and who this user is.
+    private static func whyNot(_ path: String) -> String {
+        var st = stat()
+        let me = "you are uid \(getuid())\(groupNames().map { " (groups \($0))" } ?? "")"
+        guard stat(path, &st) == 0 else {
+            let folder = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+            return "its folder \(folder) is closed to you (\(ownership(folder))); \(me)"
+        }
+        let group = name(ofGroup: st.st_gid)
+        return
+            "it is \(ownership(path)) and \(me): join its group (sudo usermod -aG \(group) $USER, then log in again), or have the daemon give it to a group of yours (socket-group in [daemon] of /etc/gestured/gestured.toml)"
+    }
+
+    /// "owner root, group gesture, mode 0660" of `path`.
+    private static func ownership(_ path: String) -> String {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return "\(Errno.last)" }
+        let owner = getpwuid(st.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "\(st.st_uid)"
+        return "owner \(owner), group \(name(ofGroup: st.st_gid)), mode 0\(String(st.st_mode & 0o777, radix: 8))"
+    }
+
+    private static func name(ofGroup gid: gid_t) -> String {
+        getgrgid(gid).map { String(cString: $0.pointee.gr_name) } ?? "\(gid)"
+    }
+
+    private static func groupNames() -> String? {
+        var groups = [gid_t](repeating: 0, count: 256)
+        let n = getgroups(Int32(groups.count), &groups)
+        guard n > 0 else { return nil }
+        return groups[0..<Int(n)].map { name(ofGroup: $0) }.joined(separator: ", ")
+    }
+}
+
+/// Connects a stream socket to the daemon at `path` (blocking; the caller
+/// makes it non-blocking if it wants): the descriptor, or why not.
+package func connectToDaemon(_ path: String) -> Result<Int32, ConnectFailure> {
+    guard let address = UnixAddress(path) else {
+        return .failure(ConnectFailure(path: path, error: .fileNameTooLong))
+    }
+    let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return .failure(ConnectFailure(path: path, error: Errno.last)) }
+    guard address.connect(fd) == 0 else {
+        let e = Errno.last
+        close(fd)
+        return .failure(ConnectFailure(path: path, error: e))
+    }
+    return .success(fd)
+}
