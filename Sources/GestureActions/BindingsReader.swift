@@ -40,25 +40,45 @@ package enum BindingsReader {
         } catch {
             throw ConfigurationError(file: file, line: error.line, message: "not valid TOML: " + error.message)
         }
+        // Every mistake of the file at once, each with its line.
+        var errors: [ConfigurationError] = []
         for key in root.keys where key != "bind" && key != "screen" {
-            throw ConfigurationError(
-                file: file, line: root.line(of: key),
-                message: "unknown key '\(key)'; bindings are [[bind]] tables, and [screen] says which output is the touchscreen's"
-            )
+            errors.append(
+                ConfigurationError(
+                    file: file, line: root.line(of: key),
+                    message:
+                        "unknown key '\(key)'\(Suggestion.closest(to: key, among: ["bind", "screen"]).map { "; did you mean '\($0)'?" } ?? ""); bindings are [[bind]] tables, and [screen] says which output is the touchscreen's"
+                ))
         }
-        let screen = try root["screen"].map { v throws(ConfigurationError) in try screenSettings(v, root, file: file) }
-        guard let value = root["bind"] else { return ([], screen) }
-        guard let array = value.array else {
-            throw ConfigurationError(
-                file: file, line: root.line(of: "bind"), message: "'bind' must be an array of tables: [[bind]]")
+        var screen: ScreenSettings?
+        do {
+            screen = try root["screen"].map { v throws(ConfigurationError) in try screenSettings(v, root, file: file) }
+        } catch {
+            errors.append(error)
         }
         var bindings: [Binding] = []
-        for item in array {
-            guard let table = item.table else {
-                throw ConfigurationError(file: file, line: root.line(of: "bind"), message: "each [[bind]] must be a table")
+        if let value = root["bind"] {
+            if let array = value.array {
+                for item in array {
+                    guard let table = item.table else {
+                        errors.append(
+                            ConfigurationError(
+                                file: file, line: root.line(of: "bind"), message: "each [[bind]] must be a table"))
+                        continue
+                    }
+                    do {
+                        bindings.append(try binding(table, file: file))
+                    } catch {
+                        errors.append(error)
+                    }
+                }
+            } else {
+                errors.append(
+                    ConfigurationError(
+                        file: file, line: root.line(of: "bind"), message: "'bind' must be an array of tables: [[bind]]"))
             }
-            bindings.append(try binding(table, file: file))
         }
+        if let all = ConfigurationError(errors) { throw all.sortedByLine }
         return (bindings, screen)
     }
 
@@ -86,7 +106,7 @@ package enum BindingsReader {
                 s.followRotation = on
             default:
                 throw ConfigurationError(
-                    file: file, line: t.line(of: key), message: "unknown key '\(key)' in [screen]; known: output, follow-rotation"
+                    file: file, line: t.line(of: key), message: Suggestion.unknown("key", key, known: ["output", "follow-rotation"], context: " in [screen]")
                 )
             }
         }
@@ -97,12 +117,24 @@ package enum BindingsReader {
         func fail(_ key: String, _ message: String) -> ConfigurationError {
             ConfigurationError(file: file, line: key.isEmpty ? t.line : t.line(of: key), message: message)
         }
-        for key in t.keys where !keys.contains(key) {
-            throw fail(key, "unknown key '\(key)' in [[bind]]; known: \(keys.joined(separator: ", "))")
+        // Every mistake of the binding, each key on its own.
+        var errors: [ConfigurationError] = []
+        func check(_ body: () throws(ConfigurationError) -> Void) {
+            do { try body() } catch { errors.append(error) }
         }
-        guard let name = t["gesture"] else { throw fail("", "[[bind]] without gesture = \"…\"") }
-        guard let g = name.string, let gesture = GestureKind(rawValue: g) else {
-            throw fail("gesture", "gesture must be one of \(GestureKind.allCases.map(\.rawValue).joined(separator: ", "))")
+        for key in t.keys where !keys.contains(key) {
+            errors.append(fail(key, Suggestion.unknown("key", key, known: keys, context: " in [[bind]]")))
+        }
+        var gesture = GestureKind.tap
+        if let name = t["gesture"] {
+            if let g = name.string, let kind = GestureKind(rawValue: g) {
+                gesture = kind
+            } else {
+                errors.append(
+                    fail("gesture", "gesture must be one of \(GestureKind.allCases.map(\.rawValue).joined(separator: ", "))"))
+            }
+        } else {
+            errors.append(fail("", "[[bind]] without gesture = \"…\""))
         }
         var b = Binding(origin: "\(file):\(t.line)", gesture: gesture)
 
@@ -136,14 +168,16 @@ package enum BindingsReader {
             return .milliseconds(Double(ms))
         }
 
-        if let v = t["fingers"] {
+        check { () throws(ConfigurationError) in
+            guard let v = t["fingers"] else { return }
             let list = v.int.map { [$0] } ?? v.array?.compactMap(\.int)
             guard let list, !list.isEmpty, list.count == (v.array?.count ?? 1), list.allSatisfy({ (1...10).contains($0) }) else {
                 throw fail("fingers", "fingers must be a number of fingers (1 to 10) or a list of them")
             }
             b.fingers = list
         }
-        if let list = try strings("direction") {
+        check { () throws(ConfigurationError) in
+            guard let list = try strings("direction") else { return }
             var out: [GestureDirection] = []
             for s in list {
                 guard let d = GestureDirection(rawValue: s) else {
@@ -155,7 +189,8 @@ package enum BindingsReader {
             }
             b.directions = out
         }
-        if let list = try strings("edge") {
+        check { () throws(ConfigurationError) in
+            guard let list = try strings("edge") else { return }
             var out: [PanelEdge] = []
             for s in list {
                 guard let e = PanelEdge(rawValue: s) else {
@@ -165,38 +200,54 @@ package enum BindingsReader {
             }
             b.edges = out
         }
-        if let v = t["region"] {
+        check { () throws(ConfigurationError) in
+            guard let v = t["region"] else { return }
             let r = v.array?.compactMap(\.number) ?? []
             guard r.count == 4, v.array?.count == 4, r.allSatisfy({ (0...1).contains($0) }), r[0] < r[2], r[1] < r[3] else {
                 throw fail("region", "region must be [x0, y0, x1, y1], fractions of the panel with x0 < x1 and y0 < y1")
             }
             b.region = r
         }
-        if let v = t["device"] {
+        check { () throws(ConfigurationError) in
+            guard let v = t["device"] else { return }
             guard let s = v.string, !s.isEmpty else { throw fail("device", "device must be a device's name (gestured devices)") }
             b.device = s
         }
-        if let v = t["phase"] {
+        check { () throws(ConfigurationError) in
+            guard let v = t["phase"] else { return }
             guard let s = v.string, let p = GesturePhase(rawValue: s) else {
                 throw fail("phase", "phase must be one of \(GesturePhase.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             b.phase = p
         }
-        b.run = try command("run")
-        if let v = t["keys"] {
+        check { () throws(ConfigurationError) in b.run = try command("run") }
+        check { () throws(ConfigurationError) in
+            guard let v = t["keys"] else { return }
             guard let s = v.string else { throw fail("keys", "keys must be a chord such as \"alt+Left\"") }
-            do {
+            do throws(ChordError) {
                 b.keys = try Chord(s)
             } catch {
                 throw fail("keys", error.message)
             }
         }
-        b.onBegan = try command("on-began")
-        b.onChanged = try command("on-changed")
-        b.onEnded = try command("on-ended")
-        if let d = try milliseconds("changed-interval-ms", 0...60_000) { b.changedInterval = d }
-        if let d = try milliseconds("timeout-ms", 1...3_600_000) { b.timeout = d }
-        if let v = t["claim"] {
+        check { () throws(ConfigurationError) in b.onBegan = try command("on-began") }
+        check { () throws(ConfigurationError) in b.onChanged = try command("on-changed") }
+        check { () throws(ConfigurationError) in b.onEnded = try command("on-ended") }
+        check { () throws(ConfigurationError) in
+            if let d = try milliseconds("changed-interval-ms", 0...60_000) { b.changedInterval = d }
+        }
+        check { () throws(ConfigurationError) in
+            if let d = try milliseconds("timeout-ms", 1...3_600_000) { b.timeout = d }
+        }
+        check { () throws(ConfigurationError) in
+            guard let v = t["max-per-second"] else { return }
+            guard let n = v.int, (1...1000).contains(n) else {
+                throw fail("max-per-second", "max-per-second must be a whole number of times, 1 to 1000")
+            }
+            b.maxPerSecond = n
+        }
+        check { () throws(ConfigurationError) in
+            guard let v = t["claim"] else { return }
             guard let c = v.bool else { throw fail("claim", "claim must be true or false") }
             b.claim = c
             if c && b.claims.isEmpty {
@@ -205,21 +256,19 @@ package enum BindingsReader {
                     "claim = true needs fingers of 2 or more, or an edge: one finger anywhere would take every touch from apps")
             }
         }
-        if let v = t["max-per-second"] {
-            guard let n = v.int, (1...1000).contains(n) else {
-                throw fail("max-per-second", "max-per-second must be a whole number of times, 1 to 1000")
-            }
-            b.maxPerSecond = n
+        let doesSomething = t["run"] != nil || t["keys"] != nil || t["on-began"] != nil || t["on-changed"] != nil
+            || t["on-ended"] != nil
+        if !doesSomething {
+            errors.append(fail("", "[[bind]] does nothing: give run, keys, on-began, on-changed or on-ended"))
         }
-        guard b.run != nil || b.keys != nil || b.onBegan != nil || b.onChanged != nil || b.onEnded != nil else {
-            throw fail("", "[[bind]] does nothing: give run, keys, on-began, on-changed or on-ended")
+        if gesture.isDiscrete && (t["on-began"] != nil || t["on-changed"] != nil || t["on-ended"] != nil) {
+            errors.append(
+                fail(
+                    "",
+                    "\(gesture.rawValue) has no phases: use run or keys (on-began, on-changed and on-ended are for drag, pinch, rotate and touch-and-hold)"
+                ))
         }
-        if gesture.isDiscrete && (b.onBegan != nil || b.onChanged != nil || b.onEnded != nil) {
-            throw fail(
-                "",
-                "\(gesture.rawValue) has no phases: use run or keys (on-began, on-changed and on-ended are for drag, pinch, rotate and touch-and-hold)"
-            )
-        }
+        if let all = ConfigurationError(errors) { throw all.sortedByLine }
         return b
     }
 }

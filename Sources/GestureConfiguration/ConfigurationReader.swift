@@ -61,7 +61,7 @@ public enum ConfigurationReader {
         var problems = Problems(file: file)
         var result = config
         for key in root.keys where !topLevel.contains(key) {
-            problems.add(root.line(of: key), "unknown section or key '\(key)'; known: \(topLevel.joined(separator: ", "))")
+            problems.add(root.line(of: key), Suggestion.unknown("section or key", key, known: topLevel))
         }
         if let value = root["thresholds"] {
             if let table = value.table {
@@ -107,7 +107,7 @@ public enum ConfigurationReader {
         let headerLine = table.line
         func line(_ key: String) -> Int { table.line(of: key) }
         for key in table.keys where !deviceKeys.contains(key) {
-            problems.add(line(key), "unknown key '\(key)' in [[device]]; known: \(deviceKeys.joined(separator: ", "))")
+            problems.add(line(key), Suggestion.unknown("key", key, known: deviceKeys, context: " in [[device]]"))
         }
         let match = table["match"]?.string ?? ""
         if match.isEmpty {
@@ -168,7 +168,7 @@ public enum ConfigurationReader {
     private static func readDaemon(_ table: TOMLTable, problems: inout Problems, into d: inout DaemonSettings) {
         func fail(_ key: String, _ message: String) { problems.add(table.line(of: key), message) }
         for key in table.keys where !DaemonSettings.keys.contains(key) {
-            fail(key, "unknown key '\(key)' in [daemon]; known: \(DaemonSettings.keys.joined(separator: ", "))")
+            fail(key, Suggestion.unknown("key", key, known: DaemonSettings.keys, context: " in [daemon]"))
         }
         if let v = table["socket"] {
             if let path = v.string, path.isEmpty || path.hasPrefix("/") {
@@ -281,8 +281,7 @@ public enum ConfigurationReader {
                 }
                 let line = t.line(of: key)
                 guard let k = GestureThresholds.keys.first(where: { $0.name == name }) else {
-                    let known = GestureThresholds.keys.map(\.name).joined(separator: ", ")
-                    problems.add(line, "unknown threshold '\(name)'; known: \(known)")
+                    problems.add(line, Suggestion.unknown("threshold", name, known: GestureThresholds.keys.map(\.name)))
                     continue
                 }
                 if let d = value.double {

@@ -34,6 +34,15 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
         self.problems = problems
     }
 
+    /// The same problems in file and line order (a problem of a file as a whole first).
+    public var sortedByLine: ConfigurationError {
+        var sorted = self
+        sorted.problems = problems.enumerated().sorted {
+            ($0.element.file, $0.element.line, $0.offset) < ($1.element.file, $1.element.line, $1.offset)
+        }.map(\.element)
+        return sorted
+    }
+
     /// Several errors as one, in the order given (nil when there are none).
     public init?(_ errors: [ConfigurationError]) {
         guard !errors.isEmpty else { return nil }

@@ -47,6 +47,8 @@ struct ActCommand: ParsableCommand {
                 for message in skipped { printError("gestured act: \(message)") }
                 print("\(bindings.count) binding(s) in \(files.joined(separator: ", ")):")
                 for b in bindings { print("  \(b.origin): \(b.summary)") }
+                let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
+                for w in BindingsCheck.warnings(bindings, searchPath: path) { printError("gestured act: warning: \(w)") }
             } catch {
                 printError("gestured act: \(error)")
                 throw ExitCode(1)

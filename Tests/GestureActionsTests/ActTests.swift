@@ -57,7 +57,7 @@ struct ActTests {
         let mistakes: [(String, String)] = [
             ("[[bind]]\ngesture = \"swipe\"\nrun = \"wofi\"\n", "a.toml:3: run must be a command as a list"),
             ("[[bind]]\ngesture = \"swype\"\nrun = [\"x\"]\n", "a.toml:2: gesture must be one of"),
-            ("[[bind]]\ngesture = \"tap\"\nfinger = 2\nrun = [\"x\"]\n", "a.toml:3: unknown key 'finger'"),
+            ("[[bind]]\ngesture = \"tap\"\nfinger = 2\nrun = [\"x\"]\n", "a.toml:3: unknown key 'finger' in [[bind]]; did you mean 'fingers'?"),
             ("[[bind]]\ngesture = \"tap\"\n", "a.toml:1: [[bind]] does nothing"),
             ("[[bind]]\ngesture = \"tap\"\non-changed = [\"x\"]\n", "tap has no phases"),
             (
@@ -185,6 +185,94 @@ struct ActTests {
             Issue.record("a pong is a message")
             return
         }
+    }
+
+    @Test("every mistake of an actions file is reported at once, in line order")
+    func everyMistakeAtOnce() throws {
+        let text = """
+            [[bind]]
+            gesture = "swype"
+            run = ["x"]
+
+            [[bind]]
+            gesture = "swipe"
+            finger = 3
+            direction = "sideways"
+            run = "x"
+
+            [[bind]]
+            gesture = "tap"
+
+            [screen]
+            rotate = true
+            """
+        #expect {
+            _ = try BindingsReader.read(text, file: "a.toml")
+        } throws: { error in
+            let lines = "\(error)".split(separator: "\n").map(String.init)
+            let numbers = lines.compactMap { $0.split(separator: ":").dropFirst().first.flatMap { Int($0) } }
+            return lines.count == 6 && numbers == [2, 7, 8, 9, 11, 15]
+                && lines[1].contains("unknown key 'finger' in [[bind]]; did you mean 'fingers'?")
+                && lines[5].contains("unknown key 'rotate' in [screen]")
+        }
+    }
+
+    @Test("act --check warns of bindings that fire on the same gestures and of commands that cannot be run; the file still passes")
+    func checkWarnings() throws {
+        let text = """
+            [[bind]]
+            gesture = "swipe"
+            fingers = 3
+            run = ["sh", "-c", "true"]
+
+            [[bind]]
+            gesture = "swipe"
+            fingers = [3, 4]
+            direction = "up"
+            run = ["gestured-no-such-program"]
+
+            [[bind]]
+            gesture = "swipe"
+            fingers = 4
+            run = ["/nonexistent/bin/x"]
+
+            [[bind]]
+            gesture = "swipe"
+            fingers = 3
+            region = [0, 0, 0.5, 1]
+            run = ["true"]
+
+            [[bind]]
+            gesture = "swipe"
+            fingers = 3
+            region = [0.5, 0, 1, 1]
+            run = ["true"]
+
+            [[bind]]
+            gesture = "swipe"
+            fingers = 2
+            run = ["true"]
+            """
+        let bindings = try BindingsReader.read(text, file: "a.toml")
+        let warnings = BindingsCheck.warnings(bindings, searchPath: "/usr/bin:/bin")
+        let overlaps = warnings.filter { $0.contains("fires on the same gestures") }
+        // 1 & 2 (3 fingers), 2 & 3 (4 fingers), 1 & 4, 1 & 5, 2 & 4, 2 & 5 (up); 4 & 5 split the panel; 6 is alone.
+        #expect(overlaps.count == 6, "\(warnings)")
+        #expect(
+            warnings.contains("a.toml:6: fires on the same gestures as a.toml:1 (swipe fingers=3 direction=up): both run; give one other fingers, directions, edges, a region or a device, or keep both on purpose"),
+            "\(warnings)")
+        #expect(!overlaps.contains { $0.hasPrefix("a.toml:23") && $0.contains("as a.toml:17 (") }, "\(warnings)")
+        #expect(!overlaps.contains { $0.hasPrefix("a.toml:29") || $0.contains("as a.toml:29") }, "\(warnings)")
+        #expect(warnings.contains { $0.hasPrefix("a.toml:6: run: 'gestured-no-such-program' is not found on PATH (/usr/bin:/bin)") }, "\(warnings)")
+        #expect(warnings.contains("a.toml:12: run: '/nonexistent/bin/x' is not an executable file"), "\(warnings)")
+        #expect(!warnings.contains { $0.contains("'sh'") || $0.contains("'true'") }, "\(warnings)")
+
+        let s = try Scratch()
+        try text.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        let r = try runGestured(["act", "--check", "--config", s.actions])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out.contains("6 binding(s) in"), "\(r.out)")
+        #expect(r.err.components(separatedBy: "gestured act: warning: ").count - 1 == warnings.count, "\(r.err)")
     }
 
     @Test("every example actions file (examples/actions) passes act --check")

@@ -65,11 +65,11 @@ struct ConfigurationTests {
     @Test(
         "errors name the file, the line and the key",
         arguments: [
-            ("[thresholds]\nslop = 2\ntap.maxDurtion = 300\n", 3, "unknown threshold 'tap.maxDurtion'"),
+            ("[thresholds]\nslop = 2\ntap.maxDurtion = 300\n", 3, "unknown threshold 'tap.maxDurtion'; did you mean 'tap.maxDuration'?"),
             ("[thresholds]\nslop = \"wide\"\n", 2, "must be a number"),
             ("[thresholds]\nslop = -1\n", 2, "slop must be a finite number >= 0"),
             ("[thresholds]\nslop = \n", 2, "not valid TOML"),
-            ("[thresolds]\nslop = 2\n", 1, "unknown section or key 'thresolds'"),
+            ("[thresolds]\nslop = 2\n", 1, "unknown section or key 'thresolds'; did you mean 'thresholds'?"),
             ("[[device]]\nsize = \"1x1\"\n", 1, "needs match"),
             ("[[device]]\nmatch = \"x\"\nsize = \"big\"\n", 3, "size must be"),
             ("[[device]]\nmatch = \"x\"\nrotation = 45\n", 3, "rotation must be 0, 90, 180 or 270"),
@@ -191,7 +191,7 @@ struct DaemonConfigurationTests {
             ("[daemon]\nclient-buffer-kib = 1\n", 2, "client-buffer-kib"),
             ("[daemon]\nmax-clients = 0\n", 2, "max-clients"),
             ("# x\n[daemon]\nseat = \"\"\n", 3, "seat"),
-            ("[daemon]\nsokcet = \"/x\"\n", 2, "unknown key 'sokcet'"),
+            ("[daemon]\nsokcet = \"/x\"\n", 2, "unknown key 'sokcet' in [daemon]; did you mean 'socket'?"),
             ("daemon = 3\n", 1, "must be a table"),
         ])
     func errors(text: String, line: Int, says: String) {

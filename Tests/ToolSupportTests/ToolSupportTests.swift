@@ -91,4 +91,19 @@ struct ToolSupportTests {
         #expect(UnixAddress("/" + String(repeating: "a", count: 106)) != nil)
         #expect(UnixAddress("/" + String(repeating: "a", count: 107)) == nil)
     }
+
+    @Test("a mistyped name gets the one known name a few edits away; a far or ambiguous one gets none")
+    func suggestions() {
+        let known = ["socket", "socket-group", "seat", "deliver", "tap.maxDuration", "tap.maxDistance"]
+        #expect(Suggestion.closest(to: "sokcet", among: known) == "socket")
+        #expect(Suggestion.closest(to: "socket-gruop", among: known) == "socket-group")
+        #expect(Suggestion.closest(to: "Seat", among: known) == "seat")
+        #expect(Suggestion.closest(to: "tap.maxDurtion", among: known) == "tap.maxDuration")
+        #expect(Suggestion.closest(to: "colour", among: known) == nil)
+        #expect(Suggestion.closest(to: "tap.maxD", among: ["tap.maxDa", "tap.maxDb"]) == nil)
+        #expect(
+            Suggestion.unknown("key", "delivr", known: ["deliver", "seat"], context: " in [daemon]")
+                == "unknown key 'delivr' in [daemon]; did you mean 'deliver'? known: deliver, seat")
+        #expect(Suggestion.unknown("key", "zzz", known: ["seat"]) == "unknown key 'zzz'; known: seat")
+    }
 }
