@@ -75,6 +75,8 @@ package struct Actor {
     private var backoff = Timestamp.Duration.milliseconds(100)
     private var saidWaiting = false
     private var reloadAt = Timestamp.never
+    /// What the last reload that failed said (nil: the last one worked).
+    private var reloadError: String?
     private var signals: Int32 = -1
     private var inotify: Int32 = -1
     private var running = true
@@ -464,6 +466,7 @@ package struct Actor {
     private mutating func reload(now: Timestamp) {
         do {
             let (files, loaded, skipped, screenSettings) = try ActionsFiles.load(options.files)
+            reloadError = nil
             for message in skipped { log(message) }
             screen.settings = screenSettings
             guard loaded != bindings else { return }
@@ -477,7 +480,12 @@ package struct Actor {
                 send(Self.subscribeLine(for: bindings))
             }
         } catch {
-            log("\(error); keeping the previous bindings")
+            // An editor's one save can touch the folder several times: the
+            // same mistakes are said once.
+            let said = "\(error)"
+            guard said != reloadError else { return }
+            reloadError = said
+            log("\(said); keeping the previous bindings")
         }
     }
 }

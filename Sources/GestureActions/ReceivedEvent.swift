@@ -139,7 +139,8 @@ package struct ReceivedEvent: Sendable {
     /// An `error` message's code and text, made safe for the log.
     package static func errorText(_ line: some Collection<UInt8>) -> String {
         let e = try? JSONDecoder().decode(ErrorMessage.self, from: Data(line))
-        return logSafe((e?.code ?? "error") + ": " + (e?.message ?? ""))
+        // The daemon's messages say what to do: kept whole, within a bound.
+        return logSafe((e?.code ?? "error") + ": " + (e?.message ?? ""), limit: 1000)
     }
 
     private struct DeviceWire: Decodable {

@@ -28,7 +28,7 @@ package final class VirtualKeyboard {
             libevdev_free(dev)
             throw KeyboardError(
                 message:
-                    "the daemon cannot make its keyboard through /dev/uinput: \(Errno(rawValue: -r)). The system service gets write access to it from 75-gestured-uinput.rules (sudo make install, then sudo udevadm trigger --sysname-match=uinput); a daemon you run yourself needs it too"
+                    "the daemon cannot make its keyboard through /dev/uinput: \(Errno(rawValue: -r)). The service's user gets write access to it from the udev rule 75-gestured-uinput.rules, which the package and sudo make install put in place (after sudo make install: sudo udevadm trigger --sysname-match=uinput); a daemon you run yourself needs write access too"
             )
         }
         device = dev
