@@ -379,7 +379,14 @@ extension GestureEvent {
         if let dx, let dy, gesture != .flick, gesture != .swipe {
             s += "  Δ " + NumberText.fixed(dx, 1) + "," + NumberText.fixed(dy, 1)
         }
-        if let vx, let vy { s += "  v " + NumberText.fixed(vx, 0) + "," + NumberText.fixed(vy, 0) + " mm/s" }
+        if let vx, let vy {
+            // A release velocity of zero: the fingers had stopped before they lifted.
+            if vx == 0, vy == 0, phase == .recognized || phase == .ended {
+                s += "  lifted at rest"
+            } else {
+                s += "  v " + NumberText.fixed(vx, 0) + "," + NumberText.fixed(vy, 0) + " mm/s"
+            }
+        }
         if let scale { s += "  scale " + NumberText.fixed(scale, 3) }
         if let rotation { s += "  rot " + NumberText.fixed(rotation * 180 / .pi, 1) + "°" }
         if let edge { s += "  edge " + edge.rawValue }

@@ -52,6 +52,12 @@ package final class ReplaySource {
                 "\(path): no size known; assuming \(NumberText.fixed(loaded.geometry.screenWidth, 1)) x \(NumberText.fixed(loaded.geometry.screenHeight, 1)) mm; pass --size WxH"
             )
         }
+        let device = loaded.trace.device
+        if configuration.claims(name: device.name, vendorProduct: device.vendorProduct) {
+            logger.notice(
+                "\(path): claim = true applies to touchscreens read through libinput; a replayed trace is never claimed (gestured replay --claim ACTIONS shows what claiming would do with it)"
+            )
+        }
         self.init(loaded: loaded, path: path, id: id, speed: speed, loop: loop, logger: logger)
     }
 

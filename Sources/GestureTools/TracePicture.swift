@@ -12,13 +12,20 @@ public struct TracePicture {
     /// Draw only the touched part of the panel (with a margin), enlarged: a
     /// small gesture on a big panel is otherwise a dot in empty space.
     public var zoom: Bool
+    /// What times count from: the trace's first event (as `replay`'s text
+    /// lines), else the first frame or gesture.
+    public var origin: Timestamp
 
-    public init(title: String, geometry: PanelGeometry, frames: [TouchFrame], events: [GestureEvent], zoom: Bool = false) {
+    public init(
+        title: String, geometry: PanelGeometry, frames: [TouchFrame], events: [GestureEvent], zoom: Bool = false,
+        origin: Timestamp? = nil
+    ) {
         self.title = title
         self.geometry = geometry
         self.frames = frames
         self.events = events
         self.zoom = zoom
+        self.origin = origin ?? min(frames.first?.time ?? .zero, events.first?.time ?? .never)
     }
 
     /// The part of the panel drawn, mm: all of it, or with `zoom` the box
@@ -64,8 +71,6 @@ public struct TracePicture {
     static let panelMaxHeight = 560.0
     static let margin = 20.0
     static let laneHeight = 18.0
-
-    var origin: Timestamp { min(frames.first?.time ?? .zero, events.first?.time ?? .never) }
 
     func seconds(_ t: Timestamp) -> Double { Double(t.microseconds - origin.microseconds) / 1_000_000 }
 

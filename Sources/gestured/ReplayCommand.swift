@@ -1,4 +1,5 @@
 import ArgumentParser
+import GestureActions
 import GestureConfiguration
 import GestureCore
 import GestureTools
@@ -67,6 +68,12 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "With --svg: draw only the touched part of the panel, enlarged (small gestures on a big panel).")
     var zoom = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Replay each trace as a claimed touchscreen whose apps lose what this actions file's bindings claim, and print what each touch sequence would become on the way to the compositor (passed on, held back at an edge, claimed and cancelled) instead of the gestures.",
+            valueName: "ACTIONS"))
+    var claim: String?
+
     @Argument(help: "Trace files (evemu or libinput record).")
     var traces: [String]
 
@@ -74,6 +81,7 @@ struct ReplayCommand: ParsableCommand {
         if traces.isEmpty { throw ValidationError("name at least one trace file") }
         if svg != nil && traces.count > 1 { throw ValidationError("--svg draws one trace; name only one") }
         if zoom && svg == nil { throw ValidationError("--zoom is for the picture: add --svg FILE") }
+        if claim != nil && svg != nil { throw ValidationError("--claim prints what would be claimed; leave out --svg") }
         _ = try wantedKinds()
         _ = try namedOption(phases, "--phases", "phase") as Set<GesturePhase>?
     }
@@ -93,6 +101,7 @@ struct ReplayCommand: ParsableCommand {
             printError("gestured: \(error)")
             throw ExitCode(1)
         }
+        if let claim { return try replayClaimed(claim, configuration: configuration) }
         let wanted = try wantedKinds()
         var printer = EventPrinter(format: format)
         printer.phases = try namedOption(phases, "--phases", "phase")
@@ -110,7 +119,8 @@ struct ReplayCommand: ParsableCommand {
                     }
                     var replay = TraceReplay(geometry: loaded.geometry, thresholds: loaded.thresholds, wanted: wanted)
                     replay.tracing = transitions
-                    printer.begin(trace: path, device: loaded.trace.device.name)
+                    printer.begin(
+                        trace: path, device: loaded.trace.device.name, origin: loaded.trace.events.first?.time ?? .zero)
                     printer.kept = svg == nil ? nil : []
                     let outcome = try replay.run(loaded.trace, firstID: 1, into: &printer)
                     if verbose { printError("gestured: \(path): \(outcome.frames) frames") }
@@ -132,13 +142,75 @@ struct ReplayCommand: ParsableCommand {
 }
 
 extension ReplayCommand {
+    /// `--claim`: each trace through the claimer with the claims of the
+    /// bindings of `actions`, one line per touch sequence.
+    func replayClaimed(_ actions: String, configuration: Configuration) throws {
+        let claims: ClaimSet
+        do {
+            let bindings = try BindingsReader.read(bytes: try readFileBytes(actions, limit: 1 << 20), file: actions)
+            claims = bindings.reduce(into: ClaimSet()) { $0.formUnion($1.claims) }
+        } catch {
+            printError("gestured: \(error)")
+            throw ExitCode(1)
+        }
+        var out = OutputBuffer()
+        out.write("# claimed by \(actions): \(claims.isEmpty ? "nothing (every touch passes on whole)" : claims.summary)\n")
+        var failed = false
+        for path in traces {
+            do {
+                for loaded in try TraceLoader.load(path, desc: desc, size: size, configuration: configuration) {
+                    out.write("# \(path)\n")
+                    guard
+                        let r = try ClaimReplay.run(
+                            loaded.trace, geometry: loaded.geometry, thresholds: loaded.thresholds, claims: claims)
+                    else {
+                        out.write("never claimed: the device reports no touches in slots (multitouch protocol B)\n")
+                        continue
+                    }
+                    let origin = loaded.trace.events.first?.time ?? .zero
+                    for s in r.sequences { out.write(Self.describe(s, origin: origin) + "\n") }
+                    for a in r.anomalies { printError("gestured: bug: unhandled \(a); please report it with this trace") }
+                }
+            } catch {
+                out.flush()
+                printError("gestured: \(error)")
+                failed = true
+            }
+        }
+        out.flush()
+        if failed { throw ExitCode(1) }
+    }
+
+    /// One touch sequence of `--claim`: when, how many fingers, what became of it.
+    static func describe(_ s: ClaimReplay.Sequence, origin: Timestamp) -> String {
+        let at = NumberText.fixed((s.start - origin).seconds, 3) + " s"
+        let fingers = s.fingers == 1 ? "1 finger " : "\(s.fingers) fingers"
+        let what: String
+        switch s.outcome {
+        case .passed:
+            what = "passed on whole (\(s.passed) frames)"
+        case .held(let edge, let us):
+            what = "held back \(us / 1000) ms at the \(edge.rawValue) edge, then passed on (\(s.passed) frames)"
+        case .claimedAtEdge(let edge):
+            what = "claimed at the \(edge.rawValue) edge: never passed on (\(s.withheld) frames withheld)"
+        case .claimedAtOnce:
+            what = "claimed as its fingers landed together: never passed on (\(s.withheld) frames withheld)"
+        case .claimed(let cancelled):
+            what =
+                "claimed as its fingers reached a claimed count: \(cancelled) touch\(cancelled == 1 ? "" : "es") passed on, then cancelled (\(s.withheld) frames withheld)"
+        case .resynchronized(let cancelled):
+            what = "the device dropped events: \(cancelled) touch\(cancelled == 1 ? "" : "es") cancelled, the rest withheld"
+        }
+        return "\(at)  \(fingers)  \(what)"
+    }
+
     /// Writes the picture of one replayed trace.
     func draw(_ loaded: LoadedTrace, events: [GestureEvent], with replay: TraceReplay, to file: String) throws {
         let frames = try replay.frames(loaded.trace)
         let name = loaded.trace.file.split(separator: "/").last.map(String.init) ?? loaded.trace.file
         let picture = TracePicture(
             title: "\(name) — \(loaded.trace.device.name)", geometry: loaded.geometry, frames: frames, events: events,
-            zoom: zoom)
+            zoom: zoom, origin: loaded.trace.events.first?.time)
         try writeTextFile(file, picture.svg())
         printError("gestured: drew \(loaded.trace.file) to \(file)")
     }
@@ -148,7 +220,8 @@ extension ReplayCommand {
 struct EventPrinter: GestureSink {
     let format: ReplayCommand.Format
     var out = OutputBuffer()
-    var origin: Timestamp?
+    /// Text times count from the trace's first event, as its picture's do.
+    var origin = Timestamp.zero
     /// The events printed, kept for a picture (nil: not kept).
     var kept: [GestureEvent]?
     /// Only these phases are printed (nil: all).
@@ -160,23 +233,21 @@ struct EventPrinter: GestureSink {
 
     init(format: ReplayCommand.Format) { self.format = format }
 
-    mutating func begin(trace: String, device: String) {
-        origin = nil
+    mutating func begin(trace: String, device: String, origin: Timestamp) {
+        self.origin = origin
         deviceName = device
         if headers && format != .jsonl { out.write("# \(trace)\n") }
     }
 
     mutating func receive(_ event: GestureEvent) {
         kept?.append(event)
-        // Text times count from the first event, printed or not.
-        if origin == nil { origin = event.time }
         if let phases, !phases.contains(event.phase) { return }
         switch format {
         case .jsonl:
             out.write(event.jsonLine(deviceName: deviceName))
             out.write("\n")
         case .text:
-            out.write(event.textLine(origin: origin!))
+            out.write(event.textLine(origin: origin))
             out.write("\n")
         case .summary:
             if let s = event.summary { out.write(s + "\n") }

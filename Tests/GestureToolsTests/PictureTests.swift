@@ -70,7 +70,8 @@ struct PictureTests {
         let events = try replay.events(trace).events
         let frames = try replay.frames(trace)
         let picture = TracePicture(
-            title: "\(name) — \(trace.device.name)", geometry: geometry, frames: frames, events: events, zoom: zoom)
+            title: "\(name) — \(trace.device.name)", geometry: geometry, frames: frames, events: events, zoom: zoom,
+            origin: trace.events.first?.time)
         return (picture.svg(), trace, events, frames)
     }
 

@@ -110,6 +110,32 @@ struct CommandLineTests {
         #expect(!r.err.contains(".gestured-"), "\(r.err)")
     }
 
+    @Test("replay's text lines and its picture count time from the same moment: each gesture's first line is at its label's time")
+    func textAndPictureTimes() throws {
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let svg = scratch + "/tour.svg"
+        let r = try runGestured(["replay", "--format", "text", "--svg", svg, DaemonProcess.recording("tour.tablet.evemu")])
+        #expect(r.status == 0, "\(r.err)")
+        // "   2.643s  touch-and-hold began      #3 ..." → 3: 2.643
+        var firstLine: [Int: Double] = [:]
+        for line in r.out.split(separator: "\n") where !line.hasPrefix("#") {
+            let fields = line.split(separator: " ")
+            guard fields.count > 3, let id = Int(fields[3].dropFirst()), firstLine[id] == nil else { continue }
+            firstLine[id] = Double(fields[0].dropLast())
+        }
+        // "<text …>#3 touch-and-hold, 1f · 2.64–3.35 s</text>" → 3: 2.64
+        let picture = try String(contentsOfFile: svg, encoding: .utf8)
+        var labels = 0
+        for part in picture.components(separatedBy: ">#").dropFirst() {
+            guard let id = Int(part.prefix { $0.isNumber }), let dot = part.range(of: " · ") else { continue }
+            let time = part[dot.upperBound...].prefix { $0.isNumber || $0 == "." }
+            guard let shown = Double(time), let text = firstLine[id] else { continue }
+            #expect(abs(shown - text) <= 0.0051, "#\(id): picture \(shown) s, text \(text) s")
+            labels += 1
+        }
+        #expect(labels >= 8 && labels == firstLine.count, "\(labels) labels, \(firstLine.count) gestures")
+    }
+
     @Test("monitor tells no socket from a socket nobody listens on, and each says what to do")
     func monitorCannotConnect() throws {
         defer { try? FileManager.default.removeItem(atPath: scratch) }
@@ -149,6 +175,54 @@ struct CommandLineTests {
         #expect(r.status == 1)
         #expect(r.err.contains("cannot open \(d.socket): it is owner root, group "), "\(r.err)")
         #expect(r.err.contains("mode 0660") && r.err.contains("you are uid \(uid)") && r.err.contains("socket-group"), "\(r.err)")
+    }
+
+    @Test("replay --claim shows what a claimed touchscreen would pass, hold back and cancel with an actions file's bindings")
+    func replayClaim() throws {
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let actions = scratch + "/actions.toml"
+        try """
+        [[bind]]
+        gesture = "swipe"
+        edge = "left"
+        run = ["true"]
+
+        [[bind]]
+        gesture = "swipe"
+        fingers = 3
+        run = ["true"]
+        """.write(toFile: actions, atomically: true, encoding: .utf8)
+        let traces = ["edge-swipe-left.laptop.evemu", "swipe-up-3f.kiosk.evemu", "tap-2f.tablet.evemu"].map(DaemonProcess.recording)
+        let r = try runGestured(["replay", "--claim", actions] + traces)
+        #expect(r.status == 0, "\(r.err)")
+        let lines = r.out.split(separator: "\n").map(String.init)
+        #expect(lines.first == "# claimed by \(actions): 3 fingers, left edge", "\(r.out)")
+        #expect(lines.count == 7, "\(r.out)")
+        #expect(lines.count == 7 && lines[2].hasPrefix("0.000 s  1 finger   claimed at the left edge: never passed on"), "\(r.out)")
+        #expect(
+            lines.count == 7
+                && lines[4].hasSuffix("3 fingers  claimed as its fingers reached a claimed count: 2 touches passed on, then cancelled (27 frames withheld)"),
+            "\(r.out)")
+        #expect(lines.count == 7 && lines[6].contains("2 fingers  passed on whole"), "\(r.out)")
+
+        try "[[bind]]\ngesture = \"tap\"\nclaim = false\nrun = [\"true\"]\n".write(toFile: actions, atomically: true, encoding: .utf8)
+        let nothing = try runGestured(["replay", "--claim", actions, traces[1]])
+        #expect(nothing.out.hasPrefix("# claimed by \(actions): nothing (every touch passes on whole)"), "\(nothing.out)")
+        #expect(nothing.out.contains("3 fingers  passed on whole"), "\(nothing.out)")
+
+        try "[[bind]]\ngesture = \"swype\"\n".write(toFile: actions, atomically: true, encoding: .utf8)
+        let bad = try runGestured(["replay", "--claim", actions, traces[1]])
+        #expect(bad.status == 1 && bad.err.contains("\(actions):2: gesture must be one of"), "\(bad.err)")
+    }
+
+    @Test("serve --replay of a device whose section says claim = true says it is never claimed, and where to try claiming")
+    func replayedDeviceNotClaimed() throws {
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let d = try DaemonProcess(
+            ["--replay", DaemonProcess.recording("tap-2f.tablet.evemu"), "--wait-subscribers", "1"],
+            config: "[[device]]\nmatch = \"Synthetic Tablet Touchscreen\"\nclaim = true\n")
+        try d.waitForLog("claim = true applies to touchscreens read through libinput; a replayed trace is never claimed")
+        #expect(d.log.contains("gestured replay --claim ACTIONS"), "\(d.log)")
     }
 
     @Test("help text states each default once")

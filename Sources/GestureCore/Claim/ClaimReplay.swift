@@ -13,11 +13,105 @@ public struct ClaimReplay {
         /// The claimer's state after it.
         public var state: Claimer.State
         public var isTimer: Bool
+        /// The edge a finger is held at, while it is.
+        public var heldEdge: PanelEdge?
+    }
+
+    /// One touch sequence, from its first finger down to its last up, and
+    /// what became of it on the clone.
+    public struct Sequence: Sendable, Equatable {
+        public enum Outcome: Sendable, Equatable {
+            /// Every frame went on as it came.
+            case passed
+            /// Held back at a claimed edge for a while (µs), then passed on.
+            case held(edge: PanelEdge, for: Int64)
+            /// Claimed at a claimed edge: nothing of it went on.
+            case claimedAtEdge(PanelEdge)
+            /// A claimed count of fingers landed at once: nothing of it went on.
+            case claimedAtOnce
+            /// A claimed count of fingers was reached: the touches passed on
+            /// so far were cancelled, nothing more went on.
+            case claimed(cancelled: Int)
+            /// The device dropped events: what was passed on was cancelled.
+            case resynchronized(cancelled: Int)
+        }
+        public var start: Timestamp
+        public var end: Timestamp
+        /// The most fingers down at once.
+        public var fingers: Int
+        public var outcome: Outcome
+        /// Frames the clone got (cancels apart), and the device's frames it did not.
+        public var passed: Int
+        public var withheld: Int
     }
 
     public var steps: [Step] = []
     public var transitions: [Transition] = []
     public var anomalies: [Transition] = []
+
+    /// The touch sequences, in order, and what each became.
+    public var sequences: [Sequence] {
+        var out: [Sequence] = []
+        var current: Sequence?
+        var down = 0
+        var heldSince: (edge: PanelEdge, time: Timestamp)?
+        var t = 0
+        for step in steps {
+            let palms = step.clone.reduce(0) {
+                $0 + $1.events.count { $0.type == Evdev.EV_ABS && $0.code == Evdev.ABS_MT_TOOL_TYPE && $0.value == Evdev.MT_TOOL_PALM }
+            }
+            let passedFrames = step.clone.count { f in
+                !f.events.contains { $0.type == Evdev.EV_ABS && $0.code == Evdev.ABS_MT_TOOL_TYPE }
+            }
+            if current == nil && !step.isTimer && step.touches.contacts.contains(where: { $0.phase == .down }) {
+                current = Sequence(start: step.time, end: step.time, fingers: 0, outcome: .passed, passed: 0, withheld: 0)
+                heldSince = nil
+            }
+            // The transitions of this step, in order.
+            while t < transitions.count && transitions[t].time <= step.time {
+                let tr = transitions[t]
+                t += 1
+                guard current != nil else { continue }
+                switch (tr.from, tr.event, tr.to) {
+                case ("idle", "edge-landing", _):
+                    heldSince = (held(step) ?? .left, tr.time)
+                case ("idle", "claimed-landing", _):
+                    current!.outcome = .claimedAtOnce
+                case ("passing", "claimed-landing", _):
+                    current!.outcome = .claimed(cancelled: palms)
+                case ("passing", "resync", _):
+                    current!.outcome = .resynchronized(cancelled: palms)
+                case ("holding", "inward", _):
+                    current!.outcome = .claimedAtEdge(heldSince?.edge ?? .left)
+                case ("holding", _, "passing"), ("holding", _, "idle"):
+                    if let h = heldSince { current!.outcome = .held(edge: h.edge, for: (tr.time - h.time).microseconds) }
+                default:
+                    break
+                }
+            }
+            guard current != nil else { continue }
+            for c in step.touches.contacts {
+                switch c.phase {
+                case .down: down += 1
+                case .up, .cancel: down = max(0, down - 1)
+                case .move: break
+                }
+            }
+            current!.fingers = max(current!.fingers, down)
+            current!.passed += passedFrames
+            if !step.isTimer && step.clone.isEmpty { current!.withheld += 1 }
+            current!.end = step.time
+            if down == 0 && !step.isTimer {
+                out.append(current!)
+                current = nil
+            }
+        }
+        if let current { out.append(current) }
+        return out
+    }
+
+    /// The edge a step's landing was held at (the claimer's, as the transition names none).
+    private func held(_ step: Step) -> PanelEdge? { step.heldEdge }
 
     /// Replays `trace`, a multitouch device with slots, on a panel of
     /// `geometry` with `claims`; nil when the device has no slots (it would
@@ -45,7 +139,7 @@ public struct ClaimReplay {
                 replay.steps.append(
                     Step(
                         time: at, touches: TouchFrame(device: DeviceID(1), time: at), clone: claimer.output.frames,
-                        state: claimer.state, isTimer: true))
+                        state: claimer.state, isTimer: true, heldEdge: claimer.heldEdge))
             }
         }
         for e in trace.events {
@@ -61,7 +155,9 @@ public struct ClaimReplay {
             let t = touches ?? TouchFrame(device: DeviceID(1), time: e.time)
             claimer.process(pending, at: e.time, touches: t, resynchronized: resynchronized)
             replay.steps.append(
-                Step(time: e.time, touches: t, clone: claimer.output.frames, state: claimer.state, isTimer: false))
+                Step(
+                    time: e.time, touches: t, clone: claimer.output.frames, state: claimer.state, isTimer: false,
+                    heldEdge: claimer.heldEdge))
             pending.removeAll()
             touches = nil
             resynchronized = false

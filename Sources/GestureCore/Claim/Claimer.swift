@@ -151,6 +151,9 @@ public struct Claimer: Sendable {
     /// Whether any finger is down on the device now.
     public var anyDown: Bool { !down.isEmpty }
 
+    /// The claimed edge a finger is held back at, while one is.
+    public var heldEdge: PanelEdge? { state == .holding ? held.edge : nil }
+
     // MARK: Entry points
 
     /// A frame of the device, its events (without its `SYN_REPORT`) at
