@@ -161,6 +161,12 @@ struct TouchGroup: Sendable {
     /// Where the translation stood when the members' references were last
     /// moved (0 unless a hold began): where a drag after a hold measures from.
     private var originX = 0.0, originY = 0.0
+    /// Where the group's continuous gesture is (its focal point): the
+    /// centroid of the fingers taking part when the first one began, then
+    /// moved by the group's translation, so that a finger landing or lifting
+    /// moves it no more than the fingers move. With the translation it was
+    /// taken at.
+    private var focal: (x: Double, y: Double, tx: Double, ty: Double)?
 
     private var tap = Tap.Candidate()
     private var hold = Hold()
@@ -403,12 +409,22 @@ struct TouchGroup: Sendable {
     // MARK: - Events out
 
     /// What an event of the group under way shares with every other, at
-    /// `now`: at the gesture's centroid, the fingers down while it goes on;
-    /// once fingers are lifting (`ended`, `cancelled`, `recognized`), every
-    /// finger that took part, each where it is or where it lifted.
+    /// `now`: a continuous gesture's at its focal point (`focal`); a
+    /// gesture recognized at the lift at the centroid of every finger that
+    /// took part, each where it is or where it lifted.
     private func base(_ phase: GesturePhase, now: Timestamp, _ f: Fingers, _ out: EventOutput) -> EventBase {
+        if phase != .recognized, let p = focal { return base(now: now, x: p.x + tx - p.tx, y: p.y + ty - p.ty, out) }
         let c = phase == .began || phase == .changed ? f.centroid(now: now) : f.groupCentroid()
         return base(now: now, x: c.x, y: c.y, out)
+    }
+
+    /// A continuous gesture begins: its focal point is the fingers'
+    /// centroid, unless the group's first one (a gesture that changed its
+    /// kind goes on from where the last one was).
+    private mutating func placeFocal(now: Timestamp, _ f: Fingers) {
+        guard focal == nil else { return }
+        let c = f.centroid(now: now)
+        focal = (c.x, c.y, tx, ty)
     }
 
     /// What an event at (x, y) at `now` shares with every other.
@@ -773,6 +789,7 @@ struct TouchGroup: Sendable {
     private mutating func begin(
         _ event: Event, fingers n: Int, now: Timestamp, _ f: inout Fingers, _ out: inout EventOutput
     ) {
+        placeFocal(now: now, f)
         switch event {
         case .movedApart:
             transform = Transform(f.motion(now: now))
@@ -823,19 +840,21 @@ struct TouchGroup: Sendable {
         originY = ty
         hold = Hold(id: out.newID(), fingers: f.memberDown, originX: tx, originY: ty)
         state = .holding
+        placeFocal(now: now, f)
         out.emit(holdEvent(.began, now: now, f, out))
     }
 
     /// Ends a drag at its last lift, then reports the flick and the swipe it may also be.
     private func endDrag(now: Timestamp, _ f: Fingers, _ out: inout EventOutput) {
         let v = f.releaseVelocity()
-        let b = base(.ended, now: now, f, out)
-        out.emit(drag.event(.ended, b, tx: tx, ty: ty, velocity: v))
+        out.emit(drag.event(.ended, base(.ended, now: now, f, out), tx: tx, ty: ty, velocity: v))
+        // The flick and the swipe are recognized where the fingers lifted.
+        let lifted = base(.recognized, now: now, f, out)
         if let flick = Flick.decide(velocity: v, t: t) {
-            out.emit(flick.event(id: out.newID(), b, drag: drag, tx: tx, ty: ty, deceleration: t.flickDeceleration))
+            out.emit(flick.event(id: out.newID(), lifted, drag: drag, tx: tx, ty: ty, deceleration: t.flickDeceleration))
         }
         if !switched, let made = swipe.decide(tx: tx, ty: ty, duration: now - start, t: t) {
-            out.emit(made.event(id: out.newID(), b, drag: drag, tx: tx, ty: ty, velocity: v))
+            out.emit(made.event(id: out.newID(), lifted, drag: drag, tx: tx, ty: ty, velocity: v))
         }
     }
 
