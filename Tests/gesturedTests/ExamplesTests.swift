@@ -128,4 +128,25 @@ struct ExamplesTests {
         #expect(out.contains("swipe") && out.contains("right") && out.contains("latency over 1 events: p50"), "\(out)")
         #expect(try d.stop() == 0)
     }
+
+    @Test("make demo's script: each recording's gestures, said in words, then what to try next")
+    func demo() throws {
+        let dir = NSTemporaryDirectory() + "gestured-demo-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var env = ProcessInfo.processInfo.environment
+        env["GESTURED_BIN"] = BuildProducts.gestured
+        env["TMPDIR"] = dir
+        let r = try Child.run(
+            [BuildProducts.packageRoot + "/scripts/demo.sh"], environment: env, timeout: 60)
+        #expect(r.status == 0, "\(r.err)")
+        let sections = r.out.components(separatedBy: "\n== ").dropFirst()
+        #expect(sections.count == 4, "\(r.out)")
+        let expected = [["double-tap", "recognized"], ["drag", "swipe"], ["pinch", "began", "ended"], ["touch-and-hold", "ended"]]
+        for (section, words) in zip(sections, expected) {
+            #expect(words.allSatisfy(section.contains), "\(words) in \(section)")
+            #expect(!section.contains("p50") && !section.contains("latency"), "\(section)")
+        }
+        #expect(r.out.contains("Next:") && r.out.contains("replay --svg tour.svg"), "\(r.out)")
+    }
 }
