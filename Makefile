@@ -215,7 +215,8 @@ install:
 
 # Man pages, one per subcommand, from the command line's own help
 # (swift-argument-parser's generate-manual plugin) with the FILES and EXAMPLES
-# of docs/man, and gestured.toml(5), into .build/man (scripts/man-pages.sh).
+# of docs/man, and gestured.toml(5) and gestured.actions(5), into .build/man
+# (scripts/man-pages.sh).
 man:
 	$(SWIFT) package --disable-sandbox plugin generate-manual --multi-page --configuration debug \
 	    --authors "the gestured developers" --section 1
@@ -252,7 +253,8 @@ install-files:
 	install -d "$(DESTDIR)$(DATADIR)/gestured/recordings"
 	install -m644 Recordings/*.evemu Recordings/*.expect "$(DESTDIR)$(DATADIR)/gestured/recordings/"
 	if [ -d "$(MANPAGES)" ]; then install -d "$(DESTDIR)$(MANDIR)/man1" && install -m644 "$(MANPAGES)"/*.1 "$(DESTDIR)$(MANDIR)/man1/"; fi
-	if [ -f "$(MANPAGES)/gestured.toml.5" ]; then install -Dm644 "$(MANPAGES)/gestured.toml.5" "$(DESTDIR)$(MANDIR)/man5/gestured.toml.5"; fi
+	for page in gestured.toml.5 gestured.actions.5; do \
+	    if [ -f "$(MANPAGES)/$$page" ]; then install -Dm644 "$(MANPAGES)/$$page" "$(DESTDIR)$(MANDIR)/man5/$$page"; fi; done
 	install -d "$(DESTDIR)$(DATADIR)/bash-completion/completions" "$(DESTDIR)$(DATADIR)/zsh/site-functions" \
 	    "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d"
 	"$(GESTURED_BIN)" --generate-completion-script bash | sed '1{/^#!/d}' > "$(DESTDIR)$(DATADIR)/bash-completion/completions/gestured"
@@ -273,7 +275,7 @@ uninstall:
 	    "$(DESTDIR)$(UDEVRULESDIR)/75-gestured-uinput.rules" "$(DESTDIR)$(UDEVRULESDIR)/81-gestured-clone.rules" \
 	    "$(DESTDIR)$(POLKITRULESDIR)/50-gestured-sensor.rules"
 	rm -rf "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(DATADIR)/gestured"
-	rm -f "$(DESTDIR)$(MANDIR)"/man1/gestured.*1 "$(DESTDIR)$(MANDIR)/man5/gestured.toml.5" "$(DESTDIR)$(DATADIR)/bash-completion/completions/gestured" \
+	rm -f "$(DESTDIR)$(MANDIR)"/man1/gestured.*1 "$(DESTDIR)$(MANDIR)/man5/gestured.toml.5" "$(DESTDIR)$(MANDIR)/man5/gestured.actions.5" "$(DESTDIR)$(DATADIR)/bash-completion/completions/gestured" \
 	    "$(DESTDIR)$(DATADIR)/zsh/site-functions/_gestured" "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/gestured.fish"
 
 # systemd-analyze verify and the offline security score of the installed units.

@@ -89,6 +89,10 @@ expect_eq "gestured.socket active" "$(inside systemctl is-active gestured.socket
 expect_eq "the socket's mode, owner and group" "$(socket_owner)" "660 root gesture"
 expect_eq "gestured-act enabled for every user" "$(inside systemctl --global is-enabled gestured-act.service || true)" disabled
 inside test -f /usr/share/doc/gestured/gestured.toml.example
+# Every document the units' Documentation= and the man pages name is there by that name.
+for doc in $(inside sh -c 'grep -ho "file:/usr/share/doc/gestured/[A-Za-z.-]*" /lib/systemd/system/gestured.* /usr/lib/systemd/user/gestured*.service; zcat /usr/share/man/man1/gestured*.1.gz | grep -o "/usr/share/doc/gestured/[A-Za-z.-]*md"' | sed 's/^file://' | sort -u); do
+    inside test -f "$doc" || { echo "deb-test: $doc is named by a unit or man page but not installed (compressed?)"; exit 1; }
+done
 inside grep -q 'subject.user == "gestured"' /usr/share/polkit-1/rules.d/50-gestured-sensor.rules
 inside sh -c 'useradd --system --no-create-home --groups gesture member && useradd --system --no-create-home other'
 result=$(hello_as member "installed")

@@ -2,7 +2,7 @@
 # Assembles the man pages into OUT: one per subcommand from the command line's
 # own help (swift-argument-parser's generate-manual output, GENERATED), with
 # the FILES/ENVIRONMENT and EXAMPLES/SEE ALSO sections of docs/man added, and
-# gestured.toml(5), written by hand. @DOCDIR@ and @DATADIR@ become the
+# gestured.toml(5) and gestured.actions(5), written by hand. @DOCDIR@ and @DATADIR@ become the
 # installed paths. Usage: man-pages.sh GENERATED OUT DOCDIR DATADIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,5 +30,5 @@ for page in "$generated"/*.1; do
     ' "$page" | subst >"$out/$name.1"
 done
 # The top page's SEE ALSO ends with the subcommands; add the configuration page.
-sed -i 's|^\.Xr gestured\.tune 1$|.Xr gestured.tune 1 ,\n.Xr gestured.toml 5|' "$out/gestured.1"
-subst docs/man/gestured.toml.5 >"$out/gestured.toml.5"
+sed -i 's|^\.Xr gestured\.tune 1$|.Xr gestured.tune 1 ,\n.Xr gestured.actions 5 ,\n.Xr gestured.toml 5|' "$out/gestured.1"
+for page in gestured.toml.5 gestured.actions.5; do subst "docs/man/$page" >"$out/$page"; done
