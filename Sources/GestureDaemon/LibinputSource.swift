@@ -255,10 +255,6 @@ package final class LibinputSource {
         }
     }
 
-    // A device coming or going: apart from the frames' path (`read`), which
-    // then needs none of their locals.
-
-    @inline(never)
     private func deviceAdded(_ event: OpaquePointer, into events: TouchSourceEvents) {
         if let (info, geometry) = added(libinput_event_get_device(event)!, index: building.count) {
             building.append(
@@ -268,7 +264,6 @@ package final class LibinputSource {
         }
     }
 
-    @inline(never)
     private func deviceRemoved(_ event: OpaquePointer, into events: TouchSourceEvents) {
         if let i = Self.index(of: libinput_event_get_device(event)), i < handles.count, let handle = handles[i] {
             logger.notice("removed \(infos[i].name) (\(infos[i].node))")
@@ -281,10 +276,8 @@ package final class LibinputSource {
         }
     }
 
-    @inline(never)
     private func dispatchFailed(_ e: Errno) { logger.warning("libinput_dispatch failed: \(e)") }
 
-    @inline(never)
     private func slotIgnored(_ id: GestureCore.DeviceID) {
         let name = infos.first { $0.id == id }?.name ?? "\(id)"
         logger.warning("\(name): touches beyond the first \(TouchFrame.capacity) slots are ignored")
@@ -297,7 +290,6 @@ package final class LibinputSource {
         return askedTouchEvent(event)
     }
 
-    @inline(never)
     private func askedTouchEvent(_ event: OpaquePointer) -> OpaquePointer? {
         let touch = libinput_event_get_touch_event(event)
         if touchIsEvent == nil, let touch { touchIsEvent = touch == event }

@@ -52,6 +52,18 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // MARK: A claimed touchscreen's frame through the claimer (each iteration is 1000 frames)
+
+    // A one-finger drag passed on to the clone frame by frame, looped: what
+    // the pass-through's thread decides for every frame of a claimed
+    // touchscreen nobody's claim takes.
+    let claimed = ClaimLoop(recording: "slow-drag-right.tablet")
+    claimed.play(claimed.frameCount * 3)
+    Benchmark("Claim.frame", configuration: configuration(scaling: .kilo)) { benchmark in
+        claimed.play(benchmark.scaledIterations.count)
+        blackHole(claimed.written)
+    }
+
     // MARK: Trace parsing (each iteration is one whole trace)
 
     let long = longEvemuTrace(repeats: 5)

@@ -184,3 +184,62 @@ let samplePinch: GestureEvent = {
     e.rotation = -0.0412
     return e
 }()
+
+/// A recording's frames through a `Claimer`, as a claimed touchscreen's
+/// frames go, over and over (nothing claimed: every frame passes on).
+final class ClaimLoop {
+    private var claimer: Claimer
+    private let events: [[RawEvent]]
+    private let touches: [TouchFrame]
+    private var next = 0
+    private var round: Int64 = 0
+    private let duration: Int64
+    /// Frames given to the clone so far.
+    private(set) var written = 0
+
+    var frameCount: Int { touches.count }
+
+    init(recording name: String) {
+        do {
+            let trace = try EvemuReader.parse(recordingText(name), file: name)
+            let geometry = TouchAssembler.geometry(for: trace.device, size: nil, source: .configuration)!
+            var assembler = TouchAssembler(description: trace.device, geometry: geometry, device: DeviceID(1), file: name)
+            var events: [[RawEvent]] = []
+            var touches: [TouchFrame] = []
+            var pending: [RawEvent] = []
+            var frame: TouchFrame?
+            for e in trace.events {
+                if e.type != Evdev.EV_SYN { pending.append(RawEvent(e.type, e.code, e.value)) }
+                if let f = try assembler.feed(e) { frame = f }
+                guard e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT else { continue }
+                events.append(pending)
+                touches.append(frame ?? TouchFrame(device: DeviceID(1), time: e.time))
+                pending = []
+                frame = nil
+            }
+            self.events = events
+            self.touches = touches
+            duration = touches.last!.time.microseconds - touches.first!.time.microseconds + 1_000_000
+            let state = DeviceState(description: trace.device)
+            claimer = Claimer(
+                width: geometry.screenWidth, height: geometry.screenHeight, thresholds: .defaults, device: state,
+                clone: state)
+            claimer.claims = ClaimSet(fingers: [3, 4], edges: [.left])
+        } catch {
+            fatalError("\(name): \(error)")
+        }
+    }
+
+    func play(_ count: Int) {
+        for _ in 0..<count {
+            let t = Timestamp(microseconds: touches[next].time.microseconds + round * duration)
+            claimer.process(events[next], at: t, touches: touches[next])
+            written += claimer.output.count
+            next += 1
+            if next == touches.count {
+                next = 0
+                round += 1
+            }
+        }
+    }
+}
