@@ -1,4 +1,4 @@
-package import GestureCore
+import GestureCore
 
 /// A bus watcher (`SeatWatcher`, `SensorWatcher`) as a source of the loop:
 /// its connection's descriptor under its own token, watched for output

@@ -1,6 +1,6 @@
 import CLinux
-package import GestureCore
-package import Logging
+import GestureCore
+import Logging
 import SystemPackage
 import ToolSupport
 

@@ -1,6 +1,6 @@
-package import GestureCore
-package import GestureProtocol
-package import Logging
+import GestureCore
+import GestureProtocol
+import Logging
 
 /// The loop's side of the claimed touchscreens: the pass-through thread
 /// (`PassThrough`), made with the first device to claim, the token of its
