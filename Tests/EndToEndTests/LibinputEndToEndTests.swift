@@ -118,25 +118,39 @@ struct LibinputEndToEndTests {
         let alone = try reference.gestures(quiet: 0.8)
         #expect(summarize(alone) == expected)
         for n in [1, 100] {
-            // --count: the monitor ends once each of its connections has every
-            // event, however long a loaded machine (the sanitizers) takes to
-            // read them; one that never comes is the timeout below.
-            let monitor = try Child(
-                [
-                    BuildProducts.gestured, "monitor", "--socket", session.socket, "--connections", "\(n)", "--latency",
-                    "--quiet", "--count", "\(alone.count)",
-                ])
-            _ = try session.notify.wait(
-                for: "STATUS=1 touchscreen(s), \(n + 1) subscriber(s), \(n + 1) client(s)", timeout: 20)
-            try play()
-            let events = try reference.gestures(quiet: 0.8)
-            #expect(summarize(events) == expected)
-            #expect(events.count == alone.count)
-            let report = try monitor.finish(timeout: 60).out
-            // Every subscriber received every event the reference client did.
-            let over = n == 1 ? "\(events.count) events" : "\(n * events.count) deliveries on \(n) connections"
-            #expect(report.contains("latency over \(over)"), "\(report)")
-            print("through libinput, \(n) subscriber(s), \(events.count) events each:\n" + report)
+            // A hold's timer falls before or after a frame depending on how
+            // the emulated device's writes are timed, giving one `changed`
+            // more or less than the first play: such a play cannot be
+            // compared with it and is played again.
+            var compared = false
+            for attempt in 1...3 where !compared {
+                // --count: the monitor ends once each of its connections has every
+                // event, however long a loaded machine (the sanitizers) takes to
+                // read them; one that never comes is the timeout below.
+                let monitor = try Child(
+                    [
+                        BuildProducts.gestured, "monitor", "--socket", session.socket, "--connections", "\(n)", "--latency",
+                        "--quiet", "--count", "\(alone.count)",
+                    ])
+                _ = try session.notify.wait(
+                    for: "STATUS=1 touchscreen(s), \(n + 1) subscriber(s), \(n + 1) client(s)", timeout: 20)
+                try play()
+                let events = try reference.gestures(quiet: 0.8)
+                #expect(summarize(events) == expected)
+                guard events.count == alone.count else {
+                    print("play \(attempt) with \(n) subscriber(s): \(events.count) events against \(alone.count) at first; played again")
+                    monitor.signal(SIGTERM)
+                    _ = try monitor.finish(timeout: 20)
+                    continue
+                }
+                compared = true
+                let report = try monitor.finish(timeout: 60).out
+                // Every subscriber received every event the reference client did.
+                let over = n == 1 ? "\(events.count) events" : "\(n * events.count) deliveries on \(n) connections"
+                #expect(report.contains("latency over \(over)"), "\(report)")
+                print("through libinput, \(n) subscriber(s), \(events.count) events each:\n" + report)
+            }
+            #expect(compared, "three plays with \(n) subscriber(s) each gave another number of events than the first")
         }
         #expect(try session.command("stop") == "exited 0")
     }
