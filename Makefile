@@ -140,7 +140,7 @@ check: setup-tests lint harness
 
 # The real-kernel tests alone (Tests/EndToEndTests/KernelTests.swift): boots
 # Debian's kernel under qemu through virtme-ng (scripts/kernel-test.sh, about
-# 3 minutes under software emulation) with uinput touchscreens made from the
+# 16 minutes under software emulation) with uinput touchscreens made from the
 # bundled recordings. Run on their own, not beside the other suites, whose
 # timings a virtual machine on two cores would disturb. Outside CI they are
 # skipped, saying so, where no virtual machine can be booted.
@@ -148,7 +148,7 @@ check: setup-tests lint harness
 # guest install it and plug in a touchscreen after (scripts/kernel-guest-deb.sh).
 test-kernel: harness
 	$(SWIFT) build --build-tests
-	GESTURED_KERNEL_TESTS=1 $(TEST_RUN) $(SWIFT) test --skip-build --filter KernelTests
+	GESTURED_KERNEL_TESTS=1 scripts/test-run.sh 1800 $(SWIFT) test --skip-build --filter KernelTests
 
 # Every test with AddressSanitizer (Swift and C) and UndefinedBehaviorSanitizer
 # (the C code: shims, libyaml glue), in .build/asan. Known leaks of the

@@ -47,7 +47,7 @@ edgerest=$run/edge-rest.laptop.evemu
 file_of() {
     case $1 in
         tap) echo "$repo/Recordings/tap-1f.phone.evemu" ;;
-        drag) echo "$repo/Recordings/slow-drag-right.tablet.evemu" ;;
+        drag | load) echo "$repo/Recordings/slow-drag-right.tablet.evemu" ;;
         pinch | reload | kill | term) echo "$repo/Recordings/pinch-close-2f.phone.evemu" ;;
         swipe | free | removed) echo "$repo/Recordings/swipe-up-3f.kiosk.evemu" ;;
         edge) echo "$laptop" ;;
@@ -69,7 +69,7 @@ section() { # TAG NAME CLAIM
     [ -z "$size" ] || printf 'size = "%s"\n' "$size"
     echo
 }
-claimed_tags="tap drag pinch free swipe edge edgetap edgerest removed reload kill term"
+claimed_tags="tap drag load pinch free swipe edge edgetap edgerest removed reload kill term"
 config() { # the daemon's configuration; RELOADED: the reload scenario's device no longer claimed
     local tag
     for tag in $claimed_tags; do
@@ -142,7 +142,7 @@ play() {
     for _ in $(seq 600); do grep -q '^recording' "$out/claim-record-$kind-$tag.out" && break; sleep 0.05; done
     libinput debug-events --device "$(node_named "$read")" >"$out/claim-libinput-$kind-$tag.out" 2>&1 &
     li=$!
-    for _ in $(seq 600); do grep -q 'DEVICE_ADDED' "$out/claim-libinput-$kind-$tag.out" && break; sleep 0.05; done
+    for _ in $(seq 600); do grep -qs 'DEVICE_ADDED' "$out/claim-libinput-$kind-$tag.out" && break; sleep 0.05; done
     log "$kind $tag"
     touch "$run/go-$kind-$tag"
 }
@@ -164,6 +164,30 @@ for tag in tap drag pinch free; do
     play claim "$tag"
     finish
 done
+
+# 1b. The drag again, claimed, while 16 connections send the daemon the
+#     costliest requests there are as fast as they are answered: what
+#     reaches the clone, and when, against the calm drag above.
+# The lines: a 64 KiB string, 30,000 numbers, 30,000 nested arrays, each
+# sent over and over through socat by 16 connections, whose answers are counted.
+size=$((64 * 1024 - 100))
+{
+    printf '{"type":"subscribe","x":"%s"}\n' "$(head -c $((size - 40)) /dev/zero | tr '\0' a)"
+    printf '{"type":"subscribe","fingers":[%s1]}\n' "$(yes '1,' | head -n 30000 | tr -d '\n')"
+    printf '{"type":"subscribe","x":%s%s}\n' "$(head -c 30000 /dev/zero | tr '\0' '[')" "$(head -c 30000 /dev/zero | tr '\0' ']')"
+} >"$run/costly.lines"
+attackers=()
+for k in $(seq 16); do
+    (while cat "$run/costly.lines"; do :; done | timeout 60 socat - UNIX-CONNECT:"$run/c.sock" | wc -l >"$run/attack-$k.count") \
+        2>/dev/null &
+    attackers+=($!)
+done
+sleep 1
+play claim load
+finish
+pkill -f "socat - UNIX-CONNECT:$run/c.sock"
+wait "${attackers[@]}" 2>/dev/null
+echo "answered $(cat "$run"/attack-*.count | awk '{ n += $1 } END { print n + 0 }')" >"$out/claim-attack.out"
 
 # 2. gestured act with a three-finger swipe and a left-edge swipe bound: act
 #    claims both (three fingers and edges by default).
@@ -195,8 +219,10 @@ interrupted() { # TAG HOW
     if [ "$how" = removed ]; then
         play claim "$tag" --stop-after $((events / 2))
     else
-        # Kept until the grab below has tried it.
-        play claim "$tag" --pause-after $((events / 2)) "$run/resume-$tag" --keep-until "$run/looked-$tag"
+        # Kept until the grab below has tried it (and, let go by a reload, played once more).
+        local again=()
+        [ "$how" != reload ] || again=(--again "$run/again-$tag")
+        play claim "$tag" --pause-after $((events / 2)) "$run/resume-$tag" --keep-until "$run/looked-$tag" "${again[@]}"
         for _ in $(seq 600); do grep -q '^paused' "$out/claim-play-claim-$tag.out" && break; sleep 0.05; done
     fi
     # The device as the compositor reads it, once the claim has ended.
@@ -204,7 +230,7 @@ interrupted() { # TAG HOW
     if [ "$how" != removed ]; then
         libinput debug-events --device "$source" >"$out/claim-libinput-source-$tag.out" 2>&1 &
         source_li=$!
-        for _ in $(seq 600); do grep -q 'DEVICE_ADDED' "$out/claim-libinput-source-$tag.out" && break; sleep 0.05; done
+        for _ in $(seq 600); do grep -qs 'DEVICE_ADDED' "$out/claim-libinput-source-$tag.out" && break; sleep 0.05; done
     fi
     log "$how in the middle of $tag"
     case $how in
@@ -228,6 +254,13 @@ interrupted() { # TAG HOW
     sleep 0.5
     names >"$out/claim-names-after-$tag.out"
     [ "$how" = removed ] || "$touch" grab "$source" >"$out/claim-grab-after-$tag.out" 2>&1
+    if [ "$how" = reload ]; then
+        # The next touch of the device let go, the same pinch again: the
+        # daemon reads it whole.
+        touch "$run/again-$tag"
+        for _ in $(seq 600); do grep -q '^again done' "$out/claim-play-claim-$tag.out" && break; sleep 0.05; done
+        sleep 1
+    fi
     touch "$run/looked-$tag"
     finish
     if [ -n "$source_li" ]; then

@@ -96,6 +96,45 @@ extension KernelTests {
         }
     }
 
+    /// The `q` quantile of `values` (sorted), µs.
+    static func quantile(_ values: [Int64], _ q: Double) -> Int64 {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * q).rounded(.up)) - 1)]
+    }
+
+    /// How long each frame took from the player's write to the clone: the
+    /// clone's own stamp where the kernel stamps a uinput write itself (it
+    /// is the daemon's write), the reader's time where it keeps the
+    /// device's (the daemon's write is then the reader's at the latest).
+    static func passThroughLatency(sent: [ReadFrame], clone: [ReadFrame], keepsTimes: Bool) -> [Int64] {
+        zip(sent, clone).map { s, c in (keepsTimes ? (c.read ?? c.time) : c.time) - s.time }
+    }
+
+    @Test(
+        "16 connections sending the costliest requests while a claimed drag plays: every frame reaches the clone, in order; the pass-through's latency is printed beside the calm drag's"
+    )
+    func claimUnderLoad() throws {
+        let run = try Self.run()
+        let keeps = try Self.keepsTimes(run)
+        let sent = Self.frames(try Self.claimFile(run, "sent-claim-load.evemu"))
+        let clone = Self.frames(try Self.claimFile(run, "read-claim-load.evemu"))
+        #expect(!sent.isEmpty && clone.map(\.events) == sent.map(\.events), "\(sent.count) written, \(clone.count) reached the clone")
+        let attack = try Self.claimFile(run, "attack.out")
+        let answered = Int(attack.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        #expect(answered > 100, "the attack was not answered: \(attack)")
+        let calm = Self.passThroughLatency(
+            sent: Self.frames(try Self.claimFile(run, "sent-claim-drag.evemu")),
+            clone: Self.frames(try Self.claimFile(run, "read-claim-drag.evemu")), keepsTimes: keeps)
+        let load = Self.passThroughLatency(sent: sent, clone: clone, keepsTimes: keeps)
+        func describe(_ v: [Int64]) -> String {
+            "p50 \(Self.quantile(v, 0.5)) µs, p99 \(Self.quantile(v, 0.99)) µs, worst \(v.max() ?? 0) µs"
+        }
+        print(
+            "kernel harness: claimed drag, from the player's write to the clone: calm \(describe(calm)); under 16 connections of costly requests (\(answered) answered) \(describe(load)); \(sent.count) of \(sent.count) frames reached the clone"
+        )
+    }
+
     /// The fingers down just before a frame of `sent` first has three, and
     /// that frame's index.
     static func beforeThirdFinger(_ sent: [ReadFrame]) -> (fingers: Int, frame: Int)? {
@@ -195,6 +234,16 @@ extension KernelTests {
         let noLonger = reload.firstIndex { $0.contains("no longer claimed") }
         let letGo = reload.firstIndex { $0.contains("let go; the compositor reads it again") }
         #expect(noLonger != nil && letGo != nil && noLonger! < letGo!, "\(reload)")
+        // Let go, it is read whole: the same pinch again is a pinch of two fingers.
+        let events = (run.files["claim-events.jsonl"] ?? "").split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let pinches = events.filter {
+            ($0["device"] as? String ?? "").hasSuffix("#claim-reload") && $0["gesture"] as? String == "pinch"
+        }
+        #expect(pinches.filter { $0["phase"] as? String == "ended" }.count == 2, "\(pinches.map { $0["phase"] ?? "" })")
+        #expect(pinches.allSatisfy { $0["fingers"] as? Int == 2 }, "\(pinches.map { $0["fingers"] ?? "" })")
+        #expect(!serve.contains("double tracking ID"), "\(serve)")
     }
 
     @Test("a finger resting on a touchscreen when a daemon claiming it starts: no grab until it lifts")

@@ -25,7 +25,10 @@
  *       down, the device still there), prints "paused", and goes on, with
  *       the rest of the timing, once PATH exists. --keep-until keeps the
  *       device, once played, until PATH exists (at most 60 s) instead of
- *       a second: for a caller that still looks at it.
+ *       a second: for a caller that still looks at it. --again PATH, once
+ *       played, waits until PATH exists and plays the events once more on
+ *       the same device (the next touch of a device whose claim ended),
+ *       slot 0 selected first as the recording assumes.
  *   uinput-touch record NAME SECONDS OUT.evemu
  *       Waits up to SECONDS for an input device named NAME, then writes
  *       what it delivers (on CLOCK_MONOTONIC: E: lines with absolute times,
@@ -103,7 +106,7 @@ static void echo_events(int fd, FILE *out) {
 
 static int play(const char *path, int no_resolution, long stop_after, long settle_ms, const char *suffix,
                 const char *wait_for, int burst, const char *echo, const char *sent, long pause_after,
-                const char *pause_path, const char *keep_until) {
+                const char *pause_path, const char *keep_until, const char *again_path) {
     FILE *f = fopen(path, "r");
     if (!f) die("cannot open the trace");
     /* The description as created (the name with its suffix), for --echo. */
@@ -266,6 +269,27 @@ static int play(const char *path, int no_resolution, long stop_after, long settl
     if (sent_out && fclose(sent_out) != 0) die("--sent: cannot write the file");
     printf("late %lld us at worst\n", worst);
     fflush(stdout); /* a caller waits for this line while the device still exists */
+    if (again_path) {
+        for (int k = 0; access(again_path, F_OK) != 0; k++) {
+            if (k > 6000) die("--again: PATH never appeared");
+            usleep(10000);
+        }
+        start = now_usec();
+        /* The device's slot is wherever the first play left it; a recording
+         * starts in slot 0 without saying so, as the kernel starts there. */
+        frame[0] = (struct input_event){ .type = EV_ABS, .code = ABS_MT_SLOT, .value = 0 };
+        n = 1;
+        for (size_t i = 0; i < count; i++) {
+            frame[n++] = (struct input_event){ .type = (unsigned short)events[i].type,
+                                               .code = (unsigned short)events[i].code, .value = events[i].value };
+            if (!(events[i].type == EV_SYN && events[i].code == SYN_REPORT) && n < sizeof frame / sizeof *frame) continue;
+            sleep_until(start + (events[i].usec - t0));
+            if (write(fd, frame, n * sizeof *frame) != (ssize_t)(n * sizeof *frame)) die("write to uinput failed");
+            n = 0;
+        }
+        printf("again done\n");
+        fflush(stdout);
+    }
     if (keep_until) {
         for (int k = 0; access(keep_until, F_OK) != 0; k++) {
             if (k > 6000) die("--keep-until: PATH never appeared");
@@ -441,7 +465,7 @@ int main(int argc, char **argv) {
         int no_resolution = 0;
         long stop_after = -1, settle = 1500;
         const char *suffix = "";
-        const char *wait_for = NULL, *echo = NULL, *sent = NULL, *pause_path = NULL, *keep_until = NULL;
+        const char *wait_for = NULL, *echo = NULL, *sent = NULL, *pause_path = NULL, *keep_until = NULL, *again_path = NULL;
         long pause_after = -1;
         int burst = 0;
         for (int i = 3; i < argc; i++) {
@@ -458,10 +482,11 @@ int main(int argc, char **argv) {
                 pause_path = argv[++i];
             }
             else if (!strcmp(argv[i], "--keep-until") && i + 1 < argc) keep_until = argv[++i];
-            else die("unknown option; usage: uinput-touch play FILE [--no-resolution] [--stop-after N] [--settle MS] [--suffix S] [--wait-for PATH] [--burst] [--echo OUT] [--sent OUT] [--pause-after N PATH] [--keep-until PATH]");
+            else if (!strcmp(argv[i], "--again") && i + 1 < argc) again_path = argv[++i];
+            else die("unknown option; usage: uinput-touch play FILE [--no-resolution] [--stop-after N] [--settle MS] [--suffix S] [--wait-for PATH] [--burst] [--echo OUT] [--sent OUT] [--pause-after N PATH] [--keep-until PATH] [--again PATH]");
         }
         return play(argv[2], no_resolution, stop_after, settle, suffix, wait_for, burst, echo, sent, pause_after,
-                    pause_path, keep_until);
+                    pause_path, keep_until, again_path);
     }
     if (argc == 3 && !strcmp(argv[1], "keyboard")) return keyboard(atol(argv[2]));
     if (argc == 4 && !strcmp(argv[1], "watch")) return watch(argv[2], atol(argv[3]));
