@@ -1,4 +1,4 @@
-package import GestureCore
+import GestureCore
 
 #if canImport(Glibc)
     import Glibc

@@ -106,7 +106,8 @@ package enum BindingsReader {
                 s.followRotation = on
             default:
                 throw ConfigurationError(
-                    file: file, line: t.line(of: key), message: Suggestion.unknown("key", key, known: ["output", "follow-rotation"], context: " in [screen]")
+                    file: file, line: t.line(of: key),
+                    message: Suggestion.unknown("key", key, known: ["output", "follow-rotation"], context: " in [screen]")
                 )
             }
         }
@@ -256,7 +257,8 @@ package enum BindingsReader {
                     "claim = true needs fingers of 2 or more, or an edge: one finger anywhere would take every touch from apps")
             }
         }
-        let doesSomething = t["run"] != nil || t["keys"] != nil || t["on-began"] != nil || t["on-changed"] != nil
+        let doesSomething =
+            t["run"] != nil || t["keys"] != nil || t["on-began"] != nil || t["on-changed"] != nil
             || t["on-ended"] != nil
         if !doesSomething {
             errors.append(fail("", "[[bind]] does nothing: give run, keys, on-began, on-changed or on-ended"))

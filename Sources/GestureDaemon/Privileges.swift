@@ -1,5 +1,5 @@
 import CLinux
-package import Logging
+import Logging
 import SystemPackage
 import ToolSupport
 

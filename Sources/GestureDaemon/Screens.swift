@@ -1,6 +1,6 @@
-package import GestureConfiguration
-package import GestureCore
-package import Logging
+import GestureConfiguration
+import GestureCore
+import Logging
 import ToolSupport
 
 /// The touchscreens the daemon serves, in the order they came, and how

@@ -1,5 +1,5 @@
 package import GestureCore
-package import GestureProtocol
+import GestureProtocol
 
 /// What one client wants: server-side filters, all optional.
 ///

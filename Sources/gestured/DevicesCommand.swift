@@ -109,7 +109,8 @@ struct DevicesCommand: ParsableCommand {
         }
         if nodes == 0 { return "\(directory) has no event nodes: no input device is plugged in (or a container without them)" }
         if unreadable > 0 {
-            return "\(unreadable) of the \(nodes) event nodes in \(directory) cannot be read by you: run as root or join group 'input'"
+            return
+                "\(unreadable) of the \(nodes) event nodes in \(directory) cannot be read by you: run as root or join group 'input'"
         }
         return "\(nodes) event nodes in \(directory), all readable: none is a touchscreen to udev (ID_INPUT_TOUCHSCREEN)"
     }

@@ -119,7 +119,8 @@ extension KernelTests {
         let keeps = try Self.keepsTimes(run)
         let sent = Self.frames(try Self.claimFile(run, "sent-claim-load.evemu"))
         let clone = Self.frames(try Self.claimFile(run, "read-claim-load.evemu"))
-        #expect(!sent.isEmpty && clone.map(\.events) == sent.map(\.events), "\(sent.count) written, \(clone.count) reached the clone")
+        #expect(
+            !sent.isEmpty && clone.map(\.events) == sent.map(\.events), "\(sent.count) written, \(clone.count) reached the clone")
         let attack = try Self.claimFile(run, "attack.out")
         let answered = Int(attack.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
         #expect(answered > 100, "the attack was not answered: \(attack)")

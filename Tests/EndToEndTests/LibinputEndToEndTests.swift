@@ -138,7 +138,9 @@ struct LibinputEndToEndTests {
                 let events = try reference.gestures(quiet: 0.8)
                 #expect(summarize(events) == expected)
                 guard events.count == alone.count else {
-                    print("play \(attempt) with \(n) subscriber(s): \(events.count) events against \(alone.count) at first; played again")
+                    print(
+                        "play \(attempt) with \(n) subscriber(s): \(events.count) events against \(alone.count) at first; played again"
+                    )
                     monitor.signal(SIGTERM)
                     _ = try monitor.finish(timeout: 20)
                     continue

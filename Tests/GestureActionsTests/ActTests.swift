@@ -57,7 +57,10 @@ struct ActTests {
         let mistakes: [(String, String)] = [
             ("[[bind]]\ngesture = \"swipe\"\nrun = \"wofi\"\n", "a.toml:3: run must be a command as a list"),
             ("[[bind]]\ngesture = \"swype\"\nrun = [\"x\"]\n", "a.toml:2: gesture must be one of"),
-            ("[[bind]]\ngesture = \"tap\"\nfinger = 2\nrun = [\"x\"]\n", "a.toml:3: unknown key 'finger' in [[bind]]; did you mean 'fingers'?"),
+            (
+                "[[bind]]\ngesture = \"tap\"\nfinger = 2\nrun = [\"x\"]\n",
+                "a.toml:3: unknown key 'finger' in [[bind]]; did you mean 'fingers'?"
+            ),
             ("[[bind]]\ngesture = \"tap\"\n", "a.toml:1: [[bind]] does nothing"),
             ("[[bind]]\ngesture = \"tap\"\non-changed = [\"x\"]\n", "tap has no phases"),
             (
@@ -217,7 +220,8 @@ struct ActTests {
         }
     }
 
-    @Test("act --check warns of bindings that fire on the same gestures and of commands that cannot be run; the file still passes")
+    @Test(
+        "act --check warns of bindings that fire on the same gestures and of commands that cannot be run; the file still passes")
     func checkWarnings() throws {
         let text = """
             [[bind]]
@@ -259,11 +263,15 @@ struct ActTests {
         // 1 & 2 (3 fingers), 2 & 3 (4 fingers), 1 & 4, 1 & 5, 2 & 4, 2 & 5 (up); 4 & 5 split the panel; 6 is alone.
         #expect(overlaps.count == 6, "\(warnings)")
         #expect(
-            warnings.contains("a.toml:6: fires on the same gestures as a.toml:1 (swipe fingers=3 direction=up): both run; give one other fingers, directions, edges, a region or a device, or keep both on purpose"),
+            warnings.contains(
+                "a.toml:6: fires on the same gestures as a.toml:1 (swipe fingers=3 direction=up): both run; give one other fingers, directions, edges, a region or a device, or keep both on purpose"
+            ),
             "\(warnings)")
         #expect(!overlaps.contains { $0.hasPrefix("a.toml:23") && $0.contains("as a.toml:17 (") }, "\(warnings)")
         #expect(!overlaps.contains { $0.hasPrefix("a.toml:29") || $0.contains("as a.toml:29") }, "\(warnings)")
-        #expect(warnings.contains { $0.hasPrefix("a.toml:6: run: 'gestured-no-such-program' is not found on PATH (/usr/bin:/bin)") }, "\(warnings)")
+        #expect(
+            warnings.contains { $0.hasPrefix("a.toml:6: run: 'gestured-no-such-program' is not found on PATH (/usr/bin:/bin)") },
+            "\(warnings)")
         #expect(warnings.contains("a.toml:12: run: '/nonexistent/bin/x' is not an executable file"), "\(warnings)")
         #expect(!warnings.contains { $0.contains("'sh'") || $0.contains("'true'") }, "\(warnings)")
 

@@ -65,7 +65,10 @@ struct ConfigurationTests {
     @Test(
         "errors name the file, the line and the key",
         arguments: [
-            ("[thresholds]\nslop = 2\ntap.maxDurtion = 300\n", 3, "unknown threshold 'tap.maxDurtion'; did you mean 'tap.maxDuration'?"),
+            (
+                "[thresholds]\nslop = 2\ntap.maxDurtion = 300\n", 3,
+                "unknown threshold 'tap.maxDurtion'; did you mean 'tap.maxDuration'?"
+            ),
             ("[thresholds]\nslop = \"wide\"\n", 2, "must be a number"),
             ("[thresholds]\nslop = -1\n", 2, "slop must be a finite number >= 0"),
             ("[thresholds]\nslop = \n", 2, "not valid TOML"),

@@ -8,7 +8,9 @@ import Testing
 struct FocalPointTests {
     /// Every event of `trace`'s continuous gestures, in order, with how far
     /// the farthest-moving finger went between each and the one before.
-    static func steps(_ trace: Trace, size: (width: Double, height: Double)?) throws -> [(
+    static func steps(
+        _ trace: Trace, size: (width: Double, height: Double)?
+    ) throws -> [(
         kind: String, jump: Double, moved: Double
     )] {
         let geometry = TouchAssembler.geometry(for: trace.device, size: size, source: .commandLine)!
@@ -31,10 +33,11 @@ struct FocalPointTests {
         for e in events where continuous.contains(e.gesture) && e.phase != .recognized {
             if let before = last[e.id] {
                 let (p, q) = (at(before.time), at(e.time))
-                let moved = q.keys.compactMap { s -> Double? in
-                    guard let a = p[s], let b = q[s] else { return nil }
-                    return ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
-                }.max() ?? 0
+                let moved =
+                    q.keys.compactMap { s -> Double? in
+                        guard let a = p[s], let b = q[s] else { return nil }
+                        return ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
+                    }.max() ?? 0
                 let jump = ((e.x - before.x) * (e.x - before.x) + (e.y - before.y) * (e.y - before.y)).squareRoot()
                 out.append(("\(e.gesture.rawValue) \(e.phase.rawValue) at \(e.time)", jump, moved))
             }

@@ -16,7 +16,8 @@ struct GestureProtocolTests {
         #expect(altLeft.events.map(\.value) == [1, 1, 0, 0, 0, 0])
         #expect(altLeft.events.map(\.code) == [56, 105, 0, 105, 56, 0])
         for (text, says) in [
-            ("alt+", "is not a key chord"), ("", "is not a key chord"), ("alt+nosuchkey", "'nosuchkey' in 'alt+nosuchkey' is not a key"),
+            ("alt+", "is not a key chord"), ("", "is not a key chord"),
+            ("alt+nosuchkey", "'nosuchkey' in 'alt+nosuchkey' is not a key"),
             ("BTN_LEFT", "is a button, not a key"), ("a+a", "'a' appears twice"),
         ] {
             #expect(throws: ChordError.self) { try Chord(text) }

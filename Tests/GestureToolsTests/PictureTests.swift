@@ -64,7 +64,9 @@ struct PictureTests {
     ) throws -> (
         svg: String, trace: Trace, events: [GestureEvent], frames: [TouchFrame]
     ) {
-        let trace = try EvemuReader.parse(try String(contentsOfFile: BuildProducts.packageRoot + "/Recordings/" + name, encoding: .utf8), file: name, device: nil)
+        let trace = try EvemuReader.parse(
+            try String(contentsOfFile: BuildProducts.packageRoot + "/Recordings/" + name, encoding: .utf8), file: name,
+            device: nil)
         let geometry = TouchAssembler.geometry(for: trace.device, size: nil, source: .commandLine)!
         let replay = TraceReplay(geometry: geometry)
         let events = try replay.events(trace).events

@@ -31,7 +31,8 @@ struct ToolSupportTests {
         return out
     }
 
-    @Test("LineBuffer: lines split wherever the writes fall; blank lines passed over; a line keeps its leading blanks; CRLF taken")
+    @Test(
+        "LineBuffer: lines split wherever the writes fall; blank lines passed over; a line keeps its leading blanks; CRLF taken")
     func lineBuffer() {
         #expect(Self.lines(["{\"a\":1}\n{\"b\"", ":2}\n"]) == ["{\"a\":1}", "{\"b\":2}"])
         #expect(Self.lines(["\n\n \t\n\r\n", "x\n", "\n", "  y \r\n"]) == ["x", "  y "])
@@ -46,7 +47,8 @@ struct ToolSupportTests {
         #expect(Self.lines(flood) == ["end"])
     }
 
-    @Test("readTextFile: a regular file within the limit; a larger one, a directory, a device and a FIFO refused, each saying why")
+    @Test(
+        "readTextFile: a regular file within the limit; a larger one, a directory, a device and a FIFO refused, each saying why")
     func readingFiles() throws {
         let dir = NSTemporaryDirectory() + "gestured-toolsupport-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

@@ -102,7 +102,10 @@ struct CommandLineTests {
         let r = try Child.run(
             Requirement.asUser(
                 uid,
-                [BuildProducts.gestured, "serve", "--socket", scratch + "/g.sock", "--replay", DaemonProcess.recording("tap-2f.tablet.evemu")]),
+                [
+                    BuildProducts.gestured, "serve", "--socket", scratch + "/g.sock", "--replay",
+                    DaemonProcess.recording("tap-2f.tablet.evemu"),
+                ]),
             timeout: 60)
         #expect(r.status == 1)
         #expect(r.err.contains("cannot put a socket in \(scratch): "), "\(r.err)")
@@ -192,20 +195,25 @@ struct CommandLineTests {
         fingers = 3
         run = ["true"]
         """.write(toFile: actions, atomically: true, encoding: .utf8)
-        let traces = ["edge-swipe-left.laptop.evemu", "swipe-up-3f.kiosk.evemu", "tap-2f.tablet.evemu"].map(DaemonProcess.recording)
+        let traces = ["edge-swipe-left.laptop.evemu", "swipe-up-3f.kiosk.evemu", "tap-2f.tablet.evemu"].map(
+            DaemonProcess.recording)
         let r = try runGestured(["replay", "--claim", actions] + traces)
         #expect(r.status == 0, "\(r.err)")
         let lines = r.out.split(separator: "\n").map(String.init)
         #expect(lines.first == "# claimed by \(actions): 3 fingers, left edge", "\(r.out)")
         #expect(lines.count == 7, "\(r.out)")
-        #expect(lines.count == 7 && lines[2].hasPrefix("0.000 s  1 finger   claimed at the left edge: never passed on"), "\(r.out)")
+        #expect(
+            lines.count == 7 && lines[2].hasPrefix("0.000 s  1 finger   claimed at the left edge: never passed on"), "\(r.out)")
         #expect(
             lines.count == 7
-                && lines[4].hasSuffix("3 fingers  claimed as its fingers reached a claimed count: 2 touches passed on, then cancelled (27 frames withheld)"),
+                && lines[4].hasSuffix(
+                    "3 fingers  claimed as its fingers reached a claimed count: 2 touches passed on, then cancelled (27 frames withheld)"
+                ),
             "\(r.out)")
         #expect(lines.count == 7 && lines[6].contains("2 fingers  passed on whole"), "\(r.out)")
 
-        try "[[bind]]\ngesture = \"tap\"\nclaim = false\nrun = [\"true\"]\n".write(toFile: actions, atomically: true, encoding: .utf8)
+        try "[[bind]]\ngesture = \"tap\"\nclaim = false\nrun = [\"true\"]\n".write(
+            toFile: actions, atomically: true, encoding: .utf8)
         let nothing = try runGestured(["replay", "--claim", actions, traces[1]])
         #expect(nothing.out.hasPrefix("# claimed by \(actions): nothing (every touch passes on whole)"), "\(nothing.out)")
         #expect(nothing.out.contains("3 fingers  passed on whole"), "\(nothing.out)")

@@ -142,7 +142,9 @@ struct ExamplesTests {
         #expect(r.status == 0, "\(r.err)")
         let sections = r.out.components(separatedBy: "\n== ").dropFirst()
         #expect(sections.count == 4, "\(r.out)")
-        let expected = [["double-tap", "recognized"], ["drag", "swipe"], ["pinch", "began", "ended"], ["touch-and-hold", "ended"]]
+        let expected = [
+            ["double-tap", "recognized"], ["drag", "swipe"], ["pinch", "began", "ended"], ["touch-and-hold", "ended"],
+        ]
         for (section, words) in zip(sections, expected) {
             #expect(words.allSatisfy(section.contains), "\(words) in \(section)")
             #expect(!section.contains("p50") && !section.contains("latency"), "\(section)")

@@ -58,7 +58,10 @@ public struct ClaimReplay {
         var t = 0
         for step in steps {
             let palms = step.clone.reduce(0) {
-                $0 + $1.events.count { $0.type == Evdev.EV_ABS && $0.code == Evdev.ABS_MT_TOOL_TYPE && $0.value == Evdev.MT_TOOL_PALM }
+                $0
+                    + $1.events.count {
+                        $0.type == Evdev.EV_ABS && $0.code == Evdev.ABS_MT_TOOL_TYPE && $0.value == Evdev.MT_TOOL_PALM
+                    }
             }
             let passedFrames = step.clone.count { f in
                 !f.events.contains { $0.type == Evdev.EV_ABS && $0.code == Evdev.ABS_MT_TOOL_TYPE }
