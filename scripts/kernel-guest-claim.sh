@@ -224,6 +224,7 @@ interrupted() { # TAG HOW
         [ "$how" != reload ] || again=(--again "$run/again-$tag")
         play claim "$tag" --pause-after $((events / 2)) "$run/resume-$tag" --keep-until "$run/looked-$tag" "${again[@]}"
         for _ in $(seq 600); do grep -q '^paused' "$out/claim-play-claim-$tag.out" && break; sleep 0.05; done
+        log "$tag paused with its fingers down"
     fi
     # The device as the compositor reads it, once the claim has ended.
     local source_li=""
@@ -249,6 +250,7 @@ interrupted() { # TAG HOW
     [ "$how" = kill ] || [ "$how" = term ] && wait "$daemon" 2>/dev/null
     sleep 1
     names >"$out/claim-names-during-$tag.out"
+    log "$tag resumed"
     touch "$run/resume-$tag"
     [ "$how" = removed ] || { for _ in $(seq 600); do grep -q '^late' "$out/claim-play-claim-$tag.out" && break; sleep 0.05; done; }
     sleep 0.5

@@ -220,7 +220,8 @@ extension KernelTests {
             #expect(libinputClone.down == libinputClone.up + libinputClone.cancel, "\(tag): the clone kept \(libinputClone)")
             guard tag != "removed" else { continue }
             let grab = try Self.claimFile(run, "grab-after-\(tag).out")
-            #expect(grab.hasPrefix("grabbed "), "\(tag): \(grab)")
+            let player = run.files["claim-play-claim-\(tag).out"] ?? ""
+            #expect(grab.hasPrefix("grabbed "), "\(tag): \(grab)\nthe player: \(player)\n\(run.files["guest.log"] ?? "")")
             let libinputDevice = Self.touches(try Self.claimFile(run, "libinput-source-\(tag).out"))
             #expect(libinputDevice.down == libinputDevice.up + libinputDevice.cancel, "\(tag): the device kept \(libinputDevice)")
             let during = try Self.claimFile(run, "names-during-\(tag).out")

@@ -24,7 +24,7 @@
  *       --pause-after stops before the frame holding the Nth event (fingers
  *       down, the device still there), prints "paused", and goes on, with
  *       the rest of the timing, once PATH exists. --keep-until keeps the
- *       device, once played, until PATH exists (at most 60 s) instead of
+ *       device, once played, until PATH exists (at most ten minutes) instead of
  *       a second: for a caller that still looks at it. --again PATH, once
  *       played, waits until PATH exists and plays the events once more on
  *       the same device (the next touch of a device whose claim ended),
@@ -74,6 +74,15 @@ static long long now_usec(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Waits until PATH exists: at most ten minutes, longer than any step of
+ * the kernel tests takes a caller under software emulation. */
+static void wait_for_path(const char *path, const char *what) {
+    for (int k = 0; access(path, F_OK) != 0; k++) {
+        if (k > 60000) die(what);
+        usleep(10000);
+    }
 }
 
 static void sleep_until(long long usec) {
@@ -213,10 +222,7 @@ static int play(const char *path, int no_resolution, long stop_after, long settl
     if (sent && !(sent_out = fopen(sent, "w"))) die("--sent: cannot write the file");
     usleep((useconds_t)settle_ms * 1000);
     if (wait_for) {
-        for (int i = 0; access(wait_for, F_OK) != 0; i++) {
-            if (i > 6000) die("the daemon never announced the device");
-            usleep(10000);
-        }
+        wait_for_path(wait_for, "--wait-for: PATH never appeared");
     }
     /* Each frame (the events up to a SYN_REPORT) goes in one write(2), as a
      * kernel driver reports it at once: under software emulation one write
@@ -231,10 +237,7 @@ static int play(const char *path, int no_resolution, long stop_after, long settl
             long long paused = now_usec();
             printf("paused\n");
             fflush(stdout);
-            for (int k = 0; access(pause_path, F_OK) != 0; k++) {
-                if (k > 6000) die("--pause-after: PATH never appeared");
-                usleep(10000);
-            }
+            wait_for_path(pause_path, "--pause-after: PATH never appeared");
             start += now_usec() - paused;
             pause_path = NULL;
         }
@@ -270,10 +273,7 @@ static int play(const char *path, int no_resolution, long stop_after, long settl
     printf("late %lld us at worst\n", worst);
     fflush(stdout); /* a caller waits for this line while the device still exists */
     if (again_path) {
-        for (int k = 0; access(again_path, F_OK) != 0; k++) {
-            if (k > 6000) die("--again: PATH never appeared");
-            usleep(10000);
-        }
+        wait_for_path(again_path, "--again: PATH never appeared");
         start = now_usec();
         /* The device's slot is wherever the first play left it; a recording
          * starts in slot 0 without saying so, as the kernel starts there. */
@@ -291,10 +291,7 @@ static int play(const char *path, int no_resolution, long stop_after, long settl
         fflush(stdout);
     }
     if (keep_until) {
-        for (int k = 0; access(keep_until, F_OK) != 0; k++) {
-            if (k > 6000) die("--keep-until: PATH never appeared");
-            usleep(10000);
-        }
+        wait_for_path(keep_until, "--keep-until: PATH never appeared");
     } else if (stop_after < 0) {
         usleep(1000000);
     }
