@@ -29,6 +29,9 @@ struct Options {
     var keep = false
     /// What gestured's subscriber asks for: every event, or a subscribe request's filters.
     var filters = ""
+    /// With --callgrind: gestured's instructions per frame above the drain,
+    /// as docs/performance.md gives them; more than 1.25 times it fails the run.
+    var guardFigure: Double?
 
     init(_ arguments: [String]) {
         var i = 0
@@ -51,11 +54,12 @@ struct Options {
             case "--programs": programs = value().split(separator: ",").map(String.init)
             case "--keep": keep = true
             case "--filters": filters = value()
+            case "--guard": guardFigure = Double(value()) ?? { fail("--guard: a number of instructions per frame") }()
             case "-h", "--help":
                 print(
                     """
                     usage: daemon-cost [--runs N] [--sets N] [--spacing S] [--programs drain,lisgd,gestured]
-                                       [--callgrind] [--strace] [--lines] [--perf] [--keep]
+                                       [--callgrind [--guard N]] [--strace] [--lines] [--perf] [--keep]
                       --runs      repetitions of every program (3)
                       --sets      copies of the tablet recordings in the trace (3)
                       --spacing   seconds between two recordings (0.6)
@@ -68,6 +72,8 @@ struct Options {
                                   binary's code and data, heap and other anonymous memory, stack)
                       --count E,F count perf events per frame with perf stat (e.g. timer:hrtimer_start,msr:write_msr)
                       --filters   gestured's subscriber's filters, e.g. '"phases":["recognized","ended"]' (none: every event)
+                      --guard N   with --callgrind: exit 1 if gestured executes more than 1.25 × N
+                                  instructions per frame above the drain (N: docs/performance.md's figure)
                       --programs  drain, lisgd, gestured, and gestured=PATH: another build beside
                                   the first, compared with it run by run; drain+N: the drain
                                   touching N more pages of its own on every wake-up (a calibration)
@@ -164,6 +170,8 @@ struct Sample {
     var cpu: Int64 = 0
     var switches = 0
     var peakKiB = 0
+    /// The peak before the trace: what start-up and the idle subscriber reached.
+    var startPeakKiB = 0
     var idleKiB = 0
     /// Resident again idle, after the trace: what a daemon that has served holds.
     var afterKiB = 0
@@ -421,7 +429,7 @@ func runTogether(
     var before: [String: (cpu: Int64, switches: Int, faults: Int)] = [:]
     for i in running.indices {
         let r = running[i]
-        samples[r.program] = Sample(idleKiB: statusKiB(r.pid, "VmRSS"))
+        samples[r.program] = Sample(startPeakKiB: statusKiB(r.pid, "VmHWM"), idleKiB: statusKiB(r.pid, "VmRSS"))
         if callgrind { _ = try Child.run(["callgrind_control", "--zero", String(r.pid)], timeout: 120) }
         if options.perf && !callgrind && !strace {
             running[i].tracer = try Child(
@@ -575,7 +583,7 @@ for r in 0..<options.runs {
         samples[p, default: []].append(s)
         let perFrame = s.cpuPerFrame
         print(
-            "run \(r + 1) \(p): \(s.frames) frames, \(f1(perFrame)) µs/frame, \(String(format: "%.2f", Double(s.switches) / Double(max(1, s.frames)))) wake-ups/frame, \(s.faults) page faults, peak \(f1(Double(s.peakKiB) / 1024)) MiB, idle \(f1(Double(s.idleKiB) / 1024)) MiB before the trace and \(f1(Double(s.afterKiB) / 1024)) after, recognized \(s.recognized)"
+            "run \(r + 1) \(p): \(s.frames) frames, \(f1(perFrame)) µs/frame, \(String(format: "%.2f", Double(s.switches) / Double(max(1, s.frames)))) wake-ups/frame, \(s.faults) page faults, peak \(f1(Double(s.peakKiB) / 1024)) MiB (\(f1(Double(s.startPeakKiB) / 1024)) before the trace), idle \(f1(Double(s.idleKiB) / 1024)) MiB before the trace and \(f1(Double(s.afterKiB) / 1024)) after, recognized \(s.recognized)"
                 + (s.touched.map { ", touched in 50 ms at most \($0.text)" } ?? "")
                 + s.counts.sorted { $0.key < $1.key }.map { ", \($0.key) \(perFrameText($0.value, s.frames))/frame" }.joined()
         )
@@ -666,5 +674,24 @@ if options.callgrind || options.strace {
         let di = p == "drain" ? nil : i.flatMap { a in floorI.map { a - $0 } }
         let ds = p == "drain" ? nil : sc.flatMap { a in floorS.map { a - $0 } }
         print("| \(p) | \(show(i, "%.0f")) | \(show(di, "%.0f")) | \(show(sc, "%.2f")) | \(show(ds, "%.2f")) |")
+    }
+    if let figure = options.guardFigure, options.callgrind {
+        let limit = figure * 1.25
+        guard let i = perFrame(counted["gestured"], { $0.instructions }), let floorI else {
+            fail("--guard: gestured or the drain was not counted (--programs needs both)")
+        }
+        let above = i - floorI
+        print("")
+        if above > limit {
+            fail(
+                String(
+                    format:
+                        "gestured executes %.0f instructions per frame above the drain, more than the guard's %.0f (1.25 × %.0f): a regression on the frame's path",
+                    above, limit, figure))
+        }
+        print(
+            String(
+                format: "within the guard: %.0f instructions per frame above the drain, at most %.0f (1.25 × %.0f)", above, limit,
+                figure))
     }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Writes Performance/layout/link-order.txt: the functions `gestured serve`
-# runs, one mangled name per line; `make release` links them first in the
-# binary (every function is in a section of its own; lld's
+# runs, one mangled name per line; `make release-profiled` links them first
+# in the binary (every function is in a section of its own; lld's
 # --symbol-ordering-file), so that the code the daemon runs sits together
 # instead of spread over the 10 MB of code (docs/performance.md, "Memory").
 # First the functions run for every frame (a trace played into an emulated
@@ -28,11 +28,11 @@ cd "$(dirname "$0")/../.."
 out=Performance/layout/link-order.txt
 scratch=$(mktemp -d)
 trap '[ -n "${KEEP_SCRATCH:-}" ] || rm -rf "$scratch"' EXIT
-rm -f .build/release/gestured  # a link of its own, for the map
-make -s release RELEASE_ORDER="-Xlinker -Map=$scratch/map" >/dev/null
+rm -f .build/profiled/release/gestured  # a link of its own, for the map
+make -s release-profiled PROFILED_ORDER="-Xlinker -Map=$scratch/map" >/dev/null
 scripts/build-harness.sh >/dev/null
 swift build --package-path Performance --product daemon-cost >/dev/null
-bin=.build/release/gestured
+bin=.build/profiled/release/gestured
 # Names defined more than once, one copy of them in a whole object's .text
 # (the link map: a line per input section, then a line per symbol in it).
 awk '
@@ -109,4 +109,4 @@ names "$scratch"/callgrind.* "$kept"/callgrind.out.* >"$scratch/names"
     awk 'NR == FNR {ran[$0] = 1; next} ran[$0]' "$scratch/names" "$scratch/defined"
 } | awk 'NR == FNR {ambiguous[$0] = 1; next} !ambiguous[$0] && !seen[$0]++' "$scratch/ambiguous" - >"$out"
 rm -rf "$kept"
-echo "link-order: $(grep -c . "$scratch/hot") functions per frame, $(grep -c . "$scratch/serving") run once ready, $(grep -c . "$out") in all ($(grep -c . "$scratch/ambiguous") names left out for their copies in whole objects); $(grep -c . "$scratch/events") lines seen by the replay's subscriber; wrote $out (the next 'make release' links with it)"
+echo "link-order: $(grep -c . "$scratch/hot") functions per frame, $(grep -c . "$scratch/serving") run once ready, $(grep -c . "$out") in all ($(grep -c . "$scratch/ambiguous") names left out for their copies in whole objects); $(grep -c . "$scratch/events") lines seen by the replay's subscriber; wrote $out (the next 'make release-profiled' links with it)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Writes Performance/layout/gestured.profdata: how often each branch of
 # gestured's Swift code was taken while it did its usual work, which `make
-# release` compiles with (LLVM's profile-guided optimization): the paths a
+# release-profiled` compiles with (LLVM's profile-guided optimization): the paths a
 # frame takes are laid out together and the rest moved aside, so that a frame
 # runs through fewer lines of code (docs/performance.md, "Code
 # layout"). The work counted:
