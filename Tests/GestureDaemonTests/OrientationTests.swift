@@ -128,14 +128,8 @@ struct OrientationTests {
         "only a client of the active session's user may turn the screen; when that session stops being active its word is forgotten",
         .requires(.root, LogindMock.requirement))
     func activeSessionOnly() throws {
-        let logind = try LogindMock()
-        let (first, second) = (Requirement.strangerUID, Requirement.strangerUID + 1)
-        try logind.addSession("c2", uid: second, name: "second")
-        try logind.addSession("c1", uid: first, name: "first")
-        let d = try DaemonProcess(
-            ["--replay", Self.swipe, "--loop"], config: "[daemon]\nsocket-mode = \"0666\"\n", systemBus: logind.address)
-        chmod(d.directory, 0o755)
-        try d.waitForLog("seat0: the active session is uid \(first)'s", timeout: 10)
+        let sessions = try TwoSessions(replaying: Self.swipe)
+        let (logind, d, first, second) = (sessions.logind, sessions.daemon, sessions.first, sessions.second)
         let watcher = try SocketClient(path: d.socket)
         try watcher.subscribe(#""gestures":["swipe"],"phases":["recognized"]"#)
 
@@ -164,16 +158,23 @@ struct OrientationTests {
         rotation = "auto"
         """
 
+    /// iio-sensor-proxy's mock on a private system bus, a daemon replaying
+    /// swipes with `rotation = "auto"`, a subscriber of recognized swipes;
+    /// returned once the daemon has claimed the accelerometer (or 5 s passed).
+    static func following() throws -> (sensor: SensorProxyMock, daemon: DaemonProcess, watcher: SocketClient) {
+        let sensor = try SensorProxyMock(bus: PrivateSystemBus())
+        let d = try DaemonProcess(["--replay", swipe, "--loop"], config: auto, systemBus: sensor.bus.address)
+        let watcher = try SocketClient(path: d.socket)
+        try watcher.subscribe(#""gestures":["swipe"],"phases":["recognized"]"#)
+        for _ in 0..<100 where try sensor.claimants() == 0 { usleep(50_000) }
+        return (sensor, d, watcher)
+    }
+
     @Test(
         "rotation = \"auto\" follows the accelerometer: directions turn, a flood is taken a few times a second with its last word kept, the claim ends with the daemon",
         .requires(PrivateSystemBus.requirement))
     func accelerometer() throws {
-        let bus = try PrivateSystemBus()
-        let sensor = try SensorProxyMock(bus: bus)
-        let d = try DaemonProcess(["--replay", Self.swipe, "--loop"], config: Self.auto, systemBus: bus.address)
-        let watcher = try SocketClient(path: d.socket)
-        try watcher.subscribe(#""gestures":["swipe"],"phases":["recognized"]"#)
-        for _ in 0..<100 where try sensor.claimants() == 0 { usleep(50_000) }
+        let (sensor, d, watcher) = try Self.following()
         #expect(try sensor.claimants() == 1)
 
         try sensor.orient("left-up")
@@ -229,16 +230,11 @@ struct OrientationTests {
         "signals forged by another client of the bus (the proxy's PropertiesChanged, the bus's NameOwnerChanged saying it left) change nothing and make the daemon ask the proxy nothing",
         .requires(PrivateSystemBus.requirement))
     func forgedSensorSignals() throws {
-        let bus = try PrivateSystemBus()
-        let sensor = try SensorProxyMock(bus: bus)
-        let d = try DaemonProcess(["--replay", Self.swipe, "--loop"], config: Self.auto, systemBus: bus.address)
-        let watcher = try SocketClient(path: d.socket)
-        try watcher.subscribe(#""gestures":["swipe"],"phases":["recognized"]"#)
-        for _ in 0..<100 where try sensor.claimants() == 0 { usleep(50_000) }
+        let (sensor, d, watcher) = try Self.following()
         try sensor.orient("left-up")
         #expect(try Self.nextOrientation(watcher) == "90 sensor")
         let before = sensor.orientationQuestions()
-        let sent = try bus.forge(
+        let sent = try sensor.bus.forge(
             service: "net.hadess.SensorProxy", path: "/net/hadess/SensorProxy", interface: "net.hadess.SensorProxy",
             count: 600)
         usleep(1_500_000)

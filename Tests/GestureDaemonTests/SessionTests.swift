@@ -59,15 +59,8 @@ struct SessionTests {
         "two users' clients: only the active session's user gets gestures; after a switch the other does, each told paused or resumed; keys only for the user at the screen",
         .requires(.root, LogindMock.requirement))
     func activeSessionOnly() throws {
-        let logind = try LogindMock()
-        // Two strangers: neither root nor what a daemon started as root becomes.
-        let (first, second) = (Requirement.strangerUID, Requirement.strangerUID + 1)
-        try logind.addSession("c2", uid: second, name: "second")
-        try logind.addSession("c1", uid: first, name: "first")
-        let d = try DaemonProcess(
-            ["--replay", Self.tap, "--loop"], config: "[daemon]\nsocket-mode = \"0666\"\n", systemBus: logind.address)
-        chmod(d.directory, 0o755)
-        try d.waitForLog("seat0: the active session is uid \(first)'s", timeout: 10)
+        let sessions = try TwoSessions(replaying: Self.tap)
+        let (logind, d, first, second) = (sessions.logind, sessions.daemon, sessions.first, sessions.second)
         let atScreen = try Self.start(first, d.socket, seconds: 6, keys: true)
         let other = try Self.start(second, d.socket, seconds: 6, keys: true)
         usleep(2_500_000)

@@ -144,6 +144,27 @@ public final class LogindMock {
     }
 }
 
+/// Two strangers' sessions on seat0 (`c1` of `first`, the active one; `c2`
+/// of `second`) in python-dbusmock's logind, and a daemon replaying a trace
+/// in a loop to a socket both may open, once it knows who is at the screen.
+public struct TwoSessions {
+    public let logind: LogindMock
+    public let daemon: DaemonProcess
+    /// Neither root nor what a daemon started as root becomes.
+    public let first = Requirement.strangerUID
+    public let second = Requirement.strangerUID + 1
+
+    public init(replaying trace: String) throws {
+        logind = try LogindMock()
+        try logind.addSession("c2", uid: second, name: "second")
+        try logind.addSession("c1", uid: first, name: "first")
+        daemon = try DaemonProcess(
+            ["--replay", trace, "--loop"], config: "[daemon]\nsocket-mode = \"0666\"\n", systemBus: logind.address)
+        chmod(daemon.directory, 0o755)
+        try daemon.waitForLog("seat0: the active session is uid \(first)'s", timeout: 10)
+    }
+}
+
 /// A logind of the test's own (Tests/Harness/python/fake_logind.py) on a
 /// private system bus: the seat's active session and its user, and a
 /// control object that makes it answer, err or never answer, switches the

@@ -20,14 +20,18 @@ bus = dbus.SystemBus()
 state = {'mode': 'answer', 'session': sys.argv[2], 'uid': int(sys.argv[1]), 'questions': 0}
 
 
+def answering(err):
+    """Counts a question; whether to answer it (else it errs, or is never answered)."""
+    state['questions'] += 1
+    if state['mode'] == 'error':
+        err(dbus.exceptions.DBusException('logind is failing', name='org.freedesktop.DBus.Error.Failed'))
+    return state['mode'] == 'answer'
+
+
 class Seat(dbus.service.Object):
     @dbus.service.method(PROPS, in_signature='ss', out_signature='v', async_callbacks=('ok', 'err'))
     def Get(self, interface, prop, ok, err):
-        state['questions'] += 1
-        if state['mode'] == 'stall':
-            return
-        if state['mode'] == 'error':
-            err(dbus.exceptions.DBusException('logind is failing', name='org.freedesktop.DBus.Error.Failed'))
+        if not answering(err):
             return
         s = state['session']
         path = '/org/freedesktop/login1/session/' + s if s else '/'
@@ -41,11 +45,7 @@ class Seat(dbus.service.Object):
 class Session(dbus.service.Object):
     @dbus.service.method(PROPS, in_signature='ss', out_signature='v', async_callbacks=('ok', 'err'))
     def Get(self, interface, prop, ok, err):
-        state['questions'] += 1
-        if state['mode'] == 'stall':
-            return
-        if state['mode'] == 'error':
-            err(dbus.exceptions.DBusException('logind is failing', name='org.freedesktop.DBus.Error.Failed'))
+        if not answering(err):
             return
         uid = dbus.UInt32(state['uid'])
         ok(dbus.Struct((uid, dbus.ObjectPath('/org/freedesktop/login1/user/%d' % state['uid'])), signature='uo',
