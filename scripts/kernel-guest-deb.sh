@@ -47,12 +47,23 @@ echo "before the install: $(acl "$before")"
 for f in /etc/shadow /etc/gshadow /etc/passwd /etc/group; do
     if mountpoint -q "$f"; then umount "$f" && echo "unmounted virtme-ng's $f"; fi
 done
+# The guest reads the host's files with the rights of the user who booted
+# it, and the host's shadow files are root's alone: one the guest cannot
+# read (nor so copy into the overlay to change) is made anew from passwd and
+# group, every account locked (nobody logs in to the guest).
+for f in /etc/shadow /etc/gshadow; do
+    if ! cat "$f" >/dev/null 2>&1; then
+        rm -f "$f"
+        if [ "$f" = /etc/shadow ]; then sed 's/:.*/:*:::::::/' /etc/passwd >"$f"; else sed 's/:.*/:!::/' /etc/group >"$f"; fi
+        chmod 640 "$f"
+        echo "$f is closed to the user who booted the guest: made anew from $([ "$f" = /etc/shadow ] && echo passwd || echo group)"
+    fi
+done
 # man-db's trigger would rebuild every manual page's index: minutes under emulation.
 rm -f /var/lib/man-db/auto-update
-# The guest reads the host's files with the rights of the user who booted
-# it: a folder only the host's polkitd may read (Debian's polkitd makes
-# /usr/share/polkit-1/rules.d 0700) would stop dpkg. An empty folder of the
-# guest's own stands in for it.
+# A folder only the host's polkitd may read (Debian's polkitd makes
+# /usr/share/polkit-1/rules.d 0700) would stop dpkg too. An empty folder of
+# the guest's own stands in for it.
 for d in /usr/share/polkit-1/rules.d /etc/polkit-1/rules.d; do
     if [ -d "$d" ] && ! ls "$d" >/dev/null 2>&1; then
         mount -t tmpfs tmpfs "$d" && echo "$d is closed to the user who booted the guest: an empty one in its place"
