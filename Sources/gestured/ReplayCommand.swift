@@ -106,38 +106,50 @@ struct ReplayCommand: ParsableCommand {
         var printer = EventPrinter(format: format)
         printer.phases = try namedOption(phases, "--phases", "phase")
         printer.headers = format == .text || traces.count > 1
-        var failed = false
-        for path in traces {
-            do {
-                for loaded in try TraceLoader.load(path, desc: desc, size: size, configuration: configuration) {
-                    if verbose || loaded.geometry.source == .fallback {
-                        let g = loaded.geometry
-                        let note = g.source == .fallback ? "warning: no size known; assuming" : "panel"
-                        printError(
-                            "gestured: \(path): \(note) \(NumberText.fixed(g.screenWidth, 1)) x \(NumberText.fixed(g.screenHeight, 1)) mm (\(g.source.rawValue))"
-                                + (g.source == .fallback ? "; pass --size WxH or set size in the configuration" : ""))
-                    }
-                    var replay = TraceReplay(geometry: loaded.geometry, thresholds: loaded.thresholds, wanted: wanted)
-                    replay.tracing = transitions
-                    printer.begin(
-                        trace: path, device: loaded.trace.device.name, origin: loaded.trace.events.first?.time ?? .zero)
-                    printer.kept = svg == nil ? nil : []
-                    let outcome = try replay.run(loaded.trace, firstID: 1, into: &printer)
-                    if verbose { printError("gestured: \(path): \(outcome.frames) frames") }
-                    if let svg { try draw(loaded, events: printer.kept ?? [], with: replay, to: svg) }
-                    for w in outcome.warnings { printError("gestured: \(w)") }
-                    for t in outcome.transitions { printError("transition: \(t)") }
-                    for a in outcome.anomalies { printError("gestured: bug: unhandled \(a); please report it with this trace") }
-                }
-            } catch {
-                // The next file is still replayed; the exit status says one failed.
-                printer.flush()
-                printError("gestured: \(error)")
-                failed = true
+        let failed = !eachTrace(configuration, flush: { printer.flush() }) { path, loaded in
+            if verbose || loaded.geometry.source == .fallback {
+                let g = loaded.geometry
+                let note = g.source == .fallback ? "warning: no size known; assuming" : "panel"
+                printError(
+                    "gestured: \(path): \(note) \(NumberText.fixed(g.screenWidth, 1)) x \(NumberText.fixed(g.screenHeight, 1)) mm (\(g.source.rawValue))"
+                        + (g.source == .fallback ? "; pass --size WxH or set size in the configuration" : ""))
             }
+            var replay = TraceReplay(geometry: loaded.geometry, thresholds: loaded.thresholds, wanted: wanted)
+            replay.tracing = transitions
+            printer.begin(
+                trace: path, device: loaded.trace.device.name, origin: loaded.trace.events.first?.time ?? .zero)
+            printer.kept = svg == nil ? nil : []
+            let outcome = try replay.run(loaded.trace, firstID: 1, into: &printer)
+            if verbose { printError("gestured: \(path): \(outcome.frames) frames") }
+            if let svg { try draw(loaded, events: printer.kept ?? [], with: replay, to: svg) }
+            for w in outcome.warnings { printError("gestured: \(w)") }
+            for t in outcome.transitions { printError("transition: \(t)") }
+            for a in outcome.anomalies { printError("gestured: bug: unhandled \(a); please report it with this trace") }
         }
         printer.flush()
         if failed { throw ExitCode(1) }
+    }
+
+    /// Hands each device of each trace file in turn to `body`. A file that
+    /// fails is reported (after `flush`, so that its error follows what it
+    /// printed) and the next is still replayed; false if any failed, for
+    /// the exit status.
+    func eachTrace(
+        _ configuration: Configuration, flush: () -> Void, _ body: (String, LoadedTrace) throws -> Void
+    ) -> Bool {
+        var allWell = true
+        for path in traces {
+            do {
+                for loaded in try TraceLoader.load(path, desc: desc, size: size, configuration: configuration) {
+                    try body(path, loaded)
+                }
+            } catch {
+                flush()
+                printError("gestured: \(error)")
+                allWell = false
+            }
+        }
+        return allWell
     }
 }
 
@@ -155,27 +167,18 @@ extension ReplayCommand {
         }
         var out = OutputBuffer()
         out.write("# claimed by \(actions): \(claims.isEmpty ? "nothing (every touch passes on whole)" : claims.summary)\n")
-        var failed = false
-        for path in traces {
-            do {
-                for loaded in try TraceLoader.load(path, desc: desc, size: size, configuration: configuration) {
-                    out.write("# \(path)\n")
-                    guard
-                        let r = try ClaimReplay.run(
-                            loaded.trace, geometry: loaded.geometry, thresholds: loaded.thresholds, claims: claims)
-                    else {
-                        out.write("never claimed: the device reports no touches in slots (multitouch protocol B)\n")
-                        continue
-                    }
-                    let origin = loaded.trace.events.first?.time ?? .zero
-                    for s in r.sequences { out.write(Self.describe(s, origin: origin) + "\n") }
-                    for a in r.anomalies { printError("gestured: bug: unhandled \(a); please report it with this trace") }
-                }
-            } catch {
-                out.flush()
-                printError("gestured: \(error)")
-                failed = true
+        let failed = !eachTrace(configuration, flush: { out.flush() }) { path, loaded in
+            out.write("# \(path)\n")
+            guard
+                let r = try ClaimReplay.run(
+                    loaded.trace, geometry: loaded.geometry, thresholds: loaded.thresholds, claims: claims)
+            else {
+                out.write("never claimed: the device reports no touches in slots (multitouch protocol B)\n")
+                return
             }
+            let origin = loaded.trace.events.first?.time ?? .zero
+            for s in r.sequences { out.write(Self.describe(s, origin: origin) + "\n") }
+            for a in r.anomalies { printError("gestured: bug: unhandled \(a); please report it with this trace") }
         }
         out.flush()
         if failed { throw ExitCode(1) }
