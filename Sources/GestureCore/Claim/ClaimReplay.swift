@@ -77,7 +77,7 @@ public struct ClaimReplay {
                 guard current != nil else { continue }
                 switch (tr.from, tr.event, tr.to) {
                 case ("idle", "edge-landing", _):
-                    heldSince = (held(step) ?? .left, tr.time)
+                    heldSince = (step.heldEdge ?? .left, tr.time)
                 case ("idle", "claimed-landing", _):
                     current!.outcome = .claimedAtOnce
                 case ("passing", "claimed-landing", _):
@@ -112,9 +112,6 @@ public struct ClaimReplay {
         if let current { out.append(current) }
         return out
     }
-
-    /// The edge a step's landing was held at (the claimer's, as the transition names none).
-    private func held(_ step: Step) -> PanelEdge? { step.heldEdge }
 
     /// Replays `trace`, a multitouch device with slots, on a panel of
     /// `geometry` with `claims`; nil when the device has no slots (it would
