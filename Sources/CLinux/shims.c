@@ -193,13 +193,11 @@ int clinux_open_pagemap(void) {
     return pagemap_fd < 0 ? -1 : 0;
 }
 
-long clinux_release_file_pages(void *start, size_t length) {
+static long release_file_pages(int fd, void *start, size_t length) {
     const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     uintptr_t first = ((uintptr_t)start + page - 1) & ~(page - 1);
     uintptr_t end = ((uintptr_t)start + length) & ~(page - 1);
     if (end <= first) return 0;
-    if (clinux_open_pagemap() < 0) return -1;
-    int fd = pagemap_fd;
     long released = 0;
     uint64_t entries[512];
     uintptr_t run = first; /* start of the run of file pages not yet given back */
@@ -229,7 +227,31 @@ long clinux_release_file_pages(void *start, size_t length) {
     return released * (long)page;
 }
 
+/* The kept descriptor, or one opened for this call only: a descriptor
+ * opened before the process closes what it inherited would be closed
+ * under it (and its number reused). */
+static int pagemap_for_call(void) {
+    return pagemap_fd >= 0 ? pagemap_fd : open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+}
+
+static void pagemap_done(int fd) {
+    if (fd != pagemap_fd) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+    }
+}
+
+long clinux_release_file_pages(void *start, size_t length) {
+    int fd = pagemap_for_call();
+    if (fd < 0) return -1;
+    long n = release_file_pages(fd, start, length);
+    pagemap_done(fd);
+    return n;
+}
+
 struct release_state {
+    int fd;
     long released;
     int error;
 };
@@ -247,7 +269,7 @@ static int release_executable(struct dl_phdr_info *info, size_t size, void *data
         const ElfW(Phdr) *h = &info->dlpi_phdr[i];
         if (h->p_type != PT_LOAD || (h->p_flags & PF_W) || h->p_filesz == 0) continue;
         uintptr_t lo = h->p_vaddr, hi = h->p_vaddr + h->p_filesz;
-        long n = clinux_release_file_pages((void *)(info->dlpi_addr + lo), hi - lo);
+        long n = release_file_pages(state->fd, (void *)(info->dlpi_addr + lo), hi - lo);
         if (n < 0) {
             state->error = errno;
             return 1;
@@ -258,8 +280,10 @@ static int release_executable(struct dl_phdr_info *info, size_t size, void *data
 }
 
 long clinux_release_executable_pages(void) {
-    struct release_state state = {0, 0};
+    struct release_state state = {pagemap_for_call(), 0, 0};
+    if (state.fd < 0) return -1;
     dl_iterate_phdr(release_executable, &state);
+    pagemap_done(state.fd);
     if (state.error) {
         errno = state.error;
         return -1;

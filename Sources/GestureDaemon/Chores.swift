@@ -111,12 +111,13 @@ struct Chores {
     }
 
     /// Unmaps the code and read-only data of the binary and of its shared
-    /// libraries that are not the process's own copy: after start-up, what
-    /// it ran (the argument parser, the configuration reader, libinput's
-    /// device setup), about half of an idle daemon's resident memory;
-    /// later, what one-off work mapped again (a client's connection and
-    /// requests, a device, a reload). The pages stay in the page cache; what
-    /// runs next is mapped again as it runs (docs/performance.md, "Memory").
+    /// libraries that are not the process's own copy: during start-up,
+    /// what each step ran before the next (the configuration reader; the
+    /// socket's and the seat's setup; libinput's device setup), about half
+    /// of an idle daemon's resident memory; later, what one-off work mapped
+    /// again (a client's connection and requests, a device, a reload). The
+    /// pages stay in the page cache; what runs next is mapped again as it
+    /// runs (docs/performance.md, "Memory").
     mutating func givePagesBack(after what: String) {
         pagesDue = .never
         guard let pageRelease else { return }

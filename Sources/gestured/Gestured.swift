@@ -28,6 +28,7 @@ struct Gestured: ParsableCommand {
     /// A word that names no command is a mistyped command, not arguments for
     /// the default one: `gestured moniter` says there is no such command.
     static func main() {
+        Daemon.givePagesBackBeforeArguments()
         let arguments = Array(CommandLine.arguments.dropFirst())
         let known = configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
         let word = arguments.first == "help" && arguments.count > 1 ? arguments[1] : arguments.first

@@ -110,7 +110,7 @@ int clinux_close_inherited(int keep_below);
 long clinux_release_file_pages(void *start, size_t length);
 /// Opens /proc/self/pagemap for the two calls here, once, and keeps it:
 /// call it before giving up root (a process that did cannot open it). 0,
-/// or -1 with errno.
+/// or -1 with errno. Until then each call opens it and closes it again.
 int clinux_open_pagemap(void);
 
 /// clinux_release_file_pages over the segments that are not writable of
