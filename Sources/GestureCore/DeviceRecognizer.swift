@@ -66,13 +66,12 @@ struct DeviceRecognizer: Sendable {
     // MARK: - Input
 
     /// Fires every timer due at or before `now`, in deadline order, handing
-    /// the events on; returns the next deadline. `ids` is the pipeline's
-    /// gesture id counter, lent for the call.
-    mutating func advance(to now: Timestamp, ids: inout UInt64, into events: inout GestureEvents) -> Timestamp {
+    /// the events on. `ids` is the pipeline's gesture id counter, lent for
+    /// the call.
+    mutating func advance(to now: Timestamp, ids: inout UInt64, into events: inout GestureEvents) {
         begin(ids: ids)
-        let deadline = group.fire(upTo: now, &fingers, &out)
+        _ = group.fire(upTo: now, &fingers, &out)
         end(ids: &ids, into: &events)
-        return deadline
     }
 
     /// Processes one frame (timers due by its time must have been fired

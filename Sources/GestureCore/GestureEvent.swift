@@ -271,11 +271,19 @@ package enum TapTiming: Sendable, Hashable {
     case confirmed
 }
 
-/// Where the pipeline delivers events. `[GestureEvent]` is one, replay's
-/// printer another. (The pipeline appends to `GestureEvents`, which the
-/// daemon passes, directly; any other sink gets them one by one.)
+/// Where a replay (`TraceReplay.run`) delivers events: `[GestureEvent]` is
+/// one, `gestured replay`'s printer another. The pipeline itself appends to
+/// a `GestureEvents`; `receive(contentsOf:)` hands those on.
 public protocol GestureSink {
     mutating func receive(_ event: GestureEvent)
+}
+
+extension GestureSink {
+    /// Hands on every event of `events`, in order (what the pipeline made
+    /// into a `GestureEvents`, for any other sink).
+    public mutating func receive(contentsOf events: GestureEvents) {
+        for i in events.indices { receive(events[i]) }
+    }
 }
 
 extension Array: GestureSink where Element == GestureEvent {

@@ -24,12 +24,7 @@ public typealias GestureEvents = ReusedList<GestureEvent>
 /// frame is processed.
 public struct GesturePipeline: Sendable {
     private var devices: [DeviceRecognizer] = []
-    /// `devices[i].device` and `devices[i].nextDeadline`, kept beside the
-    /// devices: reading a recognizer's property through the array copies the
-    /// whole recognizer (about 25 KB), and these are read for every frame.
-    private var ids: [DeviceID] = []
-    private var deadlines: [Timestamp] = []
-    /// The earliest of `deadlines` (`.never`: none), asked on every turn of the daemon's loop.
+    /// The earliest of the devices' deadlines (`.never`: none), asked on every turn of the daemon's loop.
     public private(set) var nextDeadline: Timestamp = .never
     /// The index `index(of:)` found last.
     private var lastIndex = 0
@@ -44,10 +39,6 @@ public struct GesturePipeline: Sendable {
     /// Kinds whose `changed` events are reported; for the other kinds they
     /// are not even made (each takes a velocity fit, an event, its copies).
     public private(set) var wantedChanges: GestureKindSet
-    /// Where the calls with any other sink collect their events before
-    /// handing them on (kept to reuse its storage).
-    private var scratch = GestureEvents()
-
     public init(wanted: GestureKindSet = .all, firstID: UInt64 = 1) {
         self.wanted = wanted
         self.wantedChanges = wanted
@@ -59,13 +50,7 @@ public struct GesturePipeline: Sendable {
 
     /// Registers a device; its frames may follow. Its events name it by `id`.
     public mutating func addDevice(_ id: DeviceID, geometry: PanelGeometry, thresholds: GestureThresholds = .defaults) {
-        if let i = index(of: id) {
-            devices.remove(at: i)
-            ids.remove(at: i)
-            deadlines.remove(at: i)
-        }
-        ids.append(id)
-        deadlines.append(.never)
+        if let i = index(of: id) { devices.remove(at: i) }
         var recognizer = DeviceRecognizer(
             device: id, geometry: geometry, thresholds: thresholds,
             wantDoubleTap: wanted.contains(.doubleTap), wanted: wanted)
@@ -86,7 +71,7 @@ public struct GesturePipeline: Sendable {
     /// The orientation a device's gestures are read in now (a new one
     /// waits for the fingers to lift).
     public func transform(of id: DeviceID) -> ScreenTransform? {
-        ids.firstIndex(of: id).map { devices[$0].transform }
+        devices.first { $0.device == id }?.transform
     }
 
     /// Removes a device: its continuous gestures end `cancelled`, nothing more is reported for it.
@@ -96,8 +81,6 @@ public struct GesturePipeline: Sendable {
         advance(to: now, into: &events)
         devices[i].removeAll(now: now, ids: &nextID, into: &events)
         devices.remove(at: i)
-        ids.remove(at: i)
-        deadlines.remove(at: i)
         noteDeadlines()
     }
 
@@ -109,7 +92,6 @@ public struct GesturePipeline: Sendable {
         let now = max(time, lastTime)
         advance(to: now, into: &events)
         devices[i].removeAll(now: now, ids: &nextID, into: &events)
-        deadlines[i] = devices[i].nextDeadline
         noteDeadlines()
     }
 
@@ -134,7 +116,6 @@ public struct GesturePipeline: Sendable {
             devices[i].wantedChanges = wantedChanges
             devices[i].settings.immediateTaps = immediateTaps
             devices[i].settings.wantDoubleTap = kinds.contains(.doubleTap)
-            deadlines[i] = devices[i].nextDeadline
         }
         noteDeadlines()
     }
@@ -143,15 +124,16 @@ public struct GesturePipeline: Sendable {
     public mutating func setThresholds(_ thresholds: GestureThresholds, for id: DeviceID) {
         guard let i = index(of: id) else { return }
         devices[i].settings.t = ResolvedThresholds(thresholds)
-        deadlines[i] = devices[i].nextDeadline
         noteDeadlines()
     }
 
-    /// The place of a device in `devices`, `ids` and `deadlines`: where the
-    /// last one asked for was (a device's frames come in runs), or searched.
+    /// The place of a device in `devices`: where the last one asked for
+    /// was (a device's frames come in runs), or searched. (Reading a
+    /// property of an element reads it in place: the recognizer, about
+    /// 25 KB, is not copied.)
     private mutating func index(of id: DeviceID) -> Int? {
-        if lastIndex < ids.count && ids[lastIndex] == id { return lastIndex }
-        for i in ids.indices where ids[i] == id {
+        if lastIndex < devices.count && devices[lastIndex].device == id { return lastIndex }
+        for i in devices.indices where devices[i].device == id {
             lastIndex = i
             return i
         }
@@ -160,7 +142,10 @@ public struct GesturePipeline: Sendable {
 
     private mutating func noteDeadlines() {
         var earliest = Timestamp.never
-        for d in deadlines where d < earliest { earliest = d }
+        for i in devices.indices {
+            let d = devices[i].nextDeadline
+            if d < earliest { earliest = d }
+        }
         nextDeadline = earliest
     }
 
@@ -176,12 +161,15 @@ public struct GesturePipeline: Sendable {
         while true {
             var best = -1
             var due = Timestamp.never
-            for i in deadlines.indices where deadlines[i] < due {
-                due = deadlines[i]
-                best = i
+            for i in devices.indices {
+                let d = devices[i].nextDeadline
+                if d < due {
+                    due = d
+                    best = i
+                }
             }
             guard best >= 0, due <= time else { break }
-            deadlines[best] = devices[best].advance(to: due, ids: &nextID, into: &events)
+            devices[best].advance(to: due, ids: &nextID, into: &events)
         }
         noteDeadlines()
     }
@@ -201,68 +189,13 @@ public struct GesturePipeline: Sendable {
         advance(to: frame.time, into: &events)
         guard let i = index(of: frame.device) else { return }
         let deadline = devices[i].process(&frame, ids: &nextID, into: &events)
-        if deadline != deadlines[i] {
-            deadlines[i] = deadline
-            noteDeadlines()
-        }
+        // One device (the usual case): its deadline is the earliest.
+        if devices.count == 1 { nextDeadline = deadline } else { noteDeadlines() }
     }
 
     /// Fires every pending timer, as if time went on (the end of a trace).
     public mutating func finish(into events: inout GestureEvents) {
         while nextDeadline != .never { advance(to: nextDeadline, into: &events) }
-    }
-
-    // The same calls for any other sink: the events are collected in
-    // `scratch`, then handed on in order.
-
-    /// `removeDevice(_:at:into:)` for any sink.
-    public mutating func removeDevice<S: GestureSink>(_ id: DeviceID, at time: Timestamp, into sink: inout S) {
-        var out = takeScratch()
-        removeDevice(id, at: time, into: &out)
-        handOn(out, to: &sink)
-    }
-
-    /// `advance(to:into:)` for any sink.
-    public mutating func advance<S: GestureSink>(to time: Timestamp, into sink: inout S) {
-        var out = takeScratch()
-        advance(to: time, into: &out)
-        handOn(out, to: &sink)
-    }
-
-    /// `process(_:into:)` for any sink, with a frame lent (it is copied once).
-    public mutating func process<S: GestureSink>(_ frame: borrowing TouchFrame, into sink: inout S) {
-        var f = copy frame
-        var out = takeScratch()
-        process(&f, into: &out)
-        handOn(out, to: &sink)
-    }
-
-    /// `process(_:into:)` for any sink.
-    public mutating func process<S: GestureSink>(_ frame: inout TouchFrame, into sink: inout S) {
-        var out = takeScratch()
-        process(&frame, into: &out)
-        handOn(out, to: &sink)
-    }
-
-    /// `finish(into:)` for any sink.
-    public mutating func finish<S: GestureSink>(into sink: inout S) {
-        var out = takeScratch()
-        finish(into: &out)
-        handOn(out, to: &sink)
-    }
-
-    /// `scratch`, emptied, taken out of the pipeline (so that it is not
-    /// shared while the pipeline appends to it).
-    private mutating func takeScratch() -> GestureEvents {
-        var out = GestureEvents()
-        swap(&out, &scratch)
-        out.removeAll()
-        return out
-    }
-
-    private mutating func handOn<S: GestureSink>(_ out: consuming GestureEvents, to sink: inout S) {
-        for i in out.indices { sink.receive(out[i]) }
-        scratch = out
     }
 
     /// Turns on recording of every state machine transition (tests, `replay --transitions`).

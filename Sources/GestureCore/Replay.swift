@@ -33,13 +33,17 @@ public struct TraceReplay: Sendable {
         pipeline.setTracing(tracing)
         var assembler = TouchAssembler(description: trace.device, geometry: geometry, device: id, file: trace.file)
         var out = Outcome()
+        var events = GestureEvents()
         for e in trace.events {
-            if let frame = try assembler.feed(e) {
-                pipeline.process(frame, into: &sink)
+            if var frame = try assembler.feed(e) {
+                pipeline.process(&frame, into: &events)
+                sink.receive(contentsOf: events)
+                events.removeAll()
                 out.frames += 1
             }
         }
-        pipeline.finish(into: &sink)
+        pipeline.finish(into: &events)
+        sink.receive(contentsOf: events)
         out.warnings = assembler.warnings
         out.transitions = pipeline.transitions
         out.anomalies = pipeline.anomalies

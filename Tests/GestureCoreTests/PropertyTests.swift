@@ -72,13 +72,13 @@ struct PlayedStream {
         }
         var time: Int64 = 1_000_000
         var positions: [Int: (Double, Double)] = [:]
-        var sink = Recorder()
+        var sink = GestureEvents()
         func record() {
-            for e in sink.events {
-                events.append(e)
-                devicePresent.append(present.contains(e.device.rawValue))
+            for i in sink.indices {
+                events.append(sink[i])
+                devicePresent.append(present.contains(sink[i].device.rawValue))
             }
-            sink.events.removeAll()
+            sink.removeAll()
         }
         for s in steps {
             time = max(0, time + s.dt)
@@ -113,7 +113,7 @@ struct PlayedStream {
                     positions[s.device * 100 + 1] = moved
                     frame.append(Contact(slot: 1, phase: .move, x: moved.0, y: moved.1))
                 }
-                pipeline.process(frame, into: &sink)
+                pipeline.process(&frame, into: &sink)
             }
             record()
         }
@@ -125,11 +125,6 @@ struct PlayedStream {
             pipeline.removeDevice(DeviceID(d), at: Timestamp(microseconds: time), into: &sink)
             record()
         }
-    }
-
-    struct Recorder: GestureSink {
-        var events: [GestureEvent] = []
-        mutating func receive(_ event: GestureEvent) { events.append(event) }
     }
 }
 

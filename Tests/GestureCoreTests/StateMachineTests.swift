@@ -220,7 +220,7 @@ struct StateMachineTests {
     func removal() {
         var h = Hand()
         h.stroke(at: 0, x: 20, y: 30, dx: 30, dy: 0, duration: 300, lift: false)
-        h.pipeline.removeDevice(h.device, at: Timestamp(microseconds: 310_000), into: &h.events)
+        h.removeDevice(310)
         h.frame(320, (0, .up, 50, 30))
         h.finish()
         #expect(h.summary == ["drag cancelled fingers=1"])
@@ -232,7 +232,7 @@ struct StateMachineTests {
         var h = Hand()
         h.frame(0, (0, .down, 50, 30))
         h.frame(100, (0, .up, 50, 30))
-        h.pipeline.removeDevice(h.device, at: Timestamp(microseconds: 150_000), into: &h.events)
+        h.removeDevice(150)
         h.finish()
         #expect(h.events.isEmpty)
     }

@@ -74,22 +74,31 @@ struct Hand {
 
     /// One frame at `ms` with the given contacts: (slot, phase, x, y).
     mutating func frame(_ ms: Double, _ contacts: (Int, ContactPhase, Double, Double)...) {
-        let f = TouchFrame(
+        var f = TouchFrame(
             device: device, time: Timestamp(microseconds: Int64(ms * 1000)),
             contacts: contacts.map { Contact(slot: $0.0, phase: $0.1, x: $0.2, y: $0.3) })
-        pipeline.process(f, into: &events)
+        run { $0.process(&f, into: &$1) }
     }
 
     /// One frame at `ms` whose contacts report their size: (slot, phase, x, y, size in mm).
     mutating func sized(_ ms: Double, _ contacts: (Int, ContactPhase, Double, Double, Double)...) {
-        let f = TouchFrame(
+        var f = TouchFrame(
             device: device, time: Timestamp(microseconds: Int64(ms * 1000)),
             contacts: contacts.map { Contact(slot: $0.0, phase: $0.1, x: $0.2, y: $0.3, size: $0.4) })
-        pipeline.process(f, into: &events)
+        run { $0.process(&f, into: &$1) }
     }
 
-    mutating func advance(_ ms: Double) { pipeline.advance(to: Timestamp(microseconds: Int64(ms * 1000)), into: &events) }
-    mutating func finish() { pipeline.finish(into: &events) }
+    mutating func advance(_ ms: Double) { run { $0.advance(to: Timestamp(microseconds: Int64(ms * 1000)), into: &$1) } }
+    mutating func finish() { run { $0.finish(into: &$1) } }
+    /// The device goes at `ms`.
+    mutating func removeDevice(_ ms: Double) { run { [device] in $0.removeDevice(device, at: Timestamp(microseconds: Int64(ms * 1000)), into: &$1) } }
+
+    /// One call of the pipeline; what it made is added to `events`.
+    private mutating func run(_ call: (inout GesturePipeline, inout GestureEvents) -> Void) {
+        var made = GestureEvents()
+        call(&pipeline, &made)
+        events.receive(contentsOf: made)
+    }
 
     /// A straight one-finger stroke from (x0, y0) by (dx, dy) over `duration` ms at 100 Hz, lifting at the end.
     mutating func stroke(

@@ -43,13 +43,16 @@ func loadRecording(_ name: String) -> LoadedRecording {
     }
 }
 
-/// Counts events and keeps the last one: a sink that never allocates.
-struct CountingSink: GestureSink {
+/// Counts events and keeps the last one's id, from a list whose storage is
+/// reused: nothing allocates once it has grown.
+struct CountingSink {
     var count = 0
     var lastID: UInt64 = 0
-    mutating func receive(_ event: GestureEvent) {
-        count += 1
-        lastID = event.id
+    var events = GestureEvents()
+    mutating func take() {
+        count += events.count
+        if let last = events.indices.last { lastID = events[last].id }
+        events.removeAll()
     }
 }
 
@@ -76,7 +79,8 @@ final class LoopedPlayer {
         for _ in 0..<count {
             var f = frames[position]
             f.time = Timestamp(microseconds: f.time.microseconds + offset)
-            pipeline.process(f, into: &sink)
+            pipeline.process(&f, into: &sink.events)
+            sink.take()
             position += 1
             if position == frames.count {
                 position = 0
