@@ -91,7 +91,9 @@ struct Hand {
     mutating func advance(_ ms: Double) { run { $0.advance(to: Timestamp(microseconds: Int64(ms * 1000)), into: &$1) } }
     mutating func finish() { run { $0.finish(into: &$1) } }
     /// The device goes at `ms`.
-    mutating func removeDevice(_ ms: Double) { run { [device] in $0.removeDevice(device, at: Timestamp(microseconds: Int64(ms * 1000)), into: &$1) } }
+    mutating func removeDevice(_ ms: Double) {
+        run { [device] in $0.removeDevice(device, at: Timestamp(microseconds: Int64(ms * 1000)), into: &$1) }
+    }
 
     /// One call of the pipeline; what it made is added to `events`.
     private mutating func run(_ call: (inout GesturePipeline, inout GestureEvents) -> Void) {
