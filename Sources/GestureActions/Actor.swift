@@ -85,6 +85,9 @@ package struct Actor {
     private var badLines = RepeatLimiter()
     /// The compositor's outputs, told to the daemon as they turn.
     private var screen = ScreenFollower()
+    /// The daemon says the session at the screen is locked (`context`):
+    /// only `when = { locked = true }` bindings act.
+    private var locked = false
 
     package init(options: Options, log: @escaping (String) -> Void) throws(ConfigurationError) {
         self.options = options
@@ -194,6 +197,8 @@ package struct Actor {
         // Gestures under way end with the connection: their held-back values go now.
         for id in Array(gestures.keys) { flushHeld(id, now: now) }
         gestures.removeAll()
+        // The next connection's `context` says again.
+        locked = false
     }
 
     /// What the bindings claim together, on claimed touchscreens.
@@ -297,6 +302,17 @@ package struct Actor {
                 log("the daemon sends nothing while another user's session is active on its seat")
             case "resumed":
                 log("your session is active on the daemon's seat again: gestures come")
+            case "context":
+                let now = ReceivedEvent.locked(line)
+                if now != locked {
+                    locked = now
+                    let some = bindings.contains { $0.whenLocked }
+                    log(
+                        locked
+                            ? "the session at the screen is locked: "
+                                + (some ? "only bindings with when = { locked = true } act" : "no binding acts")
+                            : "the session at the screen is unlocked: bindings act")
+                }
             case "goodbye":
                 disconnect(now: now, why: "the daemon is stopping")
             default:
@@ -319,7 +335,7 @@ package struct Actor {
             gestures[oldest] = nil
         }
         var g = gestures[event.id] ?? GestureState(start: (event.x, event.y), since: now)
-        for (i, b) in bindings.enumerated() where b.matches(event, start: g.start) {
+        for (i, b) in bindings.enumerated() where b.acts(locked: locked) && b.matches(event, start: g.start) {
             let once: Bool
             if let phase = b.phase {
                 once = event.phase == phase

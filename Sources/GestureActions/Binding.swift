@@ -40,6 +40,12 @@ package struct Binding: Sendable, Equatable {
     /// Whether its touches are taken from the apps on a claimed touchscreen
     /// (nil: the default of `claims`).
     package var claim: Bool?
+    /// `when.locked`: whether it acts while the session at the screen is
+    /// locked (true: only then) or unlocked (false, the default: only then).
+    package var whenLocked = false
+
+    /// Whether it may act in this context: the lock as the daemon says.
+    package func acts(locked: Bool) -> Bool { locked == whenLocked }
 
     /// What it claims on a claimed touchscreen: by default its finger
     /// counts of three or more, and its edges (one-finger touches that
@@ -80,6 +86,7 @@ package struct Binding: Sendable, Equatable {
         if let region { s += " region=" + region.map { String($0) }.joined(separator: ",") }
         if let device { s += " device=\"\(device)\"" }
         if let phase { s += " phase=" + phase.rawValue }
+        if whenLocked { s += " when locked" }
         var does: [String] = []
         if let run { does.append("run " + run.joined(separator: " ")) }
         if let keys { does.append("keys " + keys.text) }

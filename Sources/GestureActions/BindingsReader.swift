@@ -18,8 +18,11 @@ package import ToolSupport
 package enum BindingsReader {
     static let keys = [
         "gesture", "fingers", "direction", "edge", "region", "device", "phase", "run", "keys", "on-began", "on-changed",
-        "on-ended", "changed-interval-ms", "timeout-ms", "max-per-second", "claim",
+        "on-ended", "changed-interval-ms", "timeout-ms", "max-per-second", "claim", "when",
     ]
+    /// The keys of `when`; and those of the context act does not know yet, named as such.
+    static let whenKeys = ["locked"]
+    static let whenKeysToCome = ["app", "not-app", "title", "fullscreen", "tablet-mode", "output"]
 
     package static func read(_ text: String, file: String) throws(ConfigurationError) -> [Binding] {
         try read(bytes: Array(text.utf8), file: file)
@@ -255,6 +258,26 @@ package enum BindingsReader {
                 throw fail(
                     "claim",
                     "claim = true needs fingers of 2 or more, or an edge: one finger anywhere would take every touch from apps")
+            }
+        }
+        check { () throws(ConfigurationError) in
+            guard let v = t["when"] else { return }
+            guard let w = v.table else {
+                throw fail("when", "when must be a table: when = { locked = true }")
+            }
+            for key in w.keys.sorted() {
+                switch key {
+                case "locked":
+                    guard let locked = w["locked"]?.bool else { throw fail("when", "when.locked must be true or false") }
+                    b.whenLocked = locked
+                case _ where whenKeysToCome.contains(key):
+                    throw fail(
+                        "when",
+                        "when.\(key) is not available in this version: act knows only whether the session is locked (when = { locked = true })"
+                    )
+                default:
+                    throw fail("when", Suggestion.unknown("key", key, known: whenKeys, context: " in when"))
+                }
             }
         }
         let doesSomething =

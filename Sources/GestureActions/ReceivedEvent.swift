@@ -143,6 +143,16 @@ package struct ReceivedEvent: Sendable {
         return logSafe((e?.code ?? "error") + ": " + (e?.message ?? ""), limit: 1000)
     }
 
+    private struct ContextWire: Decodable {
+        var locked: Bool?
+    }
+
+    /// A `context` message's `locked` (absent or unreadable: not locked; the
+    /// daemon holds claims and keys back itself while it is).
+    package static func locked(_ line: some Collection<UInt8>) -> Bool {
+        (try? JSONDecoder().decode(ContextWire.self, from: Data(line)))?.locked ?? false
+    }
+
     private struct DeviceWire: Decodable {
         var device: String?
         var node: String?

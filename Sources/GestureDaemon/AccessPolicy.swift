@@ -80,7 +80,7 @@ package struct AccessPolicy: Sendable, Equatable {
         switch seat {
         case nil: return true
         case .waiting, .nobody, .unavailable: return false
-        case .active(let active): return uid == active
+        case .active(let active, _): return uid == active
         }
     }
 

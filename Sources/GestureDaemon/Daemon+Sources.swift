@@ -61,7 +61,7 @@ extension Daemon {
         let news = server.seatChanged(seat.watcher?.state, now: now)
         if news.subscriptionsChanged {
             followSubscriptions(now: now)
-            if !claims.isEmpty { claims.send(.claims(server.claims)) }
+            claims.follow(server.claims, locked: server.locked, logger: logger)
         }
     }
 
@@ -89,8 +89,10 @@ extension Daemon {
             switch state {
             case .waiting:
                 "\(seatName): asking logind who is at the screen; until it answers, gestures go only to root, the daemon's user and any-session-users"
-            case .active(let uid):
-                "\(seatName): the active session is uid \(uid)'s: gestures go to its clients"
+            case .active(let uid, let locked):
+                locked
+                    ? "\(seatName): the active session, uid \(uid)'s, is locked: gestures go to its clients, nothing is claimed and no key is typed"
+                    : "\(seatName): the active session is uid \(uid)'s: gestures go to its clients"
             case .nobody:
                 "\(seatName): no session is active: gestures go only to root, the daemon's user and any-session-users"
             case .unavailable(let why):

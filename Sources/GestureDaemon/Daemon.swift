@@ -316,7 +316,7 @@ package struct Daemon {
     mutating func follow(_ news: Server.News, now: Timestamp) {
         if news.subscriptionsChanged {
             followSubscriptions(now: now)
-            if !claims.isEmpty { claims.send(.claims(server.claims)) }
+            claims.follow(server.claims, locked: server.locked, logger: logger)
         }
         if news.countsChanged { chores.countsChanged() }
         if news.answered {
@@ -372,4 +372,4 @@ package struct Daemon {
 }
 
 /// The version `hello` and `--version` report.
-package let gesturedVersion = "0.4.0"
+package let gesturedVersion = "0.5.0"

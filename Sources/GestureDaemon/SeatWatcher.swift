@@ -7,7 +7,9 @@ package import GestureCore
 
 /// Who is at the screen: the user whose login session logind calls active
 /// on the daemon's seat (`org.freedesktop.login1`, the seat's
-/// `ActiveSession`, then that session's `User`), followed on the system bus
+/// `ActiveSession`, then that session's `User`), and whether that session
+/// is locked (its `LockedHint`, which screen lockers set through logind),
+/// followed on the system bus
 /// through sd-bus, inside the daemon's loop: its descriptor is in the
 /// loop's set and its timeout among the deadlines, and every call is
 /// asynchronous, so a slow or absent logind never holds up a frame.
@@ -28,6 +30,9 @@ package final class SeatWatcher: BusWatcher<SeatState> {
     package let seat: String
 
     private var matchSlot: OpaquePointer?
+    /// The active session's object path and the match on its `PropertiesChanged` (its lock).
+    private var sessionPath: String?
+    private var sessionMatchSlot: OpaquePointer?
     /// The question under way: the seat's active session, then its user.
     private var question = BusQuestion()
     /// After a failure: ask again at `retryAt`, waiting `backoff` the next time.
@@ -54,6 +59,8 @@ package final class SeatWatcher: BusWatcher<SeatState> {
         question.drop()
         sd_bus_slot_unref(matchSlot)
         matchSlot = nil
+        sd_bus_slot_unref(sessionMatchSlot)
+        sessionMatchSlot = nil
         super.close()
     }
 
@@ -126,7 +133,18 @@ package final class SeatWatcher: BusWatcher<SeatState> {
         Unmanaged<SeatWatcher>.fromOpaque(userdata!).takeUnretainedValue()
     }
 
-    /// The seat's properties changed (logind said so): ask again.
+    /// Follows `PropertiesChanged` of the active session `path` (nil: none), whose `LockedHint` may change.
+    private func watchSession(_ path: String?) {
+        guard path != sessionPath else { return }
+        sd_bus_slot_unref(sessionMatchSlot)
+        sessionMatchSlot = nil
+        sessionPath = path
+        if let path {
+            match(path, "org.freedesktop.DBus.Properties", "PropertiesChanged", Self.onSeatChanged, slot: &sessionMatchSlot)
+        }
+    }
+
+    /// The seat's or the active session's properties changed (logind said so): ask again.
     private static let onSeatChanged: sd_bus_message_handler_t = { m, userdata, _ in
         let me = watcher(userdata)
         if let m, me.fromService(m) { me.ask() }
@@ -149,33 +167,61 @@ package final class SeatWatcher: BusWatcher<SeatState> {
             return 0
         }
         if path == "/" {
+            me.watchSession(nil)
             me.answered(.nobody)
             return 0
         }
-        // The same question goes on: whose the session is.
+        me.watchSession(path)
+        // The same question goes on: whose the session is, and whether it is locked.
         sd_bus_slot_unref(me.question.slot)
         me.question.slot = nil
-        let q = me.call(path, "org.freedesktop.DBus.Properties", "Get", ["org.freedesktop.login1.Session", "User"])
-        BusMessage.send(me.bus, q, onSessionUser, Unmanaged.passUnretained(me).toOpaque(), slot: &me.question.slot)
+        let q = me.call(path, "org.freedesktop.DBus.Properties", "GetAll", ["org.freedesktop.login1.Session"])
+        BusMessage.send(me.bus, q, onSession, Unmanaged.passUnretained(me).toOpaque(), slot: &me.question.slot)
         return 0
     }
 
-    /// A session's `User` is `(uo)`: the uid and the user's object path.
-    private static let onSessionUser: sd_bus_message_handler_t = { m, userdata, _ in
+    /// A session's properties, `a{sv}`: its `User` (`(uo)`, the uid and the
+    /// user's object path) and its `LockedHint` (`b`; a logind too old to
+    /// have it, before systemd 230, counts as never locked).
+    private static let onSession: sd_bus_message_handler_t = { m, userdata, _ in
         let me = watcher(userdata)
         guard let m else { return 0 }
         if let why = me.failure(of: m, "whose the active session is") {
             me.answered(.unavailable(why))
             return 0
         }
-        var uid: UInt32 = 0
-        guard BusMessage.enter(m, UInt8(ascii: "v"), "(uo)"), BusMessage.enter(m, UInt8(ascii: "r"), "uo"),
-            sd_bus_message_read_basic(m, CChar(UInt8(ascii: "u")), &uid) > 0
-        else {
-            me.answered(.unavailable("logind's session User is not (uo)"))
+        var uid: UInt32?
+        var locked: Int32 = 0
+        var wellFormed = BusMessage.enter(m, UInt8(ascii: "a"), "{sv}")
+        while wellFormed, BusMessage.enter(m, UInt8(ascii: "e"), "sv") {
+            guard let key = BusMessage.readString(m, UInt8(ascii: "s")) else {
+                wellFormed = false
+                break
+            }
+            switch key {
+            case "User":
+                var value: UInt32 = 0
+                wellFormed =
+                    BusMessage.enter(m, UInt8(ascii: "v"), "(uo)") && BusMessage.enter(m, UInt8(ascii: "r"), "uo")
+                    && sd_bus_message_read_basic(m, CChar(UInt8(ascii: "u")), &value) > 0
+                    && sd_bus_message_skip(m, "o") >= 0 && sd_bus_message_exit_container(m) >= 0
+                    && sd_bus_message_exit_container(m) >= 0
+                if wellFormed { uid = value }
+            case "LockedHint":
+                wellFormed =
+                    BusMessage.enter(m, UInt8(ascii: "v"), "b")
+                    && sd_bus_message_read_basic(m, CChar(UInt8(ascii: "b")), &locked) > 0
+                    && sd_bus_message_exit_container(m) >= 0
+            default:
+                wellFormed = sd_bus_message_skip(m, "v") >= 0
+            }
+            wellFormed = wellFormed && sd_bus_message_exit_container(m) >= 0
+        }
+        guard wellFormed, let uid else {
+            me.answered(.unavailable("logind's session properties are not a{sv} with User (uo)"))
             return 0
         }
-        me.answered(.active(uid))
+        me.answered(.active(uid, locked: locked != 0))
         return 0
     }
 }
@@ -186,8 +232,14 @@ package enum SeatState: Equatable, Sendable {
     case waiting
     /// No system bus, no logind on it, or it failed: nobody is known to be at the screen.
     case unavailable(String)
-    /// This user's session is the active one.
-    case active(UInt32)
+    /// This user's session is the active one; `locked`: a screen locker says it is locked.
+    case active(UInt32, locked: Bool)
     /// No session is active on the seat (a greeter may be switching).
     case nobody
+
+    /// The session at the screen is locked: nothing is claimed, no key is typed.
+    package var isLocked: Bool {
+        if case .active(_, true) = self { return true }
+        return false
+    }
 }

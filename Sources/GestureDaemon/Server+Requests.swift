@@ -1,5 +1,6 @@
 import GestureConfiguration
 import GestureCore
+import GestureProtocol
 import Logging
 import ToolSupport
 
@@ -74,6 +75,8 @@ extension Server {
             news.merge(send(reply, to: i, now: now))
             if !wasSubscribed && !clients[i].atScreen {
                 news.merge(send(ServerMessage.paused(seat: settings.seat, state: seat), to: i, now: now))
+            } else if !wasSubscribed {
+                news.merge(send(ServerMessage.context(locked: locked), to: i, now: now))
             }
             if sub.keys && clients[i].atScreen { typist.prepare(now: now) }
             news.subscriptionsChanged = news.subscriptionsChanged || changed
@@ -88,6 +91,11 @@ extension Server {
             news.merge(send(ServerMessage.unsubscribed, to: i, now: now))
         case .ping:
             news.merge(send(ServerMessage.pong, to: i, now: now))
+        case .keys(let chord) where locked && clients[i].atScreen:
+            let answer = ServerMessage.error(
+                code: "locked", message: "\(chord.text) not typed: the session at the screen of \(settings.seat) is locked",
+                fatal: false)
+            news.merge(send(answer, to: i, now: now))
         case .keys(let chord):
             let why = String(ServerMessage.pausedReason(seat: settings.seat, state: seat))
             let answer = typist.type(

@@ -64,6 +64,8 @@ package struct Server {
     var settings: DaemonSettings
     /// Who is at the seat's screen (nil: nobody asks, `deliver = "everyone"`).
     var seat: SeatState?
+    /// The session at the screen is locked (logind's `LockedHint`).
+    var locked: Bool { seat?.isLocked ?? false }
     /// The chords clients at the screen ask for.
     var typist: Typist
     var logger: Logger
@@ -179,9 +181,11 @@ package struct Server {
     package var subscriberCount: Int { clients.count { $0.state == .subscribed } }
 
     /// What the subscribers at the screen claim, together (a claim lasts
-    /// while its client is connected and at the screen).
+    /// while its client is connected and at the screen). Nothing while the
+    /// session at the screen is locked: the lock screen gets every touch.
     package var claims: ClaimSet {
         var all = ClaimSet()
+        guard !locked else { return all }
         for c in clients where c.state == .subscribed && c.atScreen && c.fd >= 0 { all.formUnion(c.subscription.claims) }
         return all
     }
@@ -371,9 +375,18 @@ package struct Server {
     /// left it is told (`resumed`, `paused`); one that left gets no more of
     /// the gestures under way.
     package mutating func seatChanged(_ state: SeatState?, now: Timestamp) -> News {
+        let wasLocked = locked
         seat = state
         quiet = false
         var news = News()
+        if locked != wasLocked {
+            // Claims come and go with the lock; the clients at the screen are told.
+            news.subscriptionsChanged = true
+            for i in clients.indices where clients[i].fd >= 0 && clients[i].state == .subscribed && clients[i].atScreen {
+                guard access.atScreen(clients[i].uid, seat: state) else { continue }
+                news.merge(send(ServerMessage.context(locked: locked), to: i, now: now))
+            }
+        }
         for i in clients.indices where clients[i].fd >= 0 {
             let now2 = access.atScreen(clients[i].uid, seat: state)
             guard now2 != clients[i].atScreen else { continue }
@@ -383,6 +396,7 @@ package struct Server {
             if clients[i].state == .subscribed {
                 news.merge(
                     send(now2 ? ServerMessage.resumed : ServerMessage.paused(seat: settings.seat, state: seat), to: i, now: now))
+                if now2 { news.merge(send(ServerMessage.context(locked: locked), to: i, now: now)) }
                 if now2 && clients[i].subscription.keys { typist.prepare(now: now) }
             }
         }

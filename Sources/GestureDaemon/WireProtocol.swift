@@ -10,7 +10,7 @@ package import GestureProtocol
 /// and new meanings the major.
 package enum WireProtocol {
     package static let name = "gestured"
-    package static let version = (major: 1, minor: 4)
+    package static let version = (major: 1, minor: 5)
     /// The longest line a client may send, newline excluded.
     package static let maxLineLength = 64 * 1024
     /// The most values (array elements and object members) a request may
@@ -251,6 +251,9 @@ package enum ServerMessage {
     }
 
     package static let resumed = #"{"type":"resumed"}"#
+
+    /// What the client's gestures happen in: whether the session at the screen is locked.
+    package static func context(locked: Bool) -> String { #"{"type":"context","locked":\#(locked)}"# }
 
     package static func deviceAdded(_ d: DeviceInfo, time: Timestamp) -> String {
         var object = d.jsonObject

@@ -53,6 +53,10 @@ struct ActTests {
         #expect(b[0].region == [0, 0, 0.5, 1] && b[0].run == ["wofi", "--show", "drun"] && b[0].timeout == .milliseconds(2000))
         #expect(b[0].origin == "a.toml:1" && b[1].origin == "a.toml:10")
         #expect(b[1].onChanged == ["sh", "-c", "echo $GESTURED_SCALE"] && b[1].changedInterval == .milliseconds(50))
+        #expect(!b[0].whenLocked && b[0].acts(locked: false) && !b[0].acts(locked: true))
+        let locked = try BindingsReader.read(
+            "[[bind]]\ngesture = \"tap\"\nwhen = { locked = true }\nrun = [\"x\"]\n", file: "a.toml")
+        #expect(locked[0].whenLocked && locked[0].acts(locked: true) && !locked[0].acts(locked: false))
 
         let mistakes: [(String, String)] = [
             ("[[bind]]\ngesture = \"swipe\"\nrun = \"wofi\"\n", "a.toml:3: run must be a command as a list"),
@@ -70,6 +74,16 @@ struct ActTests {
             ("[[bind]]\ngesture = \"swipe\"\nkeys = \"alt+Nope\"\n", "a.toml:3: 'Nope' in 'alt+Nope' is not a key"),
             ("[[bind]]\ngesture = \"swipe\"\nregion = [0.5, 0, 0.2, 1]\nrun = [\"x\"]\n", "a.toml:3: region must be"),
             ("[bind]\ngesture = 1\n", "'bind' must be an array of tables"),
+            (
+                "[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\nwhen = { locked = 1 }\n",
+                "a.toml:4: when.locked must be true or false"
+            ),
+            (
+                "[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\nwhen = { lockd = true }\n",
+                "a.toml:4: unknown key 'lockd' in when; did you mean 'locked'?"
+            ),
+            ("[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\nwhen = { app = \"foot\" }\n", "a.toml:4: when.app is not available"),
+            ("[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\nwhen = true\n", "a.toml:4: when must be a table"),
             ("[[bind]\n", "a.toml:1: not valid TOML"),
         ]
         for (text, message) in mistakes {
@@ -383,6 +397,45 @@ struct ActTests {
         #expect(s.lines("left").count == 2)
         #expect(s.lines("right").isEmpty && s.lines("two").isEmpty, "a direction or finger filter held")
         #expect(s.actLog.contains("the daemon is stopping; reconnecting"), "\(s.actLog)")
+    }
+
+    @Test(
+        "while the session at the screen is locked only bindings with when = { locked = true } act; unlocked, the others act and those no more",
+        .requires(.root, FakeLogind.requirement))
+    func lockedContext() throws {
+        let s = try Scratch()
+        defer { s.stopAll() }
+        let logind = try FakeLogind(uid: Requirement.strangerUID, session: "c1")
+        try logind.set(locked: true)
+        try """
+        [[bind]]
+        gesture = "tap"
+        run = ["sh", "-c", "echo open >> \(s.path)/open"]
+
+        [[bind]]
+        gesture = "tap"
+        when = { locked = true }
+        run = ["sh", "-c", "echo locked >> \(s.path)/locked"]
+        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        let d = try DaemonProcess(
+            ["--replay", DaemonProcess.recording("tap-1f.phone.evemu"), "--loop"], systemBus: logind.address)
+        try d.waitForLog("seat0: the active session, uid \(Requirement.strangerUID)'s, is locked", timeout: 10)
+        let act = try Child(
+            [BuildProducts.gestured, "act", "--config", s.actions, "--socket", d.socket], stdout: .file(s.path + "/act.log"))
+        defer {
+            act.signal(SIGTERM)
+            _ = try? act.wait(timeout: 10)
+        }
+        #expect(s.waitFor("locked", count: 2).count >= 2, "\(s.actLog)")
+        #expect(s.lines("open").isEmpty, "\(s.actLog)")
+        #expect(s.actLog.contains("the session at the screen is locked: only bindings with when = { locked = true } act"))
+        try logind.set(locked: false)
+        #expect(s.waitFor("open", count: 2).count >= 2, "\(s.actLog)")
+        let lockedRuns = s.lines("locked").count
+        usleep(1_500_000)
+        #expect(s.lines("locked").count == lockedRuns, "\(s.actLog)")
+        #expect(s.actLog.contains("the session at the screen is unlocked: bindings act"))
+        #expect(try d.stop() == 0)
     }
 
     @Test(

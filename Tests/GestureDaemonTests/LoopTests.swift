@@ -178,6 +178,7 @@ struct LoopTests {
             try client.send(#"{"type":"subscribe","phases":["recognized","ended"]}"#)
             step()
             #expect(try client.next(timeout: 1)?["type"] as? String == "subscribed")
+            #expect(try client.next(timeout: 1)?["type"] as? String == "context")
             step(5)
             #expect(daemon.serverIsQuiet)
 

@@ -173,4 +173,76 @@ struct SessionTests {
         #expect(!d.log.contains("left the system bus"), "\(d.log)")
         #expect(try d.stop() == 0)
     }
+
+    /// A client that subscribes to taps with keys and a claim of three
+    /// fingers, asks to type `alt+Left` every half second, and prints every
+    /// line it gets for `seconds`.
+    static let lockClient = """
+        import socket, sys, time
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(sys.argv[1])
+        s.sendall(b'{"type":"subscribe","gestures":["tap"],"keys":true,"claim":{"fingers":[3]}}\\n')
+        s.settimeout(0.1)
+        end = time.time() + float(sys.argv[2])
+        asked = 0
+        pending = b''
+        while time.time() < end:
+            if time.time() >= asked + 0.5:
+                asked = time.time()
+                s.sendall(b'{"type":"keys","keys":"alt+Left"}\\n')
+            try:
+                data = s.recv(65536)
+            except socket.timeout:
+                continue
+            if not data:
+                break
+            pending += data
+            while b'\\n' in pending:
+                line, pending = pending.split(b'\\n', 1)
+                print(line.decode(), flush=True)
+        """
+
+    @Test(
+        "the session at the screen locked (logind's LockedHint): its clients are told, still get gestures, have no key typed, and nothing is claimed; unlocked, the claim comes back",
+        .requires(.root, FakeLogind.requirement))
+    func lockedHandsOff() throws {
+        let uid = Requirement.strangerUID
+        let logind = try FakeLogind(uid: uid, session: "c1")
+        let d = try DaemonProcess(
+            ["--replay", Self.tap, "--loop", "-v"], config: "[daemon]\nsocket-mode = \"0666\"\n", systemBus: logind.address)
+        chmod(d.directory, 0o755)
+        try d.waitForLog("seat0: the active session is uid \(uid)'s", timeout: 10)
+        let client = try Child(
+            Requirement.asUser(uid, ["/usr/bin/python3", "-c", Self.lockClient, d.socket, "7"]))
+        try d.waitForLog("clients at the screen claim 3 fingers", timeout: 10)
+        usleep(1_000_000)
+        try logind.set(locked: true)
+        try d.waitForLog("seat0: the active session, uid \(uid)'s, is locked", timeout: 10)
+        try d.waitForLog("clients at the screen claim nothing: the session at the screen is locked", timeout: 10)
+        usleep(2_000_000)
+        try logind.set(locked: false)
+        try d.waitForLog("seat0: the active session is uid \(uid)'s: gestures go to its clients", timeout: 10)
+        let lines = try client.finish(timeout: 30).out.split(separator: "\n").map(String.init)
+        let k = Self.kinds(lines.joined(separator: "\n"))
+        print("locked: uid \(uid) got \(k)")
+        let contexts = lines.filter { $0.contains(#""type":"context""#) }
+        #expect(
+            contexts == [
+                #"{"type":"context","locked":false}"#, #"{"type":"context","locked":true}"#,
+                #"{"type":"context","locked":false}"#,
+            ], "\(lines)")
+        // Keys: refused as locked only between the two contexts; gestures all along.
+        let first = try #require(lines.firstIndex(of: contexts[1]))
+        let last = try #require(lines.lastIndex(of: contexts[2]))
+        let during = Self.kinds(lines[first..<last].joined(separator: "\n"))
+        let outside = Self.kinds((lines[..<first] + lines[last...]).joined(separator: "\n"))
+        #expect(during.contains("error locked") && during.contains("gesture"), "\(during)")
+        #expect(!outside.contains("error locked") && outside.contains("gesture"), "\(outside)")
+        #expect(!k.contains("paused"), "\(k)")
+        // The claim came back once unlocked.
+        let log = d.log
+        let nothing = try #require(log.range(of: "claim nothing: the session at the screen is locked"))
+        #expect(log[nothing.upperBound...].contains("clients at the screen claim 3 fingers"), "\(log)")
+        #expect(try d.stop() == 0)
+    }
 }

@@ -166,10 +166,10 @@ public struct TwoSessions {
 }
 
 /// A logind of the test's own (Tests/Harness/python/fake_logind.py) on a
-/// private system bus: the seat's active session and its user, and a
-/// control object that makes it answer, err or never answer, switches the
-/// active session (with the signal logind sends) and counts the questions
-/// it was asked.
+/// private system bus: the seat's active session, its user and its lock,
+/// and a control object that makes it answer, err or never answer,
+/// switches the active session and locks it (with the signals logind
+/// sends) and counts the questions it was asked.
 public final class FakeLogind {
     public let bus: PrivateSystemBus
     public var address: String { bus.address }
@@ -200,6 +200,11 @@ public final class FakeLogind {
     /// Makes session `name` of `uid` the active one, and sends logind's signal.
     public func activate(_ name: String, uid: UInt32) throws {
         _ = try control("Activate('\(name)', dbus.UInt32(\(uid)), dbus_interface='test.Control')")
+    }
+
+    /// Locks or unlocks the active session (its `LockedHint`), with logind's signal.
+    public func set(locked: Bool) throws {
+        _ = try control("SetLocked(\(locked ? "True" : "False"), dbus_interface='test.Control')")
     }
 
     /// How many questions it has been asked.

@@ -12,6 +12,8 @@ struct Claims {
     private var scratch: [PassThrough.Notice] = []
     /// The devices the pass-through reads (claimed, or let go and still read raw).
     private(set) var ids: [GestureCore.DeviceID] = []
+    /// What the clients at the screen claim, as last followed.
+    private var wanted = ClaimSet()
 
     var tokens: [Readiness.Token] { token.map { [$0] } ?? [] }
     var isEmpty: Bool { ids.isEmpty }
@@ -40,6 +42,18 @@ struct Claims {
     }
 
     func send(_ command: PassThrough.Command) { passThrough?.send(command) }
+
+    /// What the clients at the screen claim now (none while the session
+    /// there is `locked`): the claimed touchscreens take it, and the log
+    /// says what changed (debug).
+    mutating func follow(_ set: ClaimSet, locked: Bool, logger: Logger) {
+        guard set != wanted else { return }
+        wanted = set
+        logger.debug(
+            "clients at the screen claim \(set.isEmpty ? "nothing" : set.summary)\(locked ? ": the session at the screen is locked" : "")"
+        )
+        if !isEmpty { send(.claims(set)) }
+    }
 
     /// Whether the last wait found the pass-through's queue ready.
     func isReady(_ loop: Readiness) -> Bool { token.map { loop.readable($0) } ?? false }

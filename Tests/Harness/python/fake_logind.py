@@ -1,5 +1,6 @@
 """logind as the seat tests need it: org.freedesktop.login1 on a private
-system bus, with the seat's ActiveSession and each session's User, that
+system bus, with the seat's ActiveSession and each session's User and
+LockedHint, that
 answers, errs or never answers as the test sets it (test.Control on
 /control), and counts the questions it is asked.
 
@@ -17,7 +18,8 @@ SEAT = '/org/freedesktop/login1/seat/seat0'
 
 dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
 bus = dbus.SystemBus()
-state = {'mode': 'answer', 'session': sys.argv[2], 'uid': int(sys.argv[1]), 'questions': 0}
+state = {'mode': 'answer', 'session': sys.argv[2], 'uid': int(sys.argv[1]), 'questions': 0,
+         'locked': False}
 
 
 def answering(err):
@@ -43,13 +45,18 @@ class Seat(dbus.service.Object):
 
 
 class Session(dbus.service.Object):
-    @dbus.service.method(PROPS, in_signature='ss', out_signature='v', async_callbacks=('ok', 'err'))
-    def Get(self, interface, prop, ok, err):
+    @dbus.service.method(PROPS, in_signature='s', out_signature='a{sv}', async_callbacks=('ok', 'err'))
+    def GetAll(self, interface, ok, err):
         if not answering(err):
             return
         uid = dbus.UInt32(state['uid'])
-        ok(dbus.Struct((uid, dbus.ObjectPath('/org/freedesktop/login1/user/%d' % state['uid'])), signature='uo',
-                       variant_level=1))
+        user = dbus.Struct((uid, dbus.ObjectPath('/org/freedesktop/login1/user/%d' % state['uid'])), signature='uo')
+        ok(dbus.Dictionary({'Id': dbus.String(state['session']), 'User': user,
+                            'LockedHint': dbus.Boolean(state['locked'])}, signature='sv'))
+
+    @dbus.service.signal(PROPS, signature='sa{sv}as')
+    def PropertiesChanged(self, interface, changed, invalidated):
+        pass
 
 
 seat = Seat(bus, SEAT)
@@ -76,6 +83,14 @@ class Control(dbus.service.Object):
         state['session'], state['uid'] = name, uid
         seat.PropertiesChanged('org.freedesktop.login1.Seat', dbus.Dictionary({}, signature='sv'),
                                dbus.Array(['ActiveSession'], signature='s'))
+
+    @dbus.service.method('test.Control', in_signature='b')
+    def SetLocked(self, locked):
+        """Locks or unlocks the active session, and says so as logind does."""
+        state['locked'] = bool(locked)
+        sessions[state['session']].PropertiesChanged(
+            'org.freedesktop.login1.Session', dbus.Dictionary({'LockedHint': dbus.Boolean(locked)}, signature='sv'),
+            dbus.Array([], signature='s'))
 
     @dbus.service.method('test.Control', out_signature='u')
     def Questions(self):
