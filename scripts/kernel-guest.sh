@@ -125,6 +125,46 @@ kill "$evemu_device" 2>/dev/null
 wait "$evemu_device" 2>/dev/null
 printf 'evemu\n' >>"$out/extra-plays"
 
+# A tablet-mode switch (SW_TABLET_MODE alone) made by evemu-device and
+# turned by evemu-event, and act with a tap bound once for tablet mode and
+# once for out of it: a tap with the switch off, then one with it on. act
+# runs as nobody, the daemon's user here, which it trusts, through this
+# daemon's socket opened to it; the commands write where nobody may.
+printf '# EVEMU 1.3\nN: gestured test tablet-mode switch\nI: 0019 0001 0002 0001\nP: 00 00 00 00 00 00 00 00\nB: 00 21 00 00 00 00 00 00 00\nB: 05 02 00 00 00 00 00 00 00\n' \
+    >"$run/switch.evemu"
+evemu-device "$run/switch.evemu" >"$out/switch-device.out" 2>&1 &
+switch_device=$!
+switch_node=""
+for _ in $(seq 600); do
+    switch_node=$(sed -n 's|^.*: \(/dev/input/event[0-9]*\)$|\1|p' "$out/switch-device.out" | head -n 1)
+    [ -n "$switch_node" ] && break
+    sleep 0.05
+done
+for _ in $(seq 600); do grep -q "tablet-mode switch: gestured test tablet-mode switch" "$out/serve.log" && break; sleep 0.05; done
+getfacl -p "$switch_node" >"$out/acl-switch.out" 2>&1
+modes=$(mktemp -d)
+chmod 777 "$modes"
+chmod 755 "$run"
+chmod 666 "$run/g.sock"
+printf '[[bind]]\ngesture = "tap"\nwhen = { tablet-mode = true }\nrun = ["sh", "-c", "echo tablet >> %s/modes"]\n\n[[bind]]\ngesture = "tap"\nwhen = { tablet-mode = false }\nrun = ["sh", "-c", "echo desk >> %s/modes"]\n' \
+    "$modes" "$modes" >"$run/modes.toml"
+chmod 644 "$run/modes.toml"
+runuser -u nobody -- "$gestured" act --config "$run/modes.toml" --socket "$run/g.sock" >"$out/act-modes.log" 2>&1 &
+act_modes=$!
+for _ in $(seq 600); do grep -q "connected to" "$out/act-modes.log" && break; sleep 0.05; done
+play "$repo/Recordings/tap-1f.phone.evemu" "#desk" "$out/play-desk.out"
+wait "$played"
+for _ in $(seq 200); do grep -q desk "$modes/modes" 2>/dev/null && break; sleep 0.05; done
+evemu-event --sync "$switch_node" --type EV_SW --code SW_TABLET_MODE --value 1 >>"$out/switch-device.out" 2>&1
+for _ in $(seq 600); do grep -q "tablet mode: on" "$out/act-modes.log" && break; sleep 0.05; done
+play "$repo/Recordings/tap-1f.phone.evemu" "#tablet" "$out/play-tablet.out"
+wait "$played"
+for _ in $(seq 200); do grep -q tablet "$modes/modes" 2>/dev/null && break; sleep 0.05; done
+kill "$act_modes" "$switch_device" 2>/dev/null
+wait "$act_modes" "$switch_device" 2>/dev/null
+cp "$modes/modes" "$out/modes" 2>/dev/null
+printf 'desk\ntablet\n' >>"$out/extra-plays"
+
 # Starts `gestured record` on a device a player makes from FILE, named
 # "NAME #TAG", once the recorder says it records and the daemon has announced
 # the device (a device gone before udev tells the daemon of it is never

@@ -85,9 +85,10 @@ package struct Actor {
     private var badLines = RepeatLimiter()
     /// The compositor's outputs, told to the daemon as they turn.
     private var screen = ScreenFollower()
-    /// The daemon says the session at the screen is locked (`context`):
-    /// only `when = { locked = true }` bindings act.
-    private var locked = false
+    /// What the daemon says the gestures happen in (`context`): while the
+    /// session at the screen is locked only `when = { locked = true }`
+    /// bindings act; `when.tablet-mode` follows the switch.
+    private var context = Binding.Context()
 
     package init(options: Options, log: @escaping (String) -> Void) throws(ConfigurationError) {
         self.options = options
@@ -198,7 +199,7 @@ package struct Actor {
         for id in Array(gestures.keys) { flushHeld(id, now: now) }
         gestures.removeAll()
         // The next connection's `context` says again.
-        locked = false
+        context = Binding.Context()
     }
 
     /// What the bindings claim together, on claimed touchscreens.
@@ -303,16 +304,18 @@ package struct Actor {
             case "resumed":
                 log("your session is active on the daemon's seat again: gestures come")
             case "context":
-                let now = ReceivedEvent.locked(line)
-                if now != locked {
-                    locked = now
+                let (locked, tabletMode) = ReceivedEvent.context(line)
+                let new = Binding.Context(locked: locked, tabletMode: tabletMode)
+                if new.locked != context.locked {
                     let some = bindings.contains { $0.whenLocked }
                     log(
-                        locked
+                        new.locked
                             ? "the session at the screen is locked: "
                                 + (some ? "only bindings with when = { locked = true } act" : "no binding acts")
                             : "the session at the screen is unlocked: bindings act")
                 }
+                if new.tabletMode != context.tabletMode { log("tablet mode: \(new.tabletMode ? "on" : "off")") }
+                context = new
             case "goodbye":
                 disconnect(now: now, why: "the daemon is stopping")
             default:
@@ -335,7 +338,7 @@ package struct Actor {
             gestures[oldest] = nil
         }
         var g = gestures[event.id] ?? GestureState(start: (event.x, event.y), since: now)
-        for (i, b) in bindings.enumerated() where b.acts(locked: locked) && b.matches(event, start: g.start) {
+        for (i, b) in bindings.enumerated() where b.acts(in: context) && b.matches(event, start: g.start) {
             let once: Bool
             if let phase = b.phase {
                 once = event.phase == phase

@@ -43,9 +43,23 @@ package struct Binding: Sendable, Equatable {
     /// `when.locked`: whether it acts while the session at the screen is
     /// locked (true: only then) or unlocked (false, the default: only then).
     package var whenLocked = false
+    /// `when.tablet-mode`: only in tablet mode (true), only out of it (false), either (nil).
+    package var whenTabletMode: Bool?
 
-    /// Whether it may act in this context: the lock as the daemon says.
-    package func acts(locked: Bool) -> Bool { locked == whenLocked }
+    /// Whether it may act in this context, as the daemon says it is.
+    package func acts(in context: Context) -> Bool {
+        context.locked == whenLocked && (whenTabletMode.map { $0 == context.tabletMode } ?? true)
+    }
+
+    /// What the daemon says the gestures happen in (its `context` message).
+    package struct Context: Equatable, Sendable {
+        package var locked = false
+        package var tabletMode = false
+        package init(locked: Bool = false, tabletMode: Bool = false) {
+            self.locked = locked
+            self.tabletMode = tabletMode
+        }
+    }
 
     /// What it claims on a claimed touchscreen: by default its finger
     /// counts of three or more, and its edges (one-finger touches that
@@ -87,6 +101,7 @@ package struct Binding: Sendable, Equatable {
         if let device { s += " device=\"\(device)\"" }
         if let phase { s += " phase=" + phase.rawValue }
         if whenLocked { s += " when locked" }
+        if let whenTabletMode { s += whenTabletMode ? " in tablet mode" : " out of tablet mode" }
         var does: [String] = []
         if let run { does.append("run " + run.joined(separator: " ")) }
         if let keys { does.append("keys " + keys.text) }

@@ -21,8 +21,8 @@ package enum BindingsReader {
         "on-ended", "changed-interval-ms", "timeout-ms", "max-per-second", "claim", "when",
     ]
     /// The keys of `when`; and those of the context act does not know yet, named as such.
-    static let whenKeys = ["locked"]
-    static let whenKeysToCome = ["app", "not-app", "title", "fullscreen", "tablet-mode", "output"]
+    static let whenKeys = ["locked", "tablet-mode"]
+    static let whenKeysToCome = ["app", "not-app", "title", "fullscreen", "output"]
 
     package static func read(_ text: String, file: String) throws(ConfigurationError) -> [Binding] {
         try read(bytes: Array(text.utf8), file: file)
@@ -270,10 +270,13 @@ package enum BindingsReader {
                 case "locked":
                     guard let locked = w["locked"]?.bool else { throw fail("when", "when.locked must be true or false") }
                     b.whenLocked = locked
+                case "tablet-mode":
+                    guard let on = w["tablet-mode"]?.bool else { throw fail("when", "when.tablet-mode must be true or false") }
+                    b.whenTabletMode = on
                 case _ where whenKeysToCome.contains(key):
                     throw fail(
                         "when",
-                        "when.\(key) is not available in this version: act knows only whether the session is locked (when = { locked = true })"
+                        "when.\(key) is not available in this version: act knows whether the session is locked and whether the machine is in tablet mode (when = { locked = true, tablet-mode = true })"
                     )
                 default:
                     throw fail("when", Suggestion.unknown("key", key, known: whenKeys, context: " in when"))

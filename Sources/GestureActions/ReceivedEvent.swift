@@ -145,12 +145,15 @@ package struct ReceivedEvent: Sendable {
 
     private struct ContextWire: Decodable {
         var locked: Bool?
+        var tablet_mode: Bool?
     }
 
-    /// A `context` message's `locked` (absent or unreadable: not locked; the
-    /// daemon holds claims and keys back itself while it is).
-    package static func locked(_ line: some Collection<UInt8>) -> Bool {
-        (try? JSONDecoder().decode(ContextWire.self, from: Data(line)))?.locked ?? false
+    /// A `context` message: whether the session at the screen is locked and
+    /// whether a tablet-mode switch is on (absent or unreadable: no; the
+    /// daemon holds claims and keys back itself while the session is locked).
+    package static func context(_ line: some Collection<UInt8>) -> (locked: Bool, tabletMode: Bool) {
+        let w = try? JSONDecoder().decode(ContextWire.self, from: Data(line))
+        return (w?.locked ?? false, w?.tablet_mode ?? false)
     }
 
     private struct DeviceWire: Decodable {

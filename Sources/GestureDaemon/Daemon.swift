@@ -187,6 +187,7 @@ package struct Daemon {
         sourceEvents.removeAll()
         replay?.read(until: now, into: sourceEvents)
         libinput?.read(into: sourceEvents)
+        if let on = libinput?.takeTabletModeChange() { _ = server.tabletModeChanged(on, now: now) }
         startClaims(now: now)
         recognize(now: now)
         publish(now: now)
@@ -243,6 +244,7 @@ package struct Daemon {
             libinput?.read(into: sourceEvents)
             // Touchscreens are claimed as libinput adds them.
             if !sourceEvents.devices.isEmpty { startClaims(now: now) }
+            if let on = libinput?.takeTabletModeChange() { news.merge(server.tabletModeChanged(on, now: now)) }
         }
         replay?.read(until: now, into: sourceEvents)
         news.merge(recognize(now: now))

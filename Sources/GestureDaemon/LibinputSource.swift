@@ -17,8 +17,11 @@ import ToolSupport
 /// and removed, finished frames); it calls nobody back.
 ///
 /// libinput opens devices through `open_restricted`, which opens touchscreens
-/// only (udev `ID_INPUT_TOUCHSCREEN=1`) and refuses every other node, so no
-/// keyboard event can ever reach the daemon.
+/// (udev `ID_INPUT_TOUCHSCREEN=1`) and tablet-mode switches that have no
+/// keys (`SW_TABLET_MODE`, udev `ID_INPUT_SWITCH=1` without `ID_INPUT_KEY`)
+/// and refuses every other node, so no keyboard event can ever reach the
+/// daemon. Whether some switch says the machine is in tablet mode is
+/// `tabletMode`.
 package final class LibinputSource {
     // The state `read(into:)` uses on every call (about once per frame) is
     // read without Swift's run-time exclusivity checks: only this class's
@@ -53,6 +56,12 @@ package final class LibinputSource {
     /// The clones' nodes `open_restricted` refused: libinput's complaint
     /// that it could not open one is no warning.
     fileprivate var clonesLeft: Set<String> = []
+    /// The tablet-mode switches present (libinput's handles) and whether each is on.
+    private var switches: [(handle: OpaquePointer, name: String, on: Bool)] = []
+    /// Some switch says the machine is in tablet mode (its keyboard folded away or detached).
+    package private(set) var tabletMode = false
+    /// `tabletMode` changed since `takeTabletModeChange()` was last asked.
+    private var tabletModeChanged = false
     /// Whether `libinput_event_get_touch_event` hands back the event it is
     /// given: asked of the first touch event, nil until then. It is a checked
     /// cast in libinput (the touch event begins with its base event); once
@@ -154,6 +163,8 @@ package final class LibinputSource {
     package func shutdown() {
         if let li {
             for case let handle? in handles { libinput_device_unref(handle) }
+            for s in switches { libinput_device_unref(s.handle) }
+            switches.removeAll()
             handles.removeAll()
             infos.removeAll()
             building.removeAll()
@@ -166,7 +177,7 @@ package final class LibinputSource {
 
     // MARK: open_restricted
 
-    /// Opens `path` only if udev says it is a touchscreen; -errno otherwise.
+    /// Opens `path` only if udev says it is a touchscreen or a tablet-mode switch without keys; -errno otherwise.
     fileprivate func openRestricted(_ path: String, flags: Int32) -> Int32 {
         var st = stat()
         guard stat(path, &st) == 0 else { return -errno }
@@ -192,19 +203,43 @@ package final class LibinputSource {
             return -EACCES
         }
         let touchscreen = udev_device_get_property_value(dev, "ID_INPUT_TOUCHSCREEN").map { String(cString: $0) }
-        guard touchscreen == "1" else {
+        guard touchscreen == "1" || Self.isTabletModeSwitch(dev) else {
             let name = udev_device_get_parent(dev).flatMap { udev_device_get_sysattr_value($0, "name") }.map {
                 String(cString: $0)
             }
-            logger.info("refused \(path)\(name.map { " (\($0))" } ?? ""): not a touchscreen (udev ID_INPUT_TOUCHSCREEN is not 1)")
+            logger.info(
+                "refused \(path)\(name.map { " (\($0))" } ?? ""): not a touchscreen (udev ID_INPUT_TOUCHSCREEN is not 1) nor a tablet-mode switch without keys"
+            )
             return -EACCES
         }
         // Read-only, whatever libinput asks: the daemon writes nothing to a
-        // touchscreen, and its user may only read them (74-gestured.rules).
+        // touchscreen or a switch, and its user may only read them (74-gestured.rules).
         let fd = open(path, (flags & ~O_ACCMODE) | O_RDONLY | O_CLOEXEC)
         if fd >= 0 { return fd }
         let e = Errno.last
         return -outOfDescriptors(path, e, or: nil, e.rawValue)
+    }
+
+    /// A switch with `SW_TABLET_MODE` and no keys: udev says `ID_INPUT_SWITCH`
+    /// and neither `ID_INPUT_KEY` nor `ID_INPUT_KEYBOARD`, the input
+    /// device's key bits are all clear (a device that reports keys beside
+    /// the switch, as some laptops' button devices do, is never opened),
+    /// and its switch bits have `SW_TABLET_MODE`.
+    private static func isTabletModeSwitch(_ dev: OpaquePointer) -> Bool {
+        func property(_ name: String) -> String? { udev_device_get_property_value(dev, name).map { String(cString: $0) } }
+        guard property("ID_INPUT_SWITCH") == "1", property("ID_INPUT_KEY") != "1", property("ID_INPUT_KEYBOARD") != "1",
+            let parent = udev_device_get_parent(dev)
+        else { return false }
+        // Hex longs, most significant first, as the kernel prints them.
+        func bits(_ name: String) -> [UInt64]? {
+            udev_device_get_sysattr_value(parent, name).map {
+                String(cString: $0).split(whereSeparator: \.isWhitespace).map { UInt64($0, radix: 16) ?? .max }
+            }
+        }
+        guard let keys = bits("capabilities/key"), keys.allSatisfy({ $0 == 0 }), let sw = bits("capabilities/sw") else {
+            return false
+        }
+        return (sw.last ?? 0) & (1 << Evdev.SW_TABLET_MODE) != 0
     }
 
     /// The errno to give libinput for `path` after `e`: at the process's
@@ -244,6 +279,8 @@ package final class LibinputSource {
                 if let d = device(of: event), !d.pointee.frame.isEmpty {
                     events.frame(taking: &d.pointee.frame)
                 }
+            case LIBINPUT_EVENT_SWITCH_TOGGLE:
+                switchToggled(event)
             case LIBINPUT_EVENT_DEVICE_ADDED:
                 deviceAdded(event, into: events)
             case LIBINPUT_EVENT_DEVICE_REMOVED:
@@ -256,6 +293,13 @@ package final class LibinputSource {
     }
 
     private func deviceAdded(_ event: OpaquePointer, into events: TouchSourceEvents) {
+        let handle = libinput_event_get_device(event)!
+        if libinput_device_switch_has_switch(handle, LIBINPUT_SWITCH_TABLET_MODE) == 1 {
+            let name = String(cString: libinput_device_get_name(handle))
+            switches.append((libinput_device_ref(handle), name, false))
+            logger.notice("tablet-mode switch: \(name) (/dev/input/\(String(cString: libinput_device_get_sysname(handle))))")
+            return
+        }
         if let (info, geometry) = added(libinput_event_get_device(event)!, index: building.count) {
             building.append(
                 FrameInProgress(
@@ -265,6 +309,13 @@ package final class LibinputSource {
     }
 
     private func deviceRemoved(_ event: OpaquePointer, into events: TouchSourceEvents) {
+        if let i = switches.firstIndex(where: { $0.handle == libinput_event_get_device(event) }) {
+            logger.notice("tablet-mode switch removed: \(switches[i].name)")
+            libinput_device_unref(switches[i].handle)
+            switches.remove(at: i)
+            followSwitches()
+            return
+        }
         if let i = Self.index(of: libinput_event_get_device(event)), i < handles.count, let handle = handles[i] {
             logger.notice("removed \(infos[i].name) (\(infos[i].node))")
             events.removed(infos[i].id)
@@ -274,6 +325,32 @@ package final class LibinputSource {
             // libinput sends nothing of it after this: a frame it had begun is dropped.
             building.pointer(to: i).pointee.frame.removeAll()
         }
+    }
+
+    /// A switch turned: libinput says so at once, and at a switch's
+    /// arrival when it is already on.
+    private func switchToggled(_ event: OpaquePointer) {
+        guard let e = libinput_event_get_switch_event(event),
+            libinput_event_switch_get_switch(e) == LIBINPUT_SWITCH_TABLET_MODE,
+            let i = switches.firstIndex(where: { $0.handle == libinput_event_get_device(event) })
+        else { return }
+        switches[i].on = libinput_event_switch_get_switch_state(e) == LIBINPUT_SWITCH_STATE_ON
+        followSwitches()
+    }
+
+    private func followSwitches() {
+        let on = switches.contains { $0.on }
+        guard on != tabletMode else { return }
+        tabletMode = on
+        tabletModeChanged = true
+        logger.notice(on ? "tablet mode: on" : "tablet mode: off")
+    }
+
+    /// The tablet mode, if it changed since the last call.
+    package func takeTabletModeChange() -> Bool? {
+        guard tabletModeChanged else { return nil }
+        tabletModeChanged = false
+        return tabletMode
     }
 
     private func dispatchFailed(_ e: Errno) { logger.warning("libinput_dispatch failed: \(e)") }

@@ -76,7 +76,7 @@ extension Server {
             if !wasSubscribed && !clients[i].atScreen {
                 news.merge(send(ServerMessage.paused(seat: settings.seat, state: seat), to: i, now: now))
             } else if !wasSubscribed {
-                news.merge(send(ServerMessage.context(locked: locked), to: i, now: now))
+                news.merge(send(context, to: i, now: now))
             }
             if sub.keys && clients[i].atScreen { typist.prepare(now: now) }
             news.subscriptionsChanged = news.subscriptionsChanged || changed

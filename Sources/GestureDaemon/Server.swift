@@ -66,6 +66,10 @@ package struct Server {
     var seat: SeatState?
     /// The session at the screen is locked (logind's `LockedHint`).
     var locked: Bool { seat?.isLocked ?? false }
+    /// A tablet-mode switch is on (`LibinputSource.tabletMode`).
+    var tabletMode = false
+    /// What the gestures happen in, for the clients at the screen.
+    var context: String { ServerMessage.context(locked: locked, tabletMode: tabletMode) }
     /// The chords clients at the screen ask for.
     var typist: Typist
     var logger: Logger
@@ -384,7 +388,7 @@ package struct Server {
             news.subscriptionsChanged = true
             for i in clients.indices where clients[i].fd >= 0 && clients[i].state == .subscribed && clients[i].atScreen {
                 guard access.atScreen(clients[i].uid, seat: state) else { continue }
-                news.merge(send(ServerMessage.context(locked: locked), to: i, now: now))
+                news.merge(send(context, to: i, now: now))
             }
         }
         for i in clients.indices where clients[i].fd >= 0 {
@@ -396,9 +400,21 @@ package struct Server {
             if clients[i].state == .subscribed {
                 news.merge(
                     send(now2 ? ServerMessage.resumed : ServerMessage.paused(seat: settings.seat, state: seat), to: i, now: now))
-                if now2 { news.merge(send(ServerMessage.context(locked: locked), to: i, now: now)) }
+                if now2 { news.merge(send(context, to: i, now: now)) }
                 if now2 && clients[i].subscription.keys { typist.prepare(now: now) }
             }
+        }
+        return news
+    }
+
+    /// A tablet-mode switch turned: the clients at the screen are told.
+    package mutating func tabletModeChanged(_ on: Bool, now: Timestamp) -> News {
+        guard on != tabletMode else { return News() }
+        tabletMode = on
+        quiet = false
+        var news = News()
+        for i in clients.indices where clients[i].fd >= 0 && clients[i].state == .subscribed && clients[i].atScreen {
+            news.merge(send(context, to: i, now: now))
         }
         return news
     }

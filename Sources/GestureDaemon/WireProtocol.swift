@@ -252,8 +252,11 @@ package enum ServerMessage {
 
     package static let resumed = #"{"type":"resumed"}"#
 
-    /// What the client's gestures happen in: whether the session at the screen is locked.
-    package static func context(locked: Bool) -> String { #"{"type":"context","locked":\#(locked)}"# }
+    /// What the client's gestures happen in: whether the session at the
+    /// screen is locked, whether a tablet-mode switch is on.
+    package static func context(locked: Bool, tabletMode: Bool) -> String {
+        #"{"type":"context","locked":\#(locked),"tablet_mode":\#(tabletMode)}"#
+    }
 
     package static func deviceAdded(_ d: DeviceInfo, time: Timestamp) -> String {
         var object = d.jsonObject

@@ -230,6 +230,23 @@ struct KernelTests {
         #expect(got == (try DaemonProcess.expected(name + ".evemu")), "\(run.files["guest.log"] ?? "")")
     }
 
+    @Test(
+        "a uinput tablet-mode switch (evemu-device, turned by evemu-event): the daemon reads it with the rule's ACL, and act's binding gated on tablet mode fires only while it is on"
+    )
+    func tabletModeSwitch() throws {
+        let run = try Self.run()
+        let serve = run.files["serve.log"] ?? ""
+        #expect(serve.contains("tablet-mode switch: gestured test tablet-mode switch"), "\(serve)")
+        #expect(serve.contains("tablet mode: on"), "\(serve)")
+        #expect((run.files["acl-switch.out"] ?? "").contains("user:nobody:r--"), "\(run.files["acl-switch.out"] ?? "")")
+        // One tap with the switch off, one with it on: each ran its binding alone.
+        #expect(
+            (run.files["modes"] ?? "").split(separator: "\n") == ["desk", "tablet"],
+            "modes: \(run.files["modes"] ?? "")\nact: \(run.files["act-modes.log"] ?? "")\n\(run.files["switch-device.out"] ?? "")"
+        )
+        #expect(Self.gestures(run, tag: "desk") == ["tap fingers=1"] && Self.gestures(run, tag: "tablet") == ["tap fingers=1"])
+    }
+
     @Test("gestured record on a real device: the file replays to the recording's own gestures; the recorder ends with the device")
     func recordRoundTrip() throws {
         let run = try Self.run()

@@ -223,6 +223,52 @@ struct LibinputEndToEndTests {
         #expect(!log.contains("added Emulated Keyboard"))
     }
 
+    @Test(
+        "a tablet-mode switch on the seat is read through libinput: subscribers at the screen are told context tablet_mode true, then false; a switch that also has keys is never opened"
+    )
+    func tabletModeSwitch() throws {
+        let (path, device) = try Self.recording("tap-1f.phone.evemu")
+        let session = try UmockdevSession()
+        let tablet = EmulatedTouchscreen.tabletModeSwitch(number: 6)
+        var withKeys = EmulatedTouchscreen.tabletModeSwitch(number: 8)
+        withKeys.description.name = "Emulated Buttons With Switch"
+        withKeys.description.codes[Evdev.EV_KEY] = [114, 115]  // KEY_VOLUMEDOWN, KEY_VOLUMEUP
+        let screen = EmulatedTouchscreen(device, number: 5)
+        try session.add(tablet)
+        try session.add(withKeys)
+        try session.add(screen)
+        try Self.seatDaemon(session)
+        let client = try SocketClient(path: session.socket)
+        let hello = try client.next()
+        #expect(((hello?["devices"] as? [[String: Any]]) ?? []).map { $0["node"] as? String } == [screen.devnode])
+        try client.send(#"{"type":"subscribe","gestures":["tap"]}"#)
+        _ = try client.read(until: "subscribed")
+        #expect(try client.read(until: "context").message["tablet_mode"] as? Bool == false)
+        try session.command("waitopen \(tablet.devnode) 5000")
+        // The switch turns on, a tap, the switch turns off.
+        let toggles = session.directory + "/tablet-mode.evemu"
+        try """
+        E: 0.000000 0005 0001 0001
+        E: 0.000000 0000 0000 0000
+        """.write(toFile: toggles, atomically: true, encoding: .utf8)
+        try session.command("replay \(tablet.devnode) \(toggles)", timeout: 30)
+        #expect(try client.read(until: "context").message["tablet_mode"] as? Bool == true)
+        try session.command("waitopen \(screen.devnode) 5000")
+        try session.command("replay \(screen.devnode) \(path)", timeout: 30)
+        #expect(try client.read(until: "gesture").message["gesture"] as? String == "tap")
+        try """
+        E: 0.000000 0005 0001 0000
+        E: 0.000000 0000 0000 0000
+        """.write(toFile: toggles, atomically: true, encoding: .utf8)
+        try session.command("replay \(tablet.devnode) \(toggles)", timeout: 30)
+        #expect(try client.read(until: "context").message["tablet_mode"] as? Bool == false)
+        #expect(try session.command("stop") == "exited 0")
+        let log = session.daemonLog
+        #expect(log.contains("tablet-mode switch: Emulated Tablet Mode Switch (\(tablet.devnode))"), "\(log)")
+        #expect(log.contains("tablet mode: on") && log.contains("tablet mode: off"), "\(log)")
+        #expect(log.contains("refused \(withKeys.devnode) (Emulated Buttons With Switch): not a touchscreen"), "\(log)")
+    }
+
     @Test("rotation = 90 in the configuration turns libinput's calibration matrix: a leftward swipe comes out up")
     func rotationThroughCalibration() throws {
         let (path, device) = try Self.recording("swipe-left-1f.tablet.evemu")

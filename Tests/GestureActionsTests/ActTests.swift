@@ -53,10 +53,14 @@ struct ActTests {
         #expect(b[0].region == [0, 0, 0.5, 1] && b[0].run == ["wofi", "--show", "drun"] && b[0].timeout == .milliseconds(2000))
         #expect(b[0].origin == "a.toml:1" && b[1].origin == "a.toml:10")
         #expect(b[1].onChanged == ["sh", "-c", "echo $GESTURED_SCALE"] && b[1].changedInterval == .milliseconds(50))
-        #expect(!b[0].whenLocked && b[0].acts(locked: false) && !b[0].acts(locked: true))
+        #expect(!b[0].whenLocked && b[0].acts(in: .init()) && !b[0].acts(in: .init(locked: true)))
         let locked = try BindingsReader.read(
             "[[bind]]\ngesture = \"tap\"\nwhen = { locked = true }\nrun = [\"x\"]\n", file: "a.toml")
-        #expect(locked[0].whenLocked && locked[0].acts(locked: true) && !locked[0].acts(locked: false))
+        #expect(locked[0].whenLocked && locked[0].acts(in: .init(locked: true)) && !locked[0].acts(in: .init()))
+        let tablet = try BindingsReader.read(
+            "[[bind]]\ngesture = \"tap\"\nwhen = { tablet-mode = true }\nrun = [\"x\"]\n", file: "a.toml")
+        #expect(tablet[0].acts(in: .init(tabletMode: true)) && !tablet[0].acts(in: .init()))
+        #expect(!tablet[0].acts(in: .init(locked: true, tabletMode: true)))
 
         let mistakes: [(String, String)] = [
             ("[[bind]]\ngesture = \"swipe\"\nrun = \"wofi\"\n", "a.toml:3: run must be a command as a list"),

@@ -228,8 +228,9 @@ struct SessionTests {
         let contexts = lines.filter { $0.contains(#""type":"context""#) }
         #expect(
             contexts == [
-                #"{"type":"context","locked":false}"#, #"{"type":"context","locked":true}"#,
-                #"{"type":"context","locked":false}"#,
+                #"{"type":"context","locked":false,"tablet_mode":false}"#,
+                #"{"type":"context","locked":true,"tablet_mode":false}"#,
+                #"{"type":"context","locked":false,"tablet_mode":false}"#,
             ], "\(lines)")
         // Keys: refused as locked only between the two contexts; gestures all along.
         let first = try #require(lines.firstIndex(of: contexts[1]))

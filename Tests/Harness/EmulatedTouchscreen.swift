@@ -11,6 +11,8 @@ public struct EmulatedTouchscreen: Sendable {
 
     /// A keyboard instead (udev ID_INPUT_KEYBOARD): the daemon must refuse to open it.
     public var isKeyboard = false
+    /// A switch instead (udev ID_INPUT_SWITCH).
+    public var isSwitch = false
 
     public init(_ description: DeviceDescription, number: Int) {
         self.description = description
@@ -28,6 +30,21 @@ public struct EmulatedTouchscreen: Sendable {
         k.isKeyboard = true
         return k
     }
+
+    /// A tablet-mode switch (`SW_TABLET_MODE`, nothing else), off.
+    public static func tabletModeSwitch(number: Int) -> EmulatedTouchscreen {
+        var d = DeviceDescription(name: "Emulated Tablet Mode Switch")
+        d.bus = 0x19
+        d.vendor = 1
+        d.product = 2
+        d.codes[Evdev.EV_SW] = [Evdev.SW_TABLET_MODE]
+        var s = EmulatedTouchscreen(d, number: number)
+        s.isSwitch = true
+        return s
+    }
+
+    /// What the test harness tells udev's database it is.
+    public var kind: String { isKeyboard ? "keyboard" : isSwitch ? "switch" : "touchscreen" }
 
     public var minor: Int { 64 + number }
     public var devnode: String { "/dev/input/event\(number)" }
@@ -77,7 +94,7 @@ public struct EmulatedTouchscreen: Sendable {
         return [UInt8(u & 0xff), UInt8((u >> 8) & 0xff), UInt8((u >> 16) & 0xff), UInt8(u >> 24)]
     }
 
-    private var udevKind: String { isKeyboard ? "ID_INPUT_KEYBOARD" : "ID_INPUT_TOUCHSCREEN" }
+    private var udevKind: String { isKeyboard ? "ID_INPUT_KEYBOARD" : isSwitch ? "ID_INPUT_SWITCH" : "ID_INPUT_TOUCHSCREEN" }
 
     /// The sysfs and udev record for `umockdev_testbed_add_from_file`.
     public var umockdevRecord: String {
@@ -85,6 +102,7 @@ public struct EmulatedTouchscreen: Sendable {
         let ev = Self.sysfsBitmap(Set(types.map(Int.init)))
         let key = Self.sysfsBitmap(codes(Evdev.EV_KEY))
         let abs = Self.sysfsBitmap(codes(Evdev.EV_ABS))
+        let sw = Self.sysfsBitmap(codes(Evdev.EV_SW))
         let prop = Self.sysfsBitmap(Set(d.properties))
         let name = d.name.replacingOccurrences(of: "\\", with: "\\\\")
         let input = "/devices/virtual/input/input\(number)"
@@ -115,7 +133,7 @@ public struct EmulatedTouchscreen: Sendable {
             A: capabilities/key=\(key)\\n
             A: capabilities/rel=0\\n
             A: capabilities/msc=0\\n
-            A: capabilities/sw=0\\n
+            A: capabilities/sw=\(sw)\\n
             A: capabilities/led=0\\n
             A: capabilities/ff=0\\n
             A: capabilities/snd=0\\n

@@ -85,7 +85,7 @@ public final class UmockdevSession {
         try device.umockdevRecord.write(toFile: base + ".umockdev", atomically: true, encoding: .utf8)
         try device.ioctlRecord.write(toFile: base + ".ioctl", atomically: true, encoding: .utf8)
         try command(
-            "add \(base).umockdev \(base).ioctl \(device.devnode) \(device.minor) \(device.isKeyboard ? "keyboard" : "touchscreen")"
+            "add \(base).umockdev \(base).ioctl \(device.devnode) \(device.minor) \(device.kind)"
                 + (uevent ? " uevent" : ""))
     }
 

@@ -9,7 +9,7 @@
  *
  * Driven by one command per line on stdin; each gets one reply line on stdout:
  *   add UMOCKDEV IOCTL DEVNODE MINOR KIND [uevent]  -> ok SYSPATH
- *       (KIND: touchscreen or keyboard, for udev's database entry)
+ *       (KIND: touchscreen, keyboard or switch, for udev's database entry)
  *   start LOGFILE PROGRAM [ARG...]             -> started PID
  *       (a program started while another runs sets it aside: `stop`
  *        stops the latest, and the one before becomes the latest again)
@@ -73,6 +73,7 @@ static void sleep_until(unsigned long long usec) {
 static void cmd_add(char **argv, int argc) {
     if (argc < 6) return reply("error usage: add UMOCKDEV IOCTL DEVNODE MINOR KIND [uevent]");
     const char *kind = strcmp(argv[5], "keyboard") == 0 ? "E:ID_INPUT_KEY=1\nE:ID_INPUT_KEYBOARD=1\n"
+                       : strcmp(argv[5], "switch") == 0 ? "E:ID_INPUT_SWITCH=1\n"
                                                         : "E:ID_INPUT_TOUCHSCREEN=1\n";
     GError *error = NULL;
     if (!umockdev_testbed_add_from_file(testbed, argv[1], &error)) {
