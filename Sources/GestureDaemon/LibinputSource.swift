@@ -300,7 +300,7 @@ package final class LibinputSource {
             logger.notice("tablet-mode switch: \(name) (/dev/input/\(String(cString: libinput_device_get_sysname(handle))))")
             return
         }
-        if let (info, geometry) = added(libinput_event_get_device(event)!, index: building.count) {
+        if let (info, geometry) = added(handle, index: building.count) {
             building.append(
                 FrameInProgress(
                     frame: TouchFrame(device: info.id, time: .zero), width: info.width, height: info.height))
