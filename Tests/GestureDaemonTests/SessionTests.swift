@@ -13,20 +13,23 @@ import Testing
 struct SessionTests {
     static let tap = DaemonProcess.recording("tap-1f.phone.evemu")
 
-    /// A client that subscribes to taps (saying it will type keys), asks to
-    /// type `alt+Left` when told to, and prints every line it gets for
-    /// `seconds`.
+    /// A client that subscribes to taps (saying it will type keys, and with
+    /// `argv[4]`'s fields added to its `subscribe`), asks to type
+    /// `alt+Left` once (`argv[3]` `once`), every half second (`every`) or
+    /// never (`-`), and prints every line it gets for `argv[2]` seconds.
     static let client = """
         import socket, sys, time
         s = socket.socket(socket.AF_UNIX)
         s.connect(sys.argv[1])
-        s.sendall(b'{"type":"subscribe","gestures":["tap"],"keys":true}\\n')
-        if sys.argv[3] == 'keys':
-            s.sendall(b'{"type":"keys","keys":"alt+Left"}\\n')
-        s.settimeout(0.2)
+        s.sendall(b'{"type":"subscribe","gestures":["tap"],"keys":true' + sys.argv[4].encode() + b'}\\n')
+        s.settimeout(0.1)
         end = time.time() + float(sys.argv[2])
+        asked = 0
         pending = b''
         while time.time() < end:
+            if sys.argv[3] != '-' and time.time() >= asked + 0.5 and (asked == 0 or sys.argv[3] == 'every'):
+                asked = time.time()
+                s.sendall(b'{"type":"keys","keys":"alt+Left"}\\n')
             try:
                 data = s.recv(65536)
             except socket.timeout:
@@ -39,10 +42,18 @@ struct SessionTests {
                 print(line.decode(), flush=True)
         """
 
+    /// How often `client` asks for keys.
+    enum Keys: String {
+        case never = "-"
+        case once, every
+    }
+
     /// Runs `client` as `uid` against `socket` for `seconds`.
-    static func start(_ uid: UInt32, _ socket: String, seconds: Double, keys: Bool) throws -> Child {
+    static func start(
+        _ uid: UInt32, _ socket: String, seconds: Double, keys: Keys, subscribing extra: String = ""
+    ) throws -> Child {
         try Child(
-            Requirement.asUser(uid, ["/usr/bin/python3", "-c", client, socket, "\(seconds)", keys ? "keys" : "-"]))
+            Requirement.asUser(uid, ["/usr/bin/python3", "-c", client, socket, "\(seconds)", keys.rawValue, extra]))
     }
 
     /// The types of the lines, with `gesture` for each tap.
@@ -61,8 +72,8 @@ struct SessionTests {
     func activeSessionOnly() throws {
         let sessions = try TwoSessions(replaying: Self.tap)
         let (logind, d, first, second) = (sessions.logind, sessions.daemon, sessions.first, sessions.second)
-        let atScreen = try Self.start(first, d.socket, seconds: 6, keys: true)
-        let other = try Self.start(second, d.socket, seconds: 6, keys: true)
+        let atScreen = try Self.start(first, d.socket, seconds: 6, keys: .once)
+        let other = try Self.start(second, d.socket, seconds: 6, keys: .once)
         usleep(2_500_000)
         try logind.activate("c2")
         try d.waitForLog("seat0: the active session is uid \(second)'s", timeout: 10)
@@ -88,7 +99,7 @@ struct SessionTests {
         let d = try DaemonProcess(
             ["--replay", Self.tap, "--loop"], config: "[daemon]\nsocket-mode = \"0666\"\n")
         chmod(d.directory, 0o755)
-        let stranger = try Self.start(Requirement.strangerUID, d.socket, seconds: 3, keys: true)
+        let stranger = try Self.start(Requirement.strangerUID, d.socket, seconds: 3, keys: .once)
         let own = try SocketClient(path: d.socket)
         try own.subscribe(#""gestures":["tap"]"#)
         #expect(summarize(try own.gestures(quiet: 0.7)).first == "tap fingers=1")
@@ -117,8 +128,8 @@ struct SessionTests {
         let logind = try FakeLogind(uid: first, session: "c1")
         let d = try Self.daemon(logind)
         try d.waitForLog("seat0: the active session is uid \(first)'s", timeout: 10)
-        let a = try Self.start(first, d.socket, seconds: 12, keys: false)
-        let b = try Self.start(second, d.socket, seconds: 12, keys: true)
+        let a = try Self.start(first, d.socket, seconds: 12, keys: .never)
+        let b = try Self.start(second, d.socket, seconds: 12, keys: .once)
         usleep(1_500_000)
         // The switch, while logind does not answer: the question times out.
         try logind.set(mode: "stall")
@@ -152,8 +163,8 @@ struct SessionTests {
         let logind = try FakeLogind(uid: first, session: "c1")
         let d = try Self.daemon(logind)
         try d.waitForLog("seat0: the active session is uid \(first)'s", timeout: 10)
-        let a = try Self.start(first, d.socket, seconds: 6, keys: false)
-        let b = try Self.start(second, d.socket, seconds: 6, keys: true)
+        let a = try Self.start(first, d.socket, seconds: 6, keys: .never)
+        let b = try Self.start(second, d.socket, seconds: 6, keys: .once)
         usleep(1_000_000)
         let before = try logind.questions()
         let sent = try logind.bus.forge(
@@ -174,34 +185,6 @@ struct SessionTests {
         #expect(try d.stop() == 0)
     }
 
-    /// A client that subscribes to taps with keys and a claim of three
-    /// fingers, asks to type `alt+Left` every half second, and prints every
-    /// line it gets for `seconds`.
-    static let lockClient = """
-        import socket, sys, time
-        s = socket.socket(socket.AF_UNIX)
-        s.connect(sys.argv[1])
-        s.sendall(b'{"type":"subscribe","gestures":["tap"],"keys":true,"claim":{"fingers":[3]}}\\n')
-        s.settimeout(0.1)
-        end = time.time() + float(sys.argv[2])
-        asked = 0
-        pending = b''
-        while time.time() < end:
-            if time.time() >= asked + 0.5:
-                asked = time.time()
-                s.sendall(b'{"type":"keys","keys":"alt+Left"}\\n')
-            try:
-                data = s.recv(65536)
-            except socket.timeout:
-                continue
-            if not data:
-                break
-            pending += data
-            while b'\\n' in pending:
-                line, pending = pending.split(b'\\n', 1)
-                print(line.decode(), flush=True)
-        """
-
     @Test(
         "the session at the screen locked (logind's LockedHint): its clients are told, still get gestures, have no key typed, and nothing is claimed; unlocked, the claim comes back",
         .requires(.root, FakeLogind.requirement))
@@ -212,8 +195,7 @@ struct SessionTests {
             ["--replay", Self.tap, "--loop", "-v"], config: "[daemon]\nsocket-mode = \"0666\"\n", systemBus: logind.address)
         chmod(d.directory, 0o755)
         try d.waitForLog("seat0: the active session is uid \(uid)'s", timeout: 10)
-        let client = try Child(
-            Requirement.asUser(uid, ["/usr/bin/python3", "-c", Self.lockClient, d.socket, "7"]))
+        let client = try Self.start(uid, d.socket, seconds: 7, keys: .every, subscribing: #","claim":{"fingers":[3]}"#)
         try d.waitForLog("clients at the screen claim 3 fingers", timeout: 10)
         usleep(1_000_000)
         try logind.set(locked: true)
