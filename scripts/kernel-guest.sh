@@ -102,16 +102,22 @@ printf 'rotated\nnoresolution\n' >>"$out/extra-plays"
 # as anyone would replay it: evemu-device makes the device from the file's
 # description (named as in the file, with no suffix), evemu-play writes its
 # events with their timing.
+# Starts evemu-device on FILE, writing to LOG; sets `device_pid` and, once
+# evemu-device names it, `device_node` (empty if it made none).
+evemu_device() {
+    evemu-device "$1" >"$2" 2>&1 &
+    device_pid=$!
+    device_node=""
+    for _ in $(seq 600); do
+        device_node=$(sed -n 's|^.*: \(/dev/input/event[0-9]*\)$|\1|p' "$2" | head -n 1)
+        [ -n "$device_node" ] && break
+        kill -0 "$device_pid" 2>/dev/null || break
+        sleep 0.05
+    done
+}
 evemu_file="$repo/Recordings/pinch-close-2f.phone.evemu"
-evemu-device "$evemu_file" >"$out/evemu-device.out" 2>&1 &
-evemu_device=$!
-evemu_node=""
-for _ in $(seq 600); do
-    evemu_node=$(sed -n 's|^.*: \(/dev/input/event[0-9]*\)$|\1|p' "$out/evemu-device.out" | head -n 1)
-    [ -n "$evemu_node" ] && break
-    kill -0 "$evemu_device" 2>/dev/null || break
-    sleep 0.05
-done
+evemu_device "$evemu_file" "$out/evemu-device.out"
+evemu_device=$device_pid evemu_node=$device_node
 if [ -n "$evemu_node" ]; then
     evemu_name=$(sed -n 's/^N: //p' "$evemu_file" | head -n 1)
     for _ in $(seq 600); do grep -q "\"type\":\"device_added\".*\"device\":\"$evemu_name\"" "$out/events.jsonl" && break; sleep 0.05; done
@@ -132,14 +138,8 @@ printf 'evemu\n' >>"$out/extra-plays"
 # daemon's socket opened to it; the commands write where nobody may.
 printf '# EVEMU 1.3\nN: gestured test tablet-mode switch\nI: 0019 0001 0002 0001\nP: 00 00 00 00 00 00 00 00\nB: 00 21 00 00 00 00 00 00 00\nB: 05 02 00 00 00 00 00 00 00\n' \
     >"$run/switch.evemu"
-evemu-device "$run/switch.evemu" >"$out/switch-device.out" 2>&1 &
-switch_device=$!
-switch_node=""
-for _ in $(seq 600); do
-    switch_node=$(sed -n 's|^.*: \(/dev/input/event[0-9]*\)$|\1|p' "$out/switch-device.out" | head -n 1)
-    [ -n "$switch_node" ] && break
-    sleep 0.05
-done
+evemu_device "$run/switch.evemu" "$out/switch-device.out"
+switch_device=$device_pid switch_node=$device_node
 for _ in $(seq 600); do grep -q "tablet-mode switch: gestured test tablet-mode switch" "$out/serve.log" && break; sleep 0.05; done
 getfacl -p "$switch_node" >"$out/acl-switch.out" 2>&1
 modes=$(mktemp -d)
