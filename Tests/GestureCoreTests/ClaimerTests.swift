@@ -209,6 +209,41 @@ struct ClaimerTests {
         #expect(four.claimer.state != .claimed && four.clone.count == 1)
     }
 
+    @Test(
+        "claims that change while fingers are down apply from the next touch sequence: one under way keeps what it began with"
+    )
+    func claimsChangeBetweenSequences() {
+        // Withdrawn mid-sequence: the two fingers down stay claimed when a third lands.
+        var b = Bench(claims: ClaimSet(fingers: [3]))
+        #expect(b.frame(Self.down(0, id: 1, at: 100, 60) + [Self.touch]).count == 1)
+        #expect(b.frame(after: 20, Self.down(1, id: 2, at: 120, 60)).count == 1)
+        b.claimer.claims = ClaimSet()
+        b.frame(after: 20, Self.down(2, id: 3, at: 140, 60))
+        #expect(b.claimer.state == .claimed, "\(b.claimer.log)")
+        b.frame(Self.up(0) + Self.up(1) + Self.up(2) + [Self.release])
+        // The next sequence has none.
+        let sent = b.clone.count
+        b.frame(after: 100, Self.down(0, id: 4, at: 100, 60) + Self.down(1, id: 5, at: 110, 60) + [Self.touch])
+        b.frame(after: 10, Self.down(2, id: 6, at: 120, 60))
+        #expect(b.claimer.state != .claimed)
+        #expect(b.clone.count == sent + 2)
+        b.frame(Self.up(0) + Self.up(1) + Self.up(2) + [Self.release])
+        // Given mid-sequence: a sequence that began with nothing claimed is not taken.
+        b.frame(after: 100, Self.down(0, id: 7, at: 100, 60) + [Self.touch])
+        b.claimer.claims = ClaimSet(fingers: [3], edges: [.left])
+        b.frame(after: 10, Self.down(1, id: 8, at: 110, 60) + Self.down(2, id: 9, at: 120, 60))
+        #expect(b.claimer.state != .claimed)
+        b.frame(Self.up(0) + Self.up(1) + Self.up(2) + [Self.release])
+        // And the one after is.
+        #expect(
+            b.frame(
+                after: 100,
+                Self.down(0, id: 10, at: 100, 60) + Self.down(1, id: 11, at: 110, 60) + Self.down(2, id: 12, at: 120, 60)
+                    + [Self.touch]
+            ).isEmpty)
+        #expect(b.claimer.state == .claimed)
+    }
+
     @Test("fingers that all land in one frame, of a claimed count: nothing of them ever reaches the clone")
     func claimedAtOnce() {
         var b = Bench(claims: ClaimSet(fingers: [3]))

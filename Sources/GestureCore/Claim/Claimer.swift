@@ -70,7 +70,18 @@ public struct Claimer: Sendable {
     }
 
     public private(set) var state = State.idle
-    public var claims = ClaimSet()
+    /// What is claimed. A change takes effect when no finger is down: a
+    /// touch sequence under way keeps the claims it began with.
+    public var claims: ClaimSet {
+        get { wanted }
+        set {
+            wanted = newValue
+            if down.isEmpty { inForce = newValue }
+        }
+    }
+    private var wanted = ClaimSet()
+    /// The claims of the sequence under way.
+    private var inForce = ClaimSet()
     /// Transitions (when tracing) and anomalies.
     public var log = TransitionLog()
 
@@ -164,6 +175,7 @@ public struct Claimer: Sendable {
         _ events: [RawEvent], at time: Timestamp, touches: TouchFrame, resynchronized: Bool = false
     ) {
         begin(at: time)
+        if down.isEmpty { inForce = wanted }
         var landed = 0
         var firstLanding = Contact(slot: 0, phase: .down, x: 0, y: 0)
         var heldMove: Contact?
@@ -195,12 +207,12 @@ public struct Claimer: Sendable {
                 held = (firstLanding.slot, firstLanding.x, firstLanding.y, edge)
                 event = .edgeLanding
             } else {
-                event = claims.claims(fingers: down.count) ? .claimedLanding : .landing
+                event = inForce.claims(fingers: down.count) ? .claimedLanding : .landing
             }
         case .passing:
             if resynchronized {
                 event = .resync
-            } else if landed > 0 && claims.claims(fingers: down.count) && time - first <= window {
+            } else if landed > 0 && inForce.claims(fingers: down.count) && time - first <= window {
                 event = .claimedLanding
             } else {
                 event = down.isEmpty ? .allUp : landed > 0 ? .landing : .frame
@@ -221,7 +233,7 @@ public struct Claimer: Sendable {
         handle(event, frame)
         // A second finger ended a hold within the window of the first: the
         // sequence is a claimed count after all.
-        if state == .passing && event == .landing && claims.claims(fingers: down.count) && time - first <= window {
+        if state == .passing && event == .landing && inForce.claims(fingers: down.count) && time - first <= window {
             handle(.claimedLanding, frame)
         }
     }
@@ -435,10 +447,10 @@ public struct Claimer: Sendable {
 
     /// The claimed edge whose band `c` landed in, if any.
     private func claimedEdge(_ c: Contact) -> PanelEdge? {
-        guard !claims.edges.isEmpty else { return nil }
+        guard !inForce.edges.isEmpty else { return nil }
         let (x, y) = picture(c.x, c.y)
         let (w, h) = transform.size(width: width, height: height)
-        return PanelEdge.at(x: x, y: y, width: w, height: h, band: edgeBand, among: claims.edges)
+        return PanelEdge.at(x: x, y: y, width: w, height: h, band: edgeBand, among: inForce.edges)
     }
 
     // MARK: Frames for the clone
