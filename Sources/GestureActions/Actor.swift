@@ -1,5 +1,5 @@
 import CLinux
-import GestureCore
+package import GestureCore
 import GestureProtocol
 import SystemPackage
 package import ToolSupport
@@ -13,7 +13,8 @@ package import ToolSupport
 /// One loop, like the daemon's: the socket, a signalfd (SIGTERM and SIGINT
 /// stop, SIGHUP reloads, SIGCHLD reaps), inotify on the actions files'
 /// folders, the running commands' standard error, the compositor's Wayland
-/// connection (`ScreenFollower`); deadlines for a held-back `on-changed`, a
+/// connection (`ScreenFollower`), the compositor's IPC for the focused
+/// window (`FocusFollower`); deadlines for a held-back `on-changed`, a
 /// command's timeout, the next reconnection to the daemon and to the
 /// compositor.
 package struct Actor {
@@ -39,6 +40,9 @@ package struct Actor {
     /// What one gesture under way has done so far.
     struct GestureState {
         var start: (x: Double, y: Double)
+        /// The context it began in: the bindings that may act on it are
+        /// decided then, for the whole gesture.
+        var context: Binding.Context
         /// Bindings whose `run`/`keys` this gesture has fired.
         var fired: Set<Int> = []
         /// Per binding: when its `on-changed` last ran, and the newest `changed` held back since.
@@ -85,20 +89,51 @@ package struct Actor {
     private var badLines = RepeatLimiter()
     /// The compositor's outputs, told to the daemon as they turn.
     private var screen = ScreenFollower()
-    /// What the daemon says the gestures happen in (`context`): while the
+    /// What the gestures happen in: the daemon's `context` (while the
     /// session at the screen is locked only `when = { locked = true }`
-    /// bindings act; `when.tablet-mode` follows the switch.
+    /// bindings act; `when.tablet-mode` follows the switch) and the focused
+    /// window (`focus`).
     private var context = Binding.Context()
+    private var focus: FocusFollower
+    /// The actions files' `[context]`.
+    private var contextSettings = ContextSettings()
+    /// The claims the daemon was last sent on this connection (nil: none sent yet).
+    private var sentClaims: ClaimSet?
+    /// Whether the focused app was one of `leave-to-apps`, to say when that changes.
+    private var leftToApp = false
+    /// Whether this connection's first `subscribed` came.
+    private var subscribedOnConnection = false
 
     package init(options: Options, log: @escaping (String) -> Void) throws(ConfigurationError) {
         self.options = options
         self.log = log
         runner = Runner(limit: options.maxRunning, log: log)
-        let (files, loaded, skipped, screenSettings) = try ActionsFiles.load(options.files)
-        for message in skipped { log(message) }
-        watchedFiles = files
-        bindings = loaded
-        screen.settings = screenSettings
+        focus = FocusFollower(source: FocusFollower.source(environment: Self.environment()))
+        let loaded = try ActionsFiles.load(options.files)
+        for message in loaded.skipped { log(message) }
+        watchedFiles = loaded.files
+        bindings = loaded.bindings
+        screen.settings = loaded.screen
+        contextSettings = loaded.context
+        sayWhetherFocusIsKnown()
+    }
+
+    static func environment() -> [String: String] {
+        var env: [String: String] = [:]
+        for name in ["SWAYSOCK", "I3SOCK"] {
+            if let v = getenv(name) { env[name] = String(cString: v) }
+        }
+        return env
+    }
+
+    /// Says once, if the bindings need it, that the focused app is not known here.
+    private func sayWhetherFocusIsKnown() {
+        guard focus.source == nil, bindings.contains(where: \.needsFocus) || !contextSettings.leaveToApps.isEmpty else {
+            return
+        }
+        log(
+            "the focused app is not known in this session (act follows it through sway's or i3's IPC: SWAYSOCK or I3SOCK, which this session does not set): bindings with when.app or when.title do not act, when.not-app ones do, and [context] leave-to-apps leaves nothing to apps"
+        )
     }
 
     /// Serves until SIGTERM or SIGINT; the exit status.
@@ -114,17 +149,20 @@ package struct Actor {
         while running {
             poller.reset()
             if screen.beforeWait(now: now, log: log) { tellOrientations() }
+            if focus.beforeWait(now: now, log: log) { contextChanged() }
             let signalSlot = poller.add(signals, Int32(POLLIN))
             let inotifySlot = poller.add(inotify, Int32(POLLIN))
             let socketSlot = poller.add(socket, Int32(POLLIN))
             let screenSlot = poller.add(screen.fd, Int32(POLLIN))
+            let focusSlot = poller.add(focus.fd, Int32(POLLIN))
             for fd in runner.descriptors { _ = poller.add(fd, Int32(POLLIN)) }
-            var deadline = min(runner.deadline, reloadAt, heldChangedDeadline, screen.deadline)
+            var deadline = min(runner.deadline, reloadAt, heldChangedDeadline, screen.deadline, focus.deadline)
             if socket < 0 { deadline = min(deadline, retryAt) }
             now = poller.wait(until: deadline, clock: clock).now
             if poller.readable(screenSlot) || poller.hungUp(screenSlot), screen.read(now: now, log: log) {
                 tellOrientations()
             }
+            if poller.readable(focusSlot) || poller.hungUp(focusSlot), focus.read(now: now, log: log) { contextChanged() }
 
             if poller.readable(signalSlot) { readSignals(now: now) }
             if poller.readable(inotifySlot) { readInotify(now: now) }
@@ -139,6 +177,7 @@ package struct Actor {
         }
         runner.stopAll()
         screen.close()
+        focus.close()
         if socket >= 0 { close(socket) }
         return 0
     }
@@ -176,7 +215,9 @@ package struct Actor {
         socket = fd
         input = LineBuffer(limit: input.limit)
         gestures.removeAll()
-        send(Self.subscribeLine(for: bindings))
+        subscribedOnConnection = false
+        sentClaims = currentClaims
+        send(Self.subscribeLine(for: bindings, claims: currentClaims))
     }
 
     /// Says once (until the socket is believed again) why it is not.
@@ -199,7 +240,9 @@ package struct Actor {
         for id in Array(gestures.keys) { flushHeld(id, now: now) }
         gestures.removeAll()
         // The next connection's `context` says again.
-        context = Binding.Context()
+        context.locked = false
+        context.tabletMode = false
+        sentClaims = nil
     }
 
     /// What the bindings claim together, on claimed touchscreens.
@@ -207,13 +250,45 @@ package struct Actor {
         bindings.reduce(into: ClaimSet()) { $0.formUnion($1.claims) }
     }
 
+    /// What the bindings that may act now claim: nothing while an app of
+    /// `leave-to-apps` has the focus.
+    package static func claims(of bindings: [Binding], in context: Binding.Context, _ settings: ContextSettings) -> ClaimSet {
+        if context.leftToApp(settings) { return ClaimSet() }
+        return claims(of: bindings.filter { $0.acts(in: context, settings) })
+    }
+
+    private var currentClaims: ClaimSet { Self.claims(of: bindings, in: context, contextSettings) }
+
+    /// The focused window or the daemon's context changed: the claims
+    /// follow, and a change of them is said and sent (touches already down
+    /// keep the decision they began with: the daemon's claimer changes
+    /// between touch sequences).
+    private mutating func contextChanged() {
+        context.focus = focus.focus
+        context.focusKnown = focus.known
+        let left = context.leftToApp(contextSettings)
+        if left != leftToApp {
+            leftToApp = left
+            log(
+                left
+                    ? "\(logSafe(context.focus?.app ?? "")) has the focus: its touches are left to it (leave-to-apps); claiming nothing"
+                    : "the app that kept its touches lost the focus")
+        }
+        let claims = currentClaims
+        guard socket >= 0, let sent = sentClaims, sent != claims else { return }
+        sentClaims = claims
+        log("claiming \(claims.isEmpty ? "nothing" : claims.summary) on claimed touchscreens now")
+        send(Self.subscribeLine(for: bindings, claims: claims))
+    }
+
     /// The subscription, so that the daemon sends only what is bound: the
     /// bound gestures; their fingers, and edges, when every binding names
     /// them; the directions of swipes and flicks when every binding of those
     /// names them (the daemon filters directions on those only); every
     /// phase but `changed` when no binding acts on a change (`on-changed`,
-    /// `phase = "changed"`), and then the daemon does not make them at all.
-    package static func subscribeLine(for bindings: [Binding]) -> String {
+    /// `phase = "changed"`), and then the daemon does not make them at all;
+    /// and `claims` (by default what every binding claims).
+    package static func subscribeLine(for bindings: [Binding], claims: ClaimSet? = nil) -> String {
         var r = SubscribeRequest()
         r.gestures = bindings.map(\.gesture.rawValue)
         if !bindings.isEmpty, bindings.allSatisfy({ $0.fingers != nil }) { r.fingers = bindings.flatMap { $0.fingers ?? [] } }
@@ -228,7 +303,7 @@ package struct Actor {
             r.phases = ["began", "recognized", "ended", "cancelled"]
         }
         r.keys = bindings.contains { $0.keys != nil }
-        r.claims = Self.claims(of: bindings)
+        r.claims = claims ?? Self.claims(of: bindings)
         return r.line + "\n"
     }
 
@@ -282,7 +357,10 @@ package struct Actor {
         case .message(let type):
             switch type {
             case "subscribed":
-                let claims = Self.claims(of: bindings)
+                // Said once a connection; later ones answer a change of claims or a reload.
+                guard !subscribedOnConnection else { break }
+                subscribedOnConnection = true
+                let claims = sentClaims ?? Self.claims(of: bindings)
                 let claiming = claims.isEmpty ? "" : ", claiming \(claims.summary) on claimed touchscreens"
                 log("connected to \(options.socketPath): \(bindings.count) binding(s)\(claiming)")
                 backoff = .milliseconds(100)
@@ -337,8 +415,8 @@ package struct Actor {
             flushHeld(oldest, now: now)
             gestures[oldest] = nil
         }
-        var g = gestures[event.id] ?? GestureState(start: (event.x, event.y), since: now)
-        for (i, b) in bindings.enumerated() where b.acts(in: context) && b.matches(event, start: g.start) {
+        var g = gestures[event.id] ?? GestureState(start: (event.x, event.y), context: context, since: now)
+        for (i, b) in bindings.enumerated() where b.acts(in: g.context, contextSettings) && b.matches(event, start: g.start) {
             let once: Bool
             if let phase = b.phase {
                 once = event.phase == phase
@@ -484,19 +562,22 @@ package struct Actor {
 
     private mutating func reload(now: Timestamp) {
         do {
-            let (files, loaded, skipped, screenSettings) = try ActionsFiles.load(options.files)
+            let loaded = try ActionsFiles.load(options.files)
             reloadError = nil
-            for message in skipped { log(message) }
-            screen.settings = screenSettings
-            guard loaded != bindings else { return }
-            bindings = loaded
-            watchedFiles = files
+            for message in loaded.skipped { log(message) }
+            screen.settings = loaded.screen
+            guard loaded.bindings != bindings || loaded.context != contextSettings else { return }
+            bindings = loaded.bindings
+            contextSettings = loaded.context
+            watchedFiles = loaded.files
             budgets.removeAll()
             watchFolders()
-            log("reloaded: \(bindings.count) binding(s) from \(files.joined(separator: ", "))")
+            log("reloaded: \(bindings.count) binding(s) from \(loaded.files.joined(separator: ", "))")
+            leftToApp = context.leftToApp(contextSettings)
             if socket >= 0 {
                 gestures.removeAll()
-                send(Self.subscribeLine(for: bindings))
+                sentClaims = currentClaims
+                send(Self.subscribeLine(for: bindings, claims: currentClaims))
             }
         } catch {
             // An editor's one save can touch the folder several times: the
@@ -525,19 +606,26 @@ package enum ActionsFiles {
         return main + listDirectory(base + "/actions.d", suffix: ".toml").map { base + "/actions.d/" + $0 }
     }
 
-    /// Reads `explicit` (or the default files) in order: the files read,
-    /// every binding, and why each file left out was (`problem`).
-    package static func load(
-        _ explicit: [String]
-    ) throws(ConfigurationError) -> (files: [String], bindings: [Binding], skipped: [String], screen: ScreenSettings) {
+    /// What the actions files say together.
+    package struct Loaded {
+        /// The files read, in order.
+        package var files: [String] = []
+        /// Every binding, in the files' order.
+        package var bindings: [Binding] = []
+        /// Why each file left out was (`problem`).
+        package var skipped: [String] = []
+        /// The last file's `[screen]` and `[context]` that has one.
+        package var screen = ScreenSettings()
+        package var context = ContextSettings()
+    }
+
+    /// Reads `explicit` (or the default files) in order.
+    package static func load(_ explicit: [String]) throws(ConfigurationError) -> Loaded {
         let candidates = explicit.isEmpty ? defaultPaths() : explicit
-        var files: [String] = []
-        var skipped: [String] = []
-        var all: [Binding] = []
-        var screen = ScreenSettings()
+        var loaded = Loaded()
         for file in candidates {
             if let why = problem(file) {
-                skipped.append("\(logSafe(file)): skipped: \(why)")
+                loaded.skipped.append("\(logSafe(file)): skipped: \(why)")
                 continue
             }
             let bytes: [UInt8]
@@ -547,17 +635,18 @@ package enum ActionsFiles {
                 throw ConfigurationError(file: file, line: 0, message: error.reason)
             }
             let read = try BindingsReader.readFile(bytes: bytes, file: file)
-            all += read.bindings
-            if let s = read.screen { screen = s }
-            files.append(file)
+            loaded.bindings += read.bindings
+            if let s = read.screen { loaded.screen = s }
+            if let c = read.context { loaded.context = c }
+            loaded.files.append(file)
         }
-        guard !files.isEmpty else {
+        guard !loaded.files.isEmpty else {
             throw ConfigurationError(
                 file: candidates.first ?? defaultFolder() + "/actions.toml", line: 0,
-                message: (skipped.isEmpty ? "" : skipped.joined(separator: "; ") + "; ")
+                message: (loaded.skipped.isEmpty ? "" : loaded.skipped.joined(separator: "; ") + "; ")
                     + "no bindings: write this file (README, \"Binding gestures\"), or pass --config FILE")
         }
-        return (files, all, skipped, screen)
+        return loaded
     }
 
     /// Why an actions file is not read: it runs commands as the user, so

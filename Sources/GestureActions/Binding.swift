@@ -45,21 +45,14 @@ package struct Binding: Sendable, Equatable {
     package var whenLocked = false
     /// `when.tablet-mode`: only in tablet mode (true), only out of it (false), either (nil).
     package var whenTabletMode: Bool?
-
-    /// Whether it may act in this context, as the daemon says it is.
-    package func acts(in context: Context) -> Bool {
-        context.locked == whenLocked && (whenTabletMode.map { $0 == context.tabletMode } ?? true)
-    }
-
-    /// What the daemon says the gestures happen in (its `context` message).
-    package struct Context: Equatable, Sendable {
-        package var locked = false
-        package var tabletMode = false
-        package init(locked: Bool = false, tabletMode: Bool = false) {
-            self.locked = locked
-            self.tabletMode = tabletMode
-        }
-    }
+    /// `when.app`: only while one of these apps has the focus.
+    package var whenApps: [NamePattern]?
+    /// `when.not-app`: never while one of these apps has the focus.
+    package var whenNotApps: [NamePattern]?
+    /// `when.title`: only while the focused window's title matches one of these.
+    package var whenTitles: [NamePattern]?
+    /// `when.fullscreen`: only while the focused window is fullscreen (true), only while it is not (false).
+    package var whenFullscreen: Bool?
 
     /// What it claims on a claimed touchscreen: by default its finger
     /// counts of three or more, and its edges (one-finger touches that
@@ -102,6 +95,11 @@ package struct Binding: Sendable, Equatable {
         if let phase { s += " phase=" + phase.rawValue }
         if whenLocked { s += " when locked" }
         if let whenTabletMode { s += whenTabletMode ? " in tablet mode" : " out of tablet mode" }
+        func list(_ p: [NamePattern]) -> String { p.map { "\"\($0)\"" }.joined(separator: ",") }
+        if let whenApps { s += " in app=" + list(whenApps) }
+        if let whenNotApps { s += " not in app=" + list(whenNotApps) }
+        if let whenTitles { s += " title=" + list(whenTitles) }
+        if let whenFullscreen { s += whenFullscreen ? " when fullscreen" : " when not fullscreen" }
         var does: [String] = []
         if let run { does.append("run " + run.joined(separator: " ")) }
         if let keys { does.append("keys " + keys.text) }

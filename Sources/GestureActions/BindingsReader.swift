@@ -21,8 +21,10 @@ package enum BindingsReader {
         "on-ended", "changed-interval-ms", "timeout-ms", "max-per-second", "claim", "when",
     ]
     /// The keys of `when`; and those of the context act does not know yet, named as such.
-    static let whenKeys = ["locked", "tablet-mode"]
-    static let whenKeysToCome = ["app", "not-app", "title", "fullscreen", "output"]
+    static let whenKeys = ["locked", "tablet-mode", "app", "not-app", "title", "fullscreen"]
+    static let whenKeysToCome = ["output"]
+    /// The tables a file may have besides its bindings.
+    static let tables = ["bind", "screen", "context"]
 
     package static func read(_ text: String, file: String) throws(ConfigurationError) -> [Binding] {
         try read(bytes: Array(text.utf8), file: file)
@@ -33,10 +35,15 @@ package enum BindingsReader {
         try readFile(bytes: bytes, file: file).bindings
     }
 
-    /// The bindings, and the `[screen]` table if the file has one.
-    package static func readFile(
-        bytes: [UInt8], file: String
-    ) throws(ConfigurationError) -> (bindings: [Binding], screen: ScreenSettings?) {
+    /// What one actions file says: its bindings, and its `[screen]` and
+    /// `[context]` tables if it has them.
+    package struct File {
+        package var bindings: [Binding] = []
+        package var screen: ScreenSettings?
+        package var context: ContextSettings?
+    }
+
+    package static func readFile(bytes: [UInt8], file: String) throws(ConfigurationError) -> File {
         let root: TOMLTable
         do {
             root = try TOMLParser.parse(bytes: bytes)
@@ -45,17 +52,22 @@ package enum BindingsReader {
         }
         // Every mistake of the file at once, each with its line.
         var errors: [ConfigurationError] = []
-        for key in root.keys where key != "bind" && key != "screen" {
+        for key in root.keys where !tables.contains(key) {
             errors.append(
                 ConfigurationError(
                     file: file, line: root.line(of: key),
                     message:
-                        "unknown key '\(key)'\(Suggestion.closest(to: key, among: ["bind", "screen"]).map { "; did you mean '\($0)'?" } ?? ""); bindings are [[bind]] tables, and [screen] says which output is the touchscreen's"
+                        "unknown key '\(key)'\(Suggestion.closest(to: key, among: tables).map { "; did you mean '\($0)'?" } ?? ""); bindings are [[bind]] tables, [screen] says which output is the touchscreen's and [context] which apps keep their touches"
                 ))
         }
-        var screen: ScreenSettings?
+        var read = File()
         do {
-            screen = try root["screen"].map { v throws(ConfigurationError) in try screenSettings(v, root, file: file) }
+            read.screen = try root["screen"].map { v throws(ConfigurationError) in try screenSettings(v, root, file: file) }
+        } catch {
+            errors.append(error)
+        }
+        do {
+            read.context = try root["context"].map { v throws(ConfigurationError) in try contextSettings(v, root, file: file) }
         } catch {
             errors.append(error)
         }
@@ -82,7 +94,45 @@ package enum BindingsReader {
             }
         }
         if let all = ConfigurationError(errors) { throw all.sortedByLine }
-        return (bindings, screen)
+        read.bindings = bindings
+        return read
+    }
+
+    /// App names or title patterns: a string or a non-empty list of
+    /// non-empty strings, each a shell pattern matched ignoring case.
+    static func patterns(_ v: TOMLValue, _ key: String) -> [NamePattern]? {
+        let list = v.string.map { [$0] } ?? v.array?.compactMap(\.string)
+        guard let list, !list.isEmpty, list.count == (v.array?.count ?? 1),
+            list.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 256 })
+        else { return nil }
+        return list.map(NamePattern.init)
+    }
+
+    /// `[context]`: `leave-to-apps` names the apps that keep every touch
+    /// while they have the focus.
+    static func contextSettings(_ v: TOMLValue, _ root: TOMLTable, file: String) throws(ConfigurationError) -> ContextSettings {
+        guard let t = v.table else {
+            throw ConfigurationError(file: file, line: root.line(of: "context"), message: "'context' must be a table: [context]")
+        }
+        var c = ContextSettings()
+        for key in t.keys {
+            switch key {
+            case "leave-to-apps":
+                guard let list = t[key].flatMap({ patterns($0, key) }) else {
+                    throw ConfigurationError(
+                        file: file, line: t.line(of: key),
+                        message:
+                            "leave-to-apps must be a list of apps (app_id, or WM_CLASS on X11; * and ? match any text), e.g. [\"org.kde.krita\", \"gimp*\"]"
+                    )
+                }
+                c.leaveToApps = list
+            default:
+                throw ConfigurationError(
+                    file: file, line: t.line(of: key),
+                    message: Suggestion.unknown("key", key, known: ["leave-to-apps"], context: " in [context]"))
+            }
+        }
+        return c
     }
 
     /// `[screen]`: `output` names the compositor's output the touchscreens
@@ -273,10 +323,26 @@ package enum BindingsReader {
                 case "tablet-mode":
                     guard let on = w["tablet-mode"]?.bool else { throw fail("when", "when.tablet-mode must be true or false") }
                     b.whenTabletMode = on
+                case "fullscreen":
+                    guard let on = w["fullscreen"]?.bool else { throw fail("when", "when.fullscreen must be true or false") }
+                    b.whenFullscreen = on
+                case "app", "not-app", "title":
+                    let what = key == "title" ? "a window title" : "an app (app_id, or WM_CLASS on X11)"
+                    guard let list = w[key].flatMap({ patterns($0, key) }) else {
+                        throw fail(
+                            "when",
+                            "when.\(key) must be \(what) or a list of them, each a pattern where * and ? match any text, e.g. \(key) = [\"org.kde.*\"]"
+                        )
+                    }
+                    switch key {
+                    case "app": b.whenApps = list
+                    case "not-app": b.whenNotApps = list
+                    default: b.whenTitles = list
+                    }
                 case _ where whenKeysToCome.contains(key):
                     throw fail(
                         "when",
-                        "when.\(key) is not available in this version: act knows whether the session is locked and whether the machine is in tablet mode (when = { locked = true, tablet-mode = true })"
+                        "when.\(key) is not available in this version: act knows the focused app and its title, whether it is fullscreen, whether the session is locked and whether the machine is in tablet mode (when = { app = [\"…\"], fullscreen = false, locked = false, tablet-mode = true })"
                     )
                 default:
                     throw fail("when", Suggestion.unknown("key", key, known: whenKeys, context: " in when"))

@@ -43,12 +43,17 @@ struct ActCommand: ParsableCommand {
     func run() throws {
         if check {
             do {
-                let (files, bindings, skipped, _) = try ActionsFiles.load(files)
-                for message in skipped { printError("gestured act: \(message)") }
-                print("\(bindings.count) binding(s) in \(files.joined(separator: ", ")):")
-                for b in bindings { print("  \(b.origin): \(b.summary)") }
+                let loaded = try ActionsFiles.load(files)
+                for message in loaded.skipped { printError("gestured act: \(message)") }
+                print("\(loaded.bindings.count) binding(s) in \(loaded.files.joined(separator: ", ")):")
+                for b in loaded.bindings { print("  \(b.origin): \(b.summary)") }
+                if !loaded.context.leaveToApps.isEmpty {
+                    print("  touches left to: \(loaded.context.leaveToApps.map { "\"\($0)\"" }.joined(separator: ", "))")
+                }
                 let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
-                for w in BindingsCheck.warnings(bindings, searchPath: path) { printError("gestured act: warning: \(w)") }
+                for w in BindingsCheck.warnings(loaded.bindings, searchPath: path) {
+                    printError("gestured act: warning: \(w)")
+                }
             } catch {
                 printError("gestured act: \(error)")
                 throw ExitCode(1)

@@ -86,7 +86,36 @@ struct ActTests {
                 "[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\nwhen = { lockd = true }\n",
                 "a.toml:4: unknown key 'lockd' in when; did you mean 'locked'?"
             ),
-            ("[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\nwhen = { app = \"foot\" }\n", "a.toml:4: when.app is not available"),
+            (
+                "[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\nwhen = { output = \"eDP-1\" }\n",
+                "a.toml:4: when.output is not available"
+            ),
+            ("[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\nwhen = { app = [] }\n", "a.toml:4: when.app must be an app"),
+            (
+                "[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\nwhen = { not-app = [\"\"] }\n",
+                "a.toml:4: when.not-app must be an app"
+            ),
+            ("[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\nwhen = { title = 3 }\n", "a.toml:4: when.title must be a window title"),
+            (
+                "[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\nwhen = { fullscreen = \"yes\" }\n",
+                "a.toml:4: when.fullscreen must be true or false"
+            ),
+            (
+                "[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\nwhen = { ap = \"x\" }\n",
+                "a.toml:4: unknown key 'ap' in when; did you mean 'app'?"
+            ),
+            (
+                "[context]\nleave-to-apps = [3]\n[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\n",
+                "a.toml:2: leave-to-apps must be a list of apps"
+            ),
+            (
+                "[context]\nleave-to = [\"krita\"]\n[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\n",
+                "a.toml:2: unknown key 'leave-to' in [context]"
+            ),
+            (
+                "contxt = 1\n[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\n",
+                "a.toml:1: unknown key 'contxt'; did you mean 'context'?"
+            ),
             ("[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\nwhen = true\n", "a.toml:4: when must be a table"),
             ("[[bind]\n", "a.toml:1: not valid TOML"),
         ]
@@ -97,6 +126,65 @@ struct ActTests {
                 "\(error)".contains(message)
             }
         }
+    }
+
+    @Test(
+        "the focused window: when.app, not-app and title match shell patterns ignoring case, fullscreen its state; with no window known to have the focus only not-app and fullscreen = false hold; leave-to-apps silences the rest and claims nothing"
+    )
+    func focusedContext() throws {
+        let file = try BindingsReader.readFile(
+            bytes: Array(
+                """
+                [context]
+                leave-to-apps = ["org.kde.krita", "gimp*"]
+
+                [[bind]]
+                gesture = "swipe"
+                fingers = 3
+                when = { app = ["firefox", "org.mozilla.*"], fullscreen = false }
+                run = ["x"]
+
+                [[bind]]
+                gesture = "swipe"
+                fingers = 4
+                when = { not-app = "foot" }
+                run = ["x"]
+
+                [[bind]]
+                gesture = "tap"
+                edge = "left"
+                when = { title = "*- YouTube*", fullscreen = true }
+                run = ["x"]
+
+                [[bind]]
+                gesture = "swipe"
+                fingers = 5
+                when = { app = "GIMP-2.10" }
+                run = ["x"]
+                """.utf8), file: "a.toml")
+        #expect(file.context?.leaveToApps == [NamePattern("org.kde.krita"), NamePattern("gimp*")])
+        let b = file.bindings
+        let settings = file.context ?? ContextSettings()
+        func context(_ app: String?, _ title: String = "", fullscreen: Bool = false) -> Binding.Context {
+            Binding.Context(focus: app.map { FocusedWindow(app: $0, title: title, fullscreen: fullscreen) }, focusKnown: true)
+        }
+        func acting(_ c: Binding.Context) -> [Int] { b.indices.filter { b[$0].acts(in: c, settings) } }
+        #expect(acting(context("Firefox")) == [0, 1])
+        #expect(acting(context("org.mozilla.firefox", fullscreen: true)) == [1])
+        #expect(acting(context("foot")) == [])
+        #expect(acting(context("mpv", "Song - YouTube — Mozilla", fullscreen: true)) == [1, 2])
+        #expect(acting(context(nil)) == [1], "no window has the focus")
+        #expect(acting(Binding.Context()) == [1], "the focus is not known")
+        // An app that keeps its touches: only a binding naming it acts, and nothing is claimed.
+        #expect(acting(context("org.kde.krita")) == [])
+        #expect(acting(context("gimp-2.10")) == [3])
+        #expect(Actor.claims(of: b, in: context("gimp-2.10"), settings) == ClaimSet())
+        #expect(Actor.claims(of: b, in: context("firefox"), settings) == ClaimSet(fingers: [3, 4]))
+        #expect(Actor.claims(of: b, in: context("foot"), settings) == ClaimSet())
+        #expect(
+            Actor.claims(of: b, in: context("x", "a - YouTube", fullscreen: true), settings)
+                == ClaimSet(fingers: [4], edges: [.left]))
+        #expect(b[2].summary.contains("title=\"*- YouTube*\" when fullscreen"), "\(b[2].summary)")
     }
 
     @Test(

@@ -17,7 +17,8 @@ public final class HeadlessSway {
     public let scratch: String
     public let uid: UInt32?
     public private(set) var waylandDisplay = ""
-    private var ipcSocket = ""
+    /// sway's IPC socket (`SWAYSOCK`).
+    public private(set) var ipcSocket = ""
     private let sway: Child
 
     public static let requirement = Requirement(
@@ -102,10 +103,28 @@ public final class HeadlessSway {
     /// `swaymsg output HEADLESS-1 transform T` (sway's names: normal, 90,
     /// 180, 270, flipped, flipped-90, …, turning clockwise).
     public func transform(_ t: String) throws {
+        try message(["output", "HEADLESS-1", "transform", t])
+    }
+
+    /// `swaymsg ARGUMENTS` (a command: `fullscreen enable`, `workspace 2`).
+    public func message(_ arguments: [String]) throws {
         let r = try Child.run(
             Self.command(
-                ["/usr/bin/swaymsg", "output", "HEADLESS-1", "transform", t], as: uid,
+                ["/usr/bin/swaymsg"] + arguments, as: uid,
                 environment: clientEnvironment.merging(["SWAYSOCK": ipcSocket]) { $1 }), timeout: 20)
-        guard r.status == 0 else { throw ChannelError("swaymsg transform \(t): \(r.out) \(r.err)") }
+        guard r.status == 0 else { throw ChannelError("swaymsg \(arguments.joined(separator: " ")): \(r.out) \(r.err)") }
+    }
+
+    public static let footRequirement = Requirement(
+        met: FileManager.default.isExecutableFile(atPath: "/usr/bin/foot"),
+        missing: "no foot: `make setup-tests` installs it (Debian package foot), the window the focus tests open")
+
+    /// A window of app `app` titled `title` (a foot terminal running
+    /// `sleep`), as the compositor's user; it takes the focus.
+    public func window(app: String, title: String) throws -> Child {
+        try Child(
+            Self.command(
+                ["/usr/bin/foot", "--app-id=" + app, "--title=" + title, "/bin/sleep", "600"], as: uid,
+                environment: clientEnvironment), stdout: .file(scratch + "/foot-\(app).log"))
     }
 }

@@ -1,0 +1,246 @@
+import Foundation
+import GestureActions
+import GestureCore
+import Harness
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `gestured act` follows the focused window: a headless sway, windows of
+/// the apps the bindings name (foot terminals given an app id), act in the
+/// compositor's session reading its IPC, and the same replayed swipe
+/// running a different command as the focus moves.
+@Suite("act follows the focused window", .serialized)
+struct ActFocusTests {
+    @Test(
+        "each binding acts only in the app and fullscreen state it names; while an app of leave-to-apps has the focus nothing acts and nothing is claimed",
+        .requires(HeadlessSway.requirement, HeadlessSway.footRequirement))
+    func followsTheFocus() throws {
+        let d = try ActOrientationTests.daemon()
+        let sway = try HeadlessSway()
+        let out = sway.scratch + "/ran"
+        let path = sway.scratch + "/actions.toml"
+        try """
+        [context]
+        leave-to-apps = ["gestured.test.paint*"]
+
+        [[bind]]
+        gesture = "swipe"
+        fingers = 3
+        when = { not-app = ["gestured.test.*"] }
+        run = ["/bin/sh", "-c", "echo desktop >> \(out)"]
+
+        [[bind]]
+        gesture = "swipe"
+        fingers = 3
+        when = { app = "GESTURED.test.draw", fullscreen = false }
+        run = ["/bin/sh", "-c", "echo draw >> \(out)"]
+
+        [[bind]]
+        gesture = "swipe"
+        fingers = 3
+        when = { app = "gestured.test.draw", fullscreen = true }
+        run = ["/bin/sh", "-c", "echo draw-fullscreen >> \(out)"]
+
+        [[bind]]
+        gesture = "swipe"
+        fingers = 3
+        when = { title = "Notes *" }
+        run = ["/bin/sh", "-c", "echo notes >> \(out)"]
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o644)
+        if let uid = sway.uid, uid != geteuid() {
+            _ = try Child.run(Requirement.asRoot(["/bin/chown", "\(uid):\(uid)", path]), timeout: 20)
+        }
+        let act = try Child(
+            HeadlessSway.command(
+                [BuildProducts.gestured, "act", "--config", path, "--socket", d.socket], as: sway.uid,
+                environment: sway.clientEnvironment.merging(["SWAYSOCK": sway.ipcSocket]) { $1 }),
+            stdout: .file(sway.scratch + "/act.log"))
+        defer { act.signal(SIGTERM) }
+        let actLog = { (try? String(contentsOfFile: sway.scratch + "/act.log", encoding: .utf8)) ?? "" }
+        let log = { "act: \(actLog())\ndaemon: \(d.log)" }
+        func ran() -> [String] {
+            ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+
+        // An empty workspace: no app has the focus.
+        try ActOrientationTests.waitFor("desktop", in: out, log: log)
+        #expect(actLog().contains("following the focused window through sway"), "\(log())")
+        let draw = try sway.window(app: "gestured.test.draw", title: "Drawing")
+        try ActOrientationTests.waitFor("draw", in: out, log: log)
+        try sway.message(["fullscreen", "enable"])
+        try ActOrientationTests.waitFor("draw-fullscreen", in: out, log: log)
+        try sway.message(["fullscreen", "disable"])
+        try ActOrientationTests.waitFor("draw", in: out, log: log)
+
+        // An app that keeps its touches: nothing runs, nothing is claimed.
+        let paint = try sway.window(app: "gestured.test.paint", title: "Notes 1")
+        try Self.wait(for: "has the focus: its touches are left to it", in: actLog, log: log)
+        let before = ran().count
+        // The swipe replays every 1.5 s or so: three of them.
+        usleep(5_000_000)
+        #expect(ran().count <= before + 1, "ran in an app of leave-to-apps: \(ran().suffix(4)) \(log())")
+        #expect(actLog().contains("claiming nothing on claimed touchscreens now"), "\(log())")
+
+        // Closed: the focus goes back to the drawing, and so do the claims.
+        paint.signal(SIGTERM)
+        _ = try? paint.wait(timeout: 10)
+        try ActOrientationTests.waitFor("draw", in: out, log: log)
+        #expect(actLog().contains("the app that kept its touches lost the focus"), "\(log())")
+        #expect(actLog().contains("claiming 3 fingers on claimed touchscreens now"), "\(log())")
+
+        // A title: a window titled "Notes 2" of another app.
+        let notes = try sway.window(app: "gestured.test.notes", title: "Notes 2")
+        try ActOrientationTests.waitFor("notes", in: out, log: log)
+        notes.signal(SIGTERM)
+        draw.signal(SIGTERM)
+        _ = try? notes.wait(timeout: 10)
+        _ = try? draw.wait(timeout: 10)
+        try ActOrientationTests.waitFor("desktop", in: out, log: log)
+        act.signal(SIGTERM)
+        _ = try act.wait(timeout: 10)
+        #expect(try d.stop() == 0)
+    }
+
+    /// One end of i3's IPC, played by the test: a listening socket, and the
+    /// connection act made to it.
+    final class FakeIPC {
+        let path: String
+        let listener: Int32
+        var peer: Int32 = -1
+
+        init() throws {
+            path = NSTemporaryDirectory() + "gestured-i3-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+            listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var addr = sockaddr_un()
+            addr.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+                for (i, b) in path.utf8.enumerated() { raw[i] = b }
+            }
+            let bound = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            guard bound == 0, listen(listener, 4) == 0 else { throw ChannelError("cannot listen on \(path)") }
+        }
+
+        deinit {
+            if peer >= 0 { close(peer) }
+            close(listener)
+            unlink(path)
+        }
+
+        func accept() { peer = Glibc.accept(listener, nil, nil) }
+
+        /// The next message act sent: its type and payload.
+        func request() -> (UInt32, String) {
+            var head = [UInt8](repeating: 0, count: 14)
+            _ = recv(peer, &head, 14, Int32(MSG_WAITALL))
+            let length = head[6..<10].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+            let type = head[10..<14].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+            var payload = [UInt8](repeating: 0, count: Int(length))
+            if length > 0 { _ = recv(peer, &payload, Int(length), Int32(MSG_WAITALL)) }
+            return (type, String(decoding: payload, as: UTF8.self))
+        }
+
+        func send(_ type: UInt32, _ payload: String) {
+            var m = Array("i3-ipc".utf8)
+            withUnsafeBytes(of: UInt32(payload.utf8.count)) { m += $0 }
+            withUnsafeBytes(of: type) { m += $0 }
+            m += payload.utf8
+            _ = Glibc.send(peer, m, m.count, Int32(MSG_NOSIGNAL))
+        }
+
+        /// An X11 tree: one workspace holding `window` (a WM_CLASS class and a name), focused or not.
+        static func tree(_ window: (class: String, name: String, id: Int)?, fullscreen: Int = 0) -> String {
+            let con =
+                window.map {
+                    #"{"id":\#($0.id),"type":"con","name":"\#($0.name)","focused":true,"fullscreen_mode":\#(fullscreen),"window_properties":{"class":"\#($0.class)","instance":"x"},"nodes":[],"floating_nodes":[]}"#
+                } ?? ""
+            let workspace =
+                #"{"id":3,"type":"workspace","name":"1","focused":\#(window == nil),"nodes":[\#(con)],"floating_nodes":[]}"#
+            return
+                #"{"id":1,"type":"root","name":"root","nodes":[{"id":2,"type":"output","name":"eDP-1","nodes":[\#(workspace)]}]}"#
+        }
+    }
+
+    @Test(
+        "i3's IPC (X11): the focused window's WM_CLASS, its title as it changes and its fullscreen state; a broken message or the compositor stopping leaves the focus unknown"
+    )
+    func i3Protocol() throws {
+        let ipc = try FakeIPC()
+        var f = FocusFollower(source: FocusFollower.source(environment: ["I3SOCK": ipc.path]))
+        #expect(f.source == .i3(ipc.path))
+        #expect(FocusFollower.source(environment: ["I3SOCK": "/a", "SWAYSOCK": "/b"]) == .sway("/b"))
+        #expect(FocusFollower.source(environment: [:]) == nil)
+        var said: [String] = []
+        let now = Timestamp(microseconds: 1_000_000)
+        _ = f.beforeWait(now: now, log: { said.append($0) })
+        ipc.accept()
+        let subscribe = ipc.request()
+        #expect(subscribe.0 == 2 && subscribe.1.contains("window") && subscribe.1.contains("workspace"), "\(subscribe)")
+        #expect(ipc.request().0 == 4, "then the tree")
+        ipc.send(2, #"{"success":true}"#)
+        ipc.send(4, FakeIPC.tree(("Firefox", "Maps — Mozilla Firefox", 10)))
+        func read() -> Bool {
+            var p = pollfd(fd: f.fd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&p, 1, 2000)
+            return f.read(now: now, log: { said.append($0) })
+        }
+        #expect(read())
+        #expect(f.known && f.focus == FocusedWindow(app: "Firefox", title: "Maps — Mozilla Firefox", fullscreen: false))
+        // A title change of the focused window comes with the event.
+        ipc.send(0x8000_0003, #"{"change":"title","container":{"id":10,"type":"con","name":"Mail — Mozilla Firefox"}}"#)
+        #expect(read())
+        #expect(f.focus?.title == "Mail — Mozilla Firefox")
+        // A focus change asks for the tree again.
+        ipc.send(0x8000_0003, #"{"change":"focus","container":{"id":11,"type":"con","name":"x"}}"#)
+        var p = pollfd(fd: ipc.peer, events: Int16(POLLIN), revents: 0)
+        _ = read()
+        _ = poll(&p, 1, 2000)
+        #expect(ipc.request().0 == 4)
+        ipc.send(4, FakeIPC.tree(("mpv", "film.mkv", 11), fullscreen: 1))
+        #expect(read())
+        #expect(f.focus == FocusedWindow(app: "mpv", title: "film.mkv", fullscreen: true))
+        // An empty workspace: nothing has the focus, and that is known.
+        ipc.send(0x8000_0000, #"{"change":"focus"}"#)
+        _ = read()
+        _ = poll(&p, 1, 2000)
+        #expect(ipc.request().0 == 4)
+        ipc.send(4, FakeIPC.tree(nil))
+        #expect(read())
+        #expect(f.known && f.focus == nil)
+        // Not its protocol: the connection ends and the focus is not known.
+        _ = Glibc.send(ipc.peer, "HTTP/1.1 200 OK\r\n\r\n", 19, Int32(MSG_NOSIGNAL))
+        #expect(read())
+        #expect(!f.known && f.fd == -1)
+        #expect(
+            said.contains { $0.contains("i3 sent something that is not its IPC: the focused app is not known until it is back") },
+            "\(said)")
+        // Back after the retry interval, then the compositor stops.
+        close(ipc.peer)
+        _ = f.beforeWait(now: now + .milliseconds(5000), log: { said.append($0) })
+        ipc.accept()
+        _ = ipc.request()
+        _ = ipc.request()
+        ipc.send(4, FakeIPC.tree(("foot", "~", 12)))
+        #expect(read() && f.focus?.app == "foot")
+        #expect(said.last == "following the focused window through i3 again", "\(said)")
+        ipc.send(0x8000_0006, #"{"change":"exit"}"#)
+        #expect(read())
+        #expect(!f.known && f.focus == nil)
+        f.close()
+    }
+
+    static func wait(for text: String, in read: () -> String, log: () -> String) throws {
+        for _ in 0..<300 {
+            if read().contains(text) { return }
+            usleep(50_000)
+        }
+        throw ChannelError("act never said \"\(text)\": \(log())")
+    }
+}
