@@ -1,3 +1,4 @@
+import CWayland
 import FoundationEssentials
 package import GestureCore
 import SystemPackage
@@ -12,10 +13,13 @@ import ToolSupport
 ///
 /// Sources, the first the session offers: sway's IPC (`$SWAYSOCK`) and
 /// i3's (`$I3SOCK`, on X11, where the app is the window's `WM_CLASS`
-/// class), which are one protocol. With none, the focused app is not known:
-/// act says so once, and bindings that name an app do not act.
+/// class), which are one protocol; else, in a Wayland session, the
+/// compositor's wlr-foreign-toplevel-management (`CWayland`: phoc, labwc,
+/// Wayfire, river, Hyprland, niri), whose `activated` state says which
+/// window has the focus. With none, the focused app is not known: act says
+/// so once, and bindings that name an app do not act.
 ///
-/// The protocol: each message is "i3-ipc", its payload's length and its
+/// sway's and i3's protocol: each message is "i3-ipc", its payload's length and its
 /// type (32 bits each, in the machine's order), then the payload (JSON).
 /// act subscribes to window and workspace events and asks for the tree of
 /// containers (`GET_TREE`) at the start and after any event that can move
@@ -26,16 +30,20 @@ package struct FocusFollower {
     package enum Source: Equatable {
         case sway(String)
         case i3(String)
+        /// The Wayland compositor's foreign-toplevel list (`$WAYLAND_DISPLAY`).
+        case wayland
 
         var path: String {
             switch self {
             case .sway(let p), .i3(let p): p
+            case .wayland: ""
             }
         }
-        var name: String {
+        package var name: String {
             switch self {
             case .sway: "sway"
             case .i3: "i3"
+            case .wayland: "the compositor's wlr-foreign-toplevel-management"
             }
         }
     }
@@ -44,6 +52,7 @@ package struct FocusFollower {
     package static func source(environment: [String: String]) -> Source? {
         if let p = environment["SWAYSOCK"], !p.isEmpty { return .sway(p) }
         if let p = environment["I3SOCK"], !p.isEmpty { return .i3(p) }
+        if let d = environment["WAYLAND_DISPLAY"], !d.isEmpty { return .wayland }
         return nil
     }
 
@@ -54,6 +63,8 @@ package struct FocusFollower {
     package private(set) var known = false
 
     private var socket: Int32 = -1
+    /// The Wayland connection, for `.wayland`.
+    private var toplevels: OpaquePointer?
     private var input: [UInt8] = []
     private var retryAt = Timestamp.zero
     private var saidLost = false
@@ -80,15 +91,24 @@ package struct FocusFollower {
     package init(source: Source?) { self.source = source }
 
     /// The descriptor to wait on (-1: none).
-    package var fd: Int32 { socket }
+    package var fd: Int32 { toplevels.map { cwl_focus_fd($0) } ?? socket }
+
+    private var connected: Bool { socket >= 0 || toplevels != nil }
 
     /// When a connection is to be tried again.
-    package var deadline: Timestamp { source != nil && socket < 0 ? retryAt : .never }
+    package var deadline: Timestamp { source != nil && !connected ? retryAt : .never }
 
     /// Connects when it is time. True when what is known changed (a
     /// connection lost is one).
     package mutating func beforeWait(now: Timestamp, log: (String) -> Void) -> Bool {
-        guard let source, socket < 0, now >= retryAt else { return false }
+        if let t = toplevels {
+            guard cwl_focus_before_wait(t) == 0 else {
+                return lose(now: now, log: log, why: "the Wayland connection failed")
+            }
+            return takeToplevels(t, now: now, log: log)
+        }
+        guard let source, !connected, now >= retryAt else { return false }
+        if source == .wayland { return connectToplevels(now: now, log: log) }
         retryAt = now + Self.retryInterval
         guard let address = UnixAddress(source.path) else {
             if !saidLost {
@@ -129,6 +149,12 @@ package struct FocusFollower {
     /// Reads what came. True when the focused window, its title or its
     /// fullscreen state changed, or whether it is known.
     package mutating func read(now: Timestamp, log: (String) -> Void) -> Bool {
+        if let t = toplevels {
+            guard cwl_focus_read(t) == 0 else {
+                return lose(now: now, log: log, why: "the compositor closed the Wayland connection")
+            }
+            return takeToplevels(t, now: now, log: log)
+        }
         guard socket >= 0 else { return false }
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -162,6 +188,50 @@ package struct FocusFollower {
     package mutating func close() {
         if socket >= 0 { Glibc.close(socket) }
         socket = -1
+        if let t = toplevels { cwl_focus_disconnect(t) }
+        toplevels = nil
+    }
+
+    // MARK: wlr-foreign-toplevel-management
+
+    private mutating func connectToplevels(now: Timestamp, log: (String) -> Void) -> Bool {
+        retryAt = now + Self.retryInterval
+        guard let t = cwl_focus_connect() else {
+            if !saidLost {
+                log("cannot connect to the Wayland compositor: \(Errno.last); the focused app is not known until it can")
+                saidLost = true
+            }
+            return false
+        }
+        guard cwl_focus_supported(t) != 0 else {
+            cwl_focus_disconnect(t)
+            // It will not offer it later: no more tries.
+            retryAt = .never
+            log(
+                "the compositor does not tell clients which window has the focus (no wlr-foreign-toplevel-management: KWin and GNOME Shell do not): bindings with when.app or when.title do not act, when.not-app ones do"
+            )
+            return false
+        }
+        toplevels = t
+        log("following the focused window through \(saidLost ? "the compositor again" : Source.wayland.name)")
+        saidLost = false
+        return takeToplevels(t, now: now, log: log)
+    }
+
+    /// The focused toplevel as the compositor said it last.
+    private mutating func takeToplevels(_ t: OpaquePointer, now: Timestamp, log: (String) -> Void) -> Bool {
+        guard cwl_focus_supported(t) != 0 else {
+            return lose(now: now, log: log, why: "the compositor stopped telling which window has the focus")
+        }
+        guard cwl_focus_take_changed(t) != 0 else { return false }
+        let before = (focus, known)
+        known = true
+        focus =
+            cwl_focus_has_window(t) != 0 && cwl_focus_app(t)[0] != 0
+            ? FocusedWindow(
+                app: String(cString: cwl_focus_app(t)), title: String(cString: cwl_focus_title(t)),
+                fullscreen: cwl_focus_fullscreen(t) != 0) : nil
+        return before.0 != focus || before.1 != known
     }
 
     // MARK: Messages

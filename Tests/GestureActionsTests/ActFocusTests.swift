@@ -14,10 +14,17 @@ import Testing
 /// running a different command as the focus moves.
 @Suite("act follows the focused window", .serialized)
 struct ActFocusTests {
+    /// Where act reads the focus from: sway's IPC, or the Wayland
+    /// compositor's foreign-toplevel list (sway offers both).
+    enum Through: String, CustomTestStringConvertible {
+        case ipc, wayland
+        var testDescription: String { self == .ipc ? "sway's IPC" : "wlr-foreign-toplevel-management" }
+    }
+
     @Test(
         "each binding acts only in the app and fullscreen state it names; while an app of leave-to-apps has the focus nothing acts and nothing is claimed",
-        .requires(HeadlessSway.requirement, HeadlessSway.footRequirement))
-    func followsTheFocus() throws {
+        .requires(HeadlessSway.requirement, HeadlessSway.footRequirement), arguments: [Through.ipc, .wayland])
+    func followsTheFocus(through: Through) throws {
         let d = try ActOrientationTests.daemon()
         let sway = try HeadlessSway()
         let out = sway.scratch + "/ran"
@@ -57,7 +64,8 @@ struct ActFocusTests {
         let act = try Child(
             HeadlessSway.command(
                 [BuildProducts.gestured, "act", "--config", path, "--socket", d.socket], as: sway.uid,
-                environment: sway.clientEnvironment.merging(["SWAYSOCK": sway.ipcSocket]) { $1 }),
+                environment: through == .ipc
+                    ? sway.clientEnvironment.merging(["SWAYSOCK": sway.ipcSocket]) { $1 } : sway.clientEnvironment),
             stdout: .file(sway.scratch + "/act.log"))
         defer { act.signal(SIGTERM) }
         let actLog = { (try? String(contentsOfFile: sway.scratch + "/act.log", encoding: .utf8)) ?? "" }
@@ -68,7 +76,8 @@ struct ActFocusTests {
 
         // An empty workspace: no app has the focus.
         try ActOrientationTests.waitFor("desktop", in: out, log: log)
-        #expect(actLog().contains("following the focused window through sway"), "\(log())")
+        let source = through == .ipc ? "sway" : "the compositor's wlr-foreign-toplevel-management"
+        #expect(actLog().contains("following the focused window through \(source)"), "\(log())")
         let draw = try sway.window(app: "gestured.test.draw", title: "Drawing")
         try ActOrientationTests.waitFor("draw", in: out, log: log)
         try sway.message(["fullscreen", "enable"])

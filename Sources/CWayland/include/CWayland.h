@@ -31,4 +31,23 @@ int cwl_output_count(struct cwl_display *d);
 const char *cwl_output_name(struct cwl_display *d, int i);
 int cwl_output_transform(struct cwl_display *d, int i);
 
+/*
+ * The focused window, from wlr-foreign-toplevel-management (toplevels.c):
+ * a connection of its own. cwl_focus_supported is 0 when the compositor
+ * does not offer the protocol (or stopped offering it).
+ */
+struct cwl_focus;
+
+struct cwl_focus *cwl_focus_connect(void);
+void cwl_focus_disconnect(struct cwl_focus *f);
+int cwl_focus_supported(struct cwl_focus *f);
+int cwl_focus_fd(struct cwl_focus *f);
+int cwl_focus_before_wait(struct cwl_focus *f);
+int cwl_focus_read(struct cwl_focus *f);
+int cwl_focus_take_changed(struct cwl_focus *f);
+int cwl_focus_has_window(struct cwl_focus *f);
+const char *cwl_focus_app(struct cwl_focus *f);
+const char *cwl_focus_title(struct cwl_focus *f);
+int cwl_focus_fullscreen(struct cwl_focus *f);
+
 #endif
