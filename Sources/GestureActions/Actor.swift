@@ -23,6 +23,10 @@ package struct Actor {
         package var files: [String] = []
         package var socketPath: String
         package var maxRunning = 8
+        /// `--context`: act only watches, and says the context here, a
+        /// line each time it changes: it runs nothing, claims nothing and
+        /// tells the daemon nothing of the screen.
+        package var watchContext: ((String) -> Void)?
         package init(socketPath: String) { self.socketPath = socketPath }
     }
 
@@ -103,19 +107,39 @@ package struct Actor {
     private var leftToApp = false
     /// Whether this connection's first `subscribed` came.
     private var subscribedOnConnection = false
+    /// Whether the daemon said the lock and tablet mode on this connection.
+    private var daemonContextKnown = false
+    /// The last line `--context` printed.
+    private var saidContext = ""
 
     package init(options: Options, log: @escaping (String) -> Void) throws(ConfigurationError) {
         self.options = options
         self.log = log
         runner = Runner(limit: options.maxRunning, log: log)
         focus = FocusFollower(source: FocusFollower.source(environment: Self.environment()))
-        let loaded = try ActionsFiles.load(options.files)
+        var loaded = ActionsFiles.Loaded()
+        do {
+            loaded = try ActionsFiles.load(options.files)
+        } catch  where options.watchContext != nil {
+            // Watching needs no bindings: what is wrong with them is said, and watching goes on.
+            log("\(error)")
+        }
         for message in loaded.skipped { log(message) }
         watchedFiles = loaded.files
         bindings = loaded.bindings
         screen.settings = loaded.screen
         contextSettings = loaded.context
-        sayWhetherFocusIsKnown()
+        if let say = options.watchContext {
+            screen.settings.followRotation = false
+            say(
+                "the focused window: "
+                    + (focus.source.map { "from \($0.name)" }
+                        ?? "not known in this session (no SWAYSOCK, I3SOCK or WAYLAND_DISPLAY)"))
+            say("the lock and tablet mode: from the daemon at \(options.socketPath)")
+            say("\(bindings.count) binding(s) from \(loaded.files.isEmpty ? "no file" : loaded.files.joined(separator: ", "))")
+        } else {
+            sayWhetherFocusIsKnown()
+        }
     }
 
     static func environment() -> [String: String] {
@@ -143,6 +167,7 @@ package struct Actor {
         signal(SIGPIPE, SIG_IGN)
         inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         watchFolders()
+        contextChanged()
         let clock = LoopClock.monotonic
         var poller = Poller()
         var now = clock.now
@@ -217,8 +242,11 @@ package struct Actor {
         gestures.removeAll()
         subscribedOnConnection = false
         sentClaims = currentClaims
-        send(Self.subscribeLine(for: bindings, claims: currentClaims))
+        // A watcher asks for no gesture and claims nothing: the daemon's `context` is what it reads.
+        send(options.watchContext == nil ? Self.subscribeLine(for: bindings, claims: currentClaims) : Self.watchLine)
     }
+
+    static let watchLine = #"{"type":"subscribe","gestures":[]}"# + "\n"
 
     /// Says once (until the socket is believed again) why it is not.
     private mutating func refuse(_ problem: String) {
@@ -242,7 +270,9 @@ package struct Actor {
         // The next connection's `context` says again.
         context.locked = false
         context.tabletMode = false
+        daemonContextKnown = false
         sentClaims = nil
+        contextChanged()
     }
 
     /// What the bindings claim together, on claimed touchscreens.
@@ -275,10 +305,45 @@ package struct Actor {
                     : "the app that kept its touches lost the focus")
         }
         let claims = currentClaims
+        if let say = options.watchContext {
+            let line = contextLine(claims: claims)
+            if line != saidContext { say(line) }
+            saidContext = line
+            return
+        }
         guard socket >= 0, let sent = sentClaims, sent != claims else { return }
         sentClaims = claims
         log("claiming \(claims.isEmpty ? "nothing" : claims.summary) on claimed touchscreens now")
         send(Self.subscribeLine(for: bindings, claims: claims))
+    }
+
+    /// What `--context` prints: the focused window, the daemon's context,
+    /// and what the bindings do in it.
+    private func contextLine(claims: ClaimSet) -> String {
+        var parts: [String] = []
+        if !context.focusKnown {
+            parts.append("focused app not known")
+        } else if let f = context.focus {
+            parts.append(
+                "app \"\(logSafe(f.app))\", title \"\(logSafe(f.title))\", \(f.fullscreen ? "fullscreen" : "not fullscreen")")
+        } else {
+            parts.append("no window has the focus")
+        }
+        if daemonContextKnown {
+            parts.append(context.locked ? "locked" : "unlocked")
+            parts.append("tablet mode \(context.tabletMode ? "on" : "off")")
+        } else {
+            parts.append("lock and tablet mode not known (not connected to the daemon)")
+        }
+        if context.leftToApp(contextSettings) { parts.append("touches left to the app (leave-to-apps)") }
+        let acting = bindings.indices.filter { bindings[$0].acts(in: context, contextSettings) }
+        var does = "\(acting.count) of \(bindings.count) binding(s) can act"
+        if !acting.isEmpty && acting.count < bindings.count {
+            does += " (" + acting.map { bindings[$0].origin }.joined(separator: ", ") + ")"
+        }
+        parts.append(does)
+        parts.append("claiming \(claims.isEmpty ? "nothing" : claims.summary)")
+        return parts.joined(separator: "; ")
     }
 
     /// The subscription, so that the daemon sends only what is bound: the
@@ -383,17 +448,19 @@ package struct Actor {
                 log("your session is active on the daemon's seat again: gestures come")
             case "context":
                 let (locked, tabletMode) = ReceivedEvent.context(line)
-                let new = Binding.Context(locked: locked, tabletMode: tabletMode)
-                if new.locked != context.locked {
+                if locked != context.locked {
                     let some = bindings.contains { $0.whenLocked }
                     log(
-                        new.locked
+                        locked
                             ? "the session at the screen is locked: "
                                 + (some ? "only bindings with when = { locked = true } act" : "no binding acts")
                             : "the session at the screen is unlocked: bindings act")
                 }
-                if new.tabletMode != context.tabletMode { log("tablet mode: \(new.tabletMode ? "on" : "off")") }
-                context = new
+                if tabletMode != context.tabletMode { log("tablet mode: \(tabletMode ? "on" : "off")") }
+                context.locked = locked
+                context.tabletMode = tabletMode
+                daemonContextKnown = true
+                contextChanged()
             case "goodbye":
                 disconnect(now: now, why: "the daemon is stopping")
             default:
@@ -409,6 +476,7 @@ package struct Actor {
     // MARK: Bindings
 
     private mutating func handle(_ event: ReceivedEvent, now: Timestamp) {
+        guard options.watchContext == nil else { return }
         if gestures[event.id] == nil && gestures.count >= Self.gestureLimit,
             let oldest = gestures.min(by: { $0.value.since < $1.value.since })?.key
         {
@@ -574,11 +642,12 @@ package struct Actor {
             watchFolders()
             log("reloaded: \(bindings.count) binding(s) from \(loaded.files.joined(separator: ", "))")
             leftToApp = context.leftToApp(contextSettings)
-            if socket >= 0 {
+            if socket >= 0 && options.watchContext == nil {
                 gestures.removeAll()
                 sentClaims = currentClaims
                 send(Self.subscribeLine(for: bindings, claims: currentClaims))
             }
+            contextChanged()
         } catch {
             // An editor's one save can touch the folder several times: the
             // same mistakes are said once.

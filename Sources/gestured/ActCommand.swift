@@ -20,7 +20,7 @@ struct ActCommand: ParsableCommand {
             files again when they change or on SIGHUP, keeping the previous bindings when they \
             have an error. In a Wayland session ($WAYLAND_DISPLAY) it also tells the daemon how \
             the compositor turns the output each touchscreen shows on, so that directions follow \
-            the screen ([screen] in an actions file: output, follow-rotation). The format: README.md, "Binding gestures", in gestured's documentation (/usr/local/share/doc/gestured when installed from source); examples for five desktops in its examples/actions.
+            the screen ([screen] in an actions file: output, follow-rotation). The format: README.md, "Binding gestures", in gestured's documentation (/usr/local/share/doc/gestured when installed from source); examples for six desktops in its examples/actions.
             """
     )
 
@@ -33,11 +33,18 @@ struct ActCommand: ParsableCommand {
     @Flag(help: "Check the files, print what each binding matches and does, and exit.")
     var check = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Print where act learns the context, then the context (the focused app, its title and fullscreen state, the lock, tablet mode) and what the bindings do in it, a line each time it changes. Runs nothing and claims nothing; stop it with Ctrl-C.",
+            valueName: "context"))
+    var context = false
+
     @Option(help: ArgumentHelp("At most this many commands run at once.", valueName: "N"))
     var maxRunning = 8
 
     func validate() throws {
         guard (1...256).contains(maxRunning) else { throw ValidationError("--max-running must be 1 to 256") }
+        guard !(check && context) else { throw ValidationError("--check and --context are two things to do: give one") }
     }
 
     func run() throws {
@@ -70,6 +77,12 @@ struct ActCommand: ParsableCommand {
         var options = Actor.Options(socketPath: path)
         options.files = files
         options.maxRunning = maxRunning
+        if context {
+            options.watchContext = { line in
+                var bytes = Array((line + "\n").utf8)
+                _ = bytes.withUnsafeMutableBytes { write(1, $0.baseAddress, $0.count) }
+            }
+        }
         var actor: Actor
         do {
             actor = try Actor(options: options) { message in

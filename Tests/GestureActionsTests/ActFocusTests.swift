@@ -25,7 +25,7 @@ struct ActFocusTests {
         "each binding acts only in the app and fullscreen state it names; while an app of leave-to-apps has the focus nothing acts and nothing is claimed",
         .requires(HeadlessSway.requirement, HeadlessSway.footRequirement), arguments: [Through.ipc, .wayland])
     func followsTheFocus(through: Through) throws {
-        let d = try ActOrientationTests.daemon()
+        let d = try ActOrientationTests.daemon(verbose: true)
         let sway = try HeadlessSway()
         let out = sway.scratch + "/ran"
         let path = sway.scratch + "/actions.toml"
@@ -93,13 +93,20 @@ struct ActFocusTests {
         usleep(5_000_000)
         #expect(ran().count <= before + 1, "ran in an app of leave-to-apps: \(ran().suffix(4)) \(log())")
         #expect(actLog().contains("claiming nothing on claimed touchscreens now"), "\(log())")
+        // The daemon took the new claims.
+        try d.waitForLog("clients at the screen claim nothing", timeout: 10)
 
         // Closed: the focus goes back to the drawing, and so do the claims.
         paint.signal(SIGTERM)
         _ = try? paint.wait(timeout: 10)
-        try ActOrientationTests.waitFor("draw", in: out, log: log)
-        #expect(actLog().contains("the app that kept its touches lost the focus"), "\(log())")
-        #expect(actLog().contains("claiming 3 fingers on claimed touchscreens now"), "\(log())")
+        try Self.wait(for: "the app that kept its touches lost the focus", in: actLog, log: log)
+        try Self.wait(for: "claiming 3 fingers on claimed touchscreens now", in: actLog, log: log)
+        try Self.wait(
+            for: "clients at the screen claim 3 fingers", in: { String(d.log.split(separator: "claim nothing").last ?? "") },
+            log: log)
+        let drawn = ran().count { $0 == "draw" }
+        for _ in 0..<300 where ran().count(where: { $0 == "draw" }) == drawn { usleep(50_000) }
+        #expect(ran().last == "draw", "\(ran().suffix(4)) \(log())")
 
         // A title: a window titled "Notes 2" of another app.
         let notes = try sway.window(app: "gestured.test.notes", title: "Notes 2")
@@ -111,6 +118,63 @@ struct ActFocusTests {
         try ActOrientationTests.waitFor("desktop", in: out, log: log)
         act.signal(SIGTERM)
         _ = try act.wait(timeout: 10)
+        #expect(try d.stop() == 0)
+    }
+
+    @Test(
+        "act --context says where it learns the context, then a line per change: the focused app and its fullscreen state, the lock from the daemon (the focus kept through it), what the bindings do",
+        .requires(.root, FakeLogind.requirement, HeadlessSway.requirement, HeadlessSway.footRequirement))
+    func contextLines() throws {
+        let logind = try FakeLogind(uid: Requirement.strangerUID, session: "c1")
+        let d = try ActOrientationTests.daemon(systemBus: logind.address)
+        let sway = try HeadlessSway()
+        let path = sway.scratch + "/actions.toml"
+        try """
+        [[bind]]
+        gesture = "swipe"
+        fingers = 3
+        when = { not-app = "gestured.test.draw" }
+        run = ["true"]
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o644)
+        if let uid = sway.uid, uid != geteuid() {
+            _ = try Child.run(Requirement.asRoot(["/bin/chown", "\(uid):\(uid)", path]), timeout: 20)
+        }
+        let watch = try Child(
+            HeadlessSway.command(
+                [BuildProducts.gestured, "act", "--context", "--config", path, "--socket", d.socket], as: sway.uid,
+                environment: sway.clientEnvironment.merging(["SWAYSOCK": sway.ipcSocket]) { $1 }),
+            stdout: .file(sway.scratch + "/context"), stderr: .file(sway.scratch + "/context.err"))
+        defer { watch.signal(SIGTERM) }
+        let said = { (try? String(contentsOfFile: sway.scratch + "/context", encoding: .utf8)) ?? "" }
+        let log = {
+            "act --context: \(said())\nstderr: \((try? String(contentsOfFile: sway.scratch + "/context.err", encoding: .utf8)) ?? "")\ndaemon: \(d.log)"
+        }
+        try Self.wait(
+            for: "no window has the focus; unlocked; tablet mode off; 1 of 1 binding(s) can act; claiming 3 fingers", in: said,
+            log: log)
+        #expect(
+            said().hasPrefix(
+                "the focused window: from sway\nthe lock and tablet mode: from the daemon at \(d.socket)\n1 binding(s) from \(path)\n"
+            ), "\(log())")
+        let draw = try sway.window(app: "gestured.test.draw", title: "Drawing")
+        let inDraw = "app \"gestured.test.draw\", title \"Drawing\", not fullscreen"
+        try Self.wait(
+            for: inDraw + "; unlocked; tablet mode off; 0 of 1 binding(s) can act; claiming nothing", in: said, log: log)
+        try sway.message(["fullscreen", "enable"])
+        try Self.wait(for: "\"Drawing\", fullscreen; unlocked", in: said, log: log)
+        try sway.message(["fullscreen", "disable"])
+        try logind.set(locked: true)
+        try Self.wait(for: inDraw + "; locked; tablet mode off; 0 of 1 binding(s) can act; claiming nothing", in: said, log: log)
+        try logind.set(locked: false)
+        draw.signal(SIGTERM)
+        _ = try? draw.wait(timeout: 10)
+        try Self.wait(
+            for: "no window has the focus; unlocked; tablet mode off; 1 of 1 binding(s) can act; claiming 3 fingers", in: said,
+            log: log, count: 2)
+        print("act --context said:\n\(said())")
+        watch.signal(SIGTERM)
+        #expect(try watch.wait(timeout: 10) == 0)
         #expect(try d.stop() == 0)
     }
 
@@ -245,9 +309,10 @@ struct ActFocusTests {
         f.close()
     }
 
-    static func wait(for text: String, in read: () -> String, log: () -> String) throws {
+    /// Waits until `read()` has `text` (`count` times at least).
+    static func wait(for text: String, in read: () -> String, log: () -> String, count: Int = 1) throws {
         for _ in 0..<300 {
-            if read().contains(text) { return }
+            if read().components(separatedBy: text).count > count { return }
             usleep(50_000)
         }
         throw ChannelError("act never said \"\(text)\": \(log())")

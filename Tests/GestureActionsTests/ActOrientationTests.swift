@@ -54,11 +54,13 @@ struct ActOrientationTests {
     /// root (through sudo -n, as a user), its socket in that folder of
     /// root's, so that the other users' acts believe it.
     /// Without `systemBus` no session is asked about (`deliver = "everyone"`).
-    static func daemon(systemBus: String? = nil, rootFolder: String? = nil) throws -> DaemonProcess {
+    /// `verbose`: its debug lines too (what the clients claim).
+    static func daemon(systemBus: String? = nil, rootFolder: String? = nil, verbose: Bool = false) throws -> DaemonProcess {
         let sudo = ["/usr/bin/sudo", "-n", "--preserve-env=NOTIFY_SOCKET,DBUS_SYSTEM_BUS_ADDRESS", "--"]
         let deliver = systemBus == nil ? "deliver = \"everyone\"\n" : ""
         let d = try DaemonProcess(
-            ["--replay", swipe, "--loop", "--wait-subscribers", "1"], config: "[daemon]\nsocket-mode = \"0666\"\n" + deliver,
+            ["--replay", swipe, "--loop", "--wait-subscribers", "1"] + (verbose ? ["-v"] : []),
+            config: "[daemon]\nsocket-mode = \"0666\"\n" + deliver,
             wrapper: rootFolder != nil && !Requirement.isRoot ? sudo : [], systemBus: systemBus,
             socketPath: rootFolder.map { $0 + "/gestured.sock" })
         chmod(d.directory, 0o755)
