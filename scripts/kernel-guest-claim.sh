@@ -49,7 +49,7 @@ file_of() {
         tap) echo "$repo/Recordings/tap-1f.phone.evemu" ;;
         drag | load) echo "$repo/Recordings/slow-drag-right.tablet.evemu" ;;
         pinch | reload | kill | term) echo "$repo/Recordings/pinch-close-2f.phone.evemu" ;;
-        swipe | free | removed) echo "$repo/Recordings/swipe-up-3f.kiosk.evemu" ;;
+        swipe | free | removed | leftto | taken) echo "$repo/Recordings/swipe-up-3f.kiosk.evemu" ;;
         edge) echo "$laptop" ;;
         edgetap) echo "$edgetap" ;;
         edgerest) echo "$edgerest" ;;
@@ -69,7 +69,7 @@ section() { # TAG NAME CLAIM
     [ -z "$size" ] || printf 'size = "%s"\n' "$size"
     echo
 }
-claimed_tags="tap drag load pinch free swipe edge edgetap edgerest removed reload kill term"
+claimed_tags="tap drag load pinch free swipe edge edgetap edgerest leftto taken removed reload kill term"
 config() { # the daemon's configuration; RELOADED: the reload scenario's device no longer claimed
     local tag
     for tag in $claimed_tags; do
@@ -209,6 +209,44 @@ play claim edge
 finish
 sleep 1
 cp "$run/ran" "$out/claim-ran.out" 2>/dev/null || : >"$out/claim-ran.out"
+
+# 2b. Claims follow the focused app: act again with the same bindings and
+#     `leave-to-apps`, its focus from a stand-in for i3's IPC (the headless
+#     sway tests cover the real compositors). With that app in front the
+#     swipe passes whole and runs nothing; with another it is taken as above.
+kill "$act"
+wait "$act" 2>/dev/null
+echo gestured.test.maps >"$run/app"
+python3 "$repo/scripts/stand-in-i3.py" "$run/i3.sock" "$run/app" 2>"$out/claim-i3.log" &
+i3=$!
+for _ in $(seq 300); do [ -S "$run/i3.sock" ] && break; sleep 0.1; done
+{
+    printf '[context]\nleave-to-apps = ["gestured.test.maps"]\n\n'
+    cat "$run/actions.toml"
+} >"$run/context.toml"
+chmod 644 "$run/context.toml"
+: >"$run/ran"
+I3SOCK=$run/i3.sock "$gestured" act --config "$run/context.toml" --socket "$run/c.sock" >"$out/claim-act-context.log" 2>&1 &
+act=$!
+for _ in $(seq 600); do
+    grep -q 'connected to' "$out/claim-act-context.log" && grep -q 'its touches are left to it' "$out/claim-act-context.log" && break
+    sleep 0.05
+done
+# The daemon takes a subscription within a turn; the claimed thread, the next command.
+sleep 2
+play claim leftto
+finish
+echo gestured.test.other >"$run/app"
+kill -USR1 "$i3"
+for _ in $(seq 600); do grep -q 'claiming 3 fingers, left edge on claimed touchscreens now' "$out/claim-act-context.log" && break; sleep 0.05; done
+sleep 2
+play claim taken
+finish
+sleep 1
+cp "$run/ran" "$out/claim-ran-context.out"
+# act keeps claiming three fingers and the left edge (its focus no longer known) for what follows.
+kill "$i3"
+wait "$i3" 2>/dev/null
 
 # 3. Endings in the middle of a claimed touchscreen's touches. After each:
 #    the devices there are, whether the source can be grabbed (it cannot

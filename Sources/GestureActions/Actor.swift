@@ -296,6 +296,12 @@ package struct Actor {
     private mutating func contextChanged() {
         context.focus = focus.focus
         context.focusKnown = focus.known
+        if let say = options.watchContext {
+            let line = contextLine(claims: currentClaims)
+            if line != saidContext { say(line) }
+            saidContext = line
+            return
+        }
         let left = context.leftToApp(contextSettings)
         if left != leftToApp {
             leftToApp = left
@@ -305,12 +311,6 @@ package struct Actor {
                     : "the app that kept its touches lost the focus")
         }
         let claims = currentClaims
-        if let say = options.watchContext {
-            let line = contextLine(claims: claims)
-            if line != saidContext { say(line) }
-            saidContext = line
-            return
-        }
         guard socket >= 0, let sent = sentClaims, sent != claims else { return }
         sentClaims = claims
         log("claiming \(claims.isEmpty ? "nothing" : claims.summary) on claimed touchscreens now")

@@ -182,6 +182,34 @@ extension KernelTests {
     }
 
     @Test(
+        "claims follow the focused app: with an app of leave-to-apps in front (act's focus from a stand-in for i3's IPC) a bound three-finger swipe reaches the clone whole and runs nothing; with another app in front it is taken"
+    )
+    func claimFollowsFocus() throws {
+        let run = try Self.run()
+        let act = run.files["claim-act-context.log"] ?? ""
+        let sent = Self.frames(try Self.claimFile(run, "sent-claim-leftto.evemu"))
+        let clone = Self.frames(try Self.claimFile(run, "read-claim-leftto.evemu"))
+        #expect(
+            !sent.isEmpty && clone.map(\.events) == sent.map(\.events),
+            "\(sent.count) written, \(clone.count) reached the clone\n\(act)")
+        let left = Self.touches(try Self.claimFile(run, "libinput-claim-leftto.out"))
+        #expect(left.down >= 3 && left.up == left.down && left.cancel == 0, "\(left)")
+
+        let takenSent = Self.frames(try Self.claimFile(run, "sent-claim-taken.evemu"))
+        let third = try #require(Self.beforeThirdFinger(takenSent), "the recording never has three fingers down")
+        let taken = Self.touches(try Self.claimFile(run, "libinput-claim-taken.out"))
+        #expect(taken == (down: third.fingers, up: 0, cancel: third.fingers), "\(taken)\n\(act)")
+        #expect(Self.frames(try Self.claimFile(run, "read-claim-taken.evemu")).count == third.frame + 2)
+
+        let ran = (try Self.claimFile(run, "ran-context.out")).split(separator: "\n")
+        #expect(ran == ["swipe"], "\(ran)")
+        #expect(
+            act.contains("gestured.test.maps has the focus: its touches are left to it (leave-to-apps); claiming nothing"),
+            "\(act)")
+        #expect(act.contains("claiming 3 fingers, left edge on claimed touchscreens now"), "\(act)")
+    }
+
+    @Test(
         "a touch in a claimed edge band is held back: a tap until it lifts, a finger resting there until the hold-back bound, then it reaches the clone from where it landed"
     )
     func claimEdgeHold() throws {
