@@ -122,6 +122,69 @@ struct ActFocusTests {
     }
 
     @Test(
+        "X11: under i3 on Xvfb, each binding acts only in the app (the window's WM_CLASS class) and fullscreen state it names, nothing in an app of leave-to-apps",
+        .requires(HeadlessI3.requirement))
+    func followsTheFocusOnX11() throws {
+        let d = try ActOrientationTests.daemon()
+        let x = try HeadlessI3()
+        let out = x.scratch + "/ran"
+        let path = x.scratch + "/actions.toml"
+        try """
+        [context]
+        leave-to-apps = ["GesturedPaint"]
+
+        [[bind]]
+        gesture = "swipe"
+        fingers = 3
+        when = { not-app = ["Gestured*"] }
+        run = ["/bin/sh", "-c", "echo desktop >> \(out)"]
+
+        [[bind]]
+        gesture = "swipe"
+        fingers = 3
+        when = { app = "gesturedDraw", fullscreen = false }
+        run = ["/bin/sh", "-c", "echo draw >> \(out)"]
+
+        [[bind]]
+        gesture = "swipe"
+        fingers = 3
+        when = { app = "GesturedDraw", fullscreen = true }
+        run = ["/bin/sh", "-c", "echo draw-fullscreen >> \(out)"]
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o644)
+        let act = try Child(
+            [BuildProducts.gestured, "act", "--config", path, "--socket", d.socket],
+            environment: x.environment.merging(["I3SOCK": x.ipcSocket]) { $1 }, stdout: .file(x.scratch + "/act.log"))
+        defer { act.signal(SIGTERM) }
+        let actLog = { (try? String(contentsOfFile: x.scratch + "/act.log", encoding: .utf8)) ?? "" }
+        let log = { "act: \(actLog())\ndaemon: \(d.log)" }
+        func ran() -> [String] {
+            ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+        try ActOrientationTests.waitFor("desktop", in: out, log: log)
+        #expect(actLog().contains("following the focused window through i3"), "\(log())")
+        let draw = try x.window(app: "GesturedDraw", title: "Drawing")
+        try ActOrientationTests.waitFor("draw", in: out, log: log)
+        try x.message(["fullscreen", "enable"])
+        try ActOrientationTests.waitFor("draw-fullscreen", in: out, log: log)
+        try x.message(["fullscreen", "disable"])
+        try ActOrientationTests.waitFor("draw", in: out, log: log)
+        let paint = try x.window(app: "GesturedPaint", title: "Paint")
+        try Self.wait(for: "GesturedPaint has the focus: its touches are left to it", in: actLog, log: log)
+        let before = ran().count
+        usleep(5_000_000)
+        #expect(ran().count <= before + 1, "ran in an app of leave-to-apps: \(ran().suffix(4)) \(log())")
+        paint.signal(SIGTERM)
+        draw.signal(SIGTERM)
+        _ = try? paint.wait(timeout: 10)
+        _ = try? draw.wait(timeout: 10)
+        try ActOrientationTests.waitFor("desktop", in: out, log: log)
+        act.signal(SIGTERM)
+        _ = try act.wait(timeout: 10)
+        #expect(try d.stop() == 0)
+    }
+
+    @Test(
         "act --context says where it learns the context, then a line per change: the focused app and its fullscreen state, the lock from the daemon (the focus kept through it), what the bindings do",
         .requires(.root, FakeLogind.requirement, HeadlessSway.requirement, HeadlessSway.footRequirement))
     func contextLines() throws {
