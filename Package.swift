@@ -82,6 +82,9 @@ let package = Package(
         // The outputs a Wayland compositor announces and how each is turned,
         // for `gestured act` (Debian: libwayland-dev).
         .target(name: "CWayland", linkerSettings: [.linkedLibrary("wayland-client")]),
+        // The active window of an X11 session (EWMH), for `gestured act`'s
+        // per-app bindings (Debian: libxcb1-dev).
+        .target(name: "CX11", linkerSettings: [.linkedLibrary("xcb")]),
         // The daemon: libinput and replayed devices, the poll loop, the socket
         // protocol, systemd integration, its configuration.
         .target(
@@ -100,7 +103,7 @@ let package = Package(
         .target(
             name: "GestureActions",
             dependencies: [
-                "GestureCore", "GestureProtocol", "ToolSupport", "TOML", "CLinux", "CEvdev", "CWayland",
+                "GestureCore", "GestureProtocol", "ToolSupport", "TOML", "CLinux", "CEvdev", "CWayland", "CX11",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .executableTarget(
@@ -174,6 +177,6 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-for target in package.targets where target.type != .system && !["CLinux", "CWayland", "CHarness"].contains(target.name) {
+for target in package.targets where target.type != .system && !["CLinux", "CWayland", "CX11", "CHarness"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + sharedSettings
 }

@@ -144,7 +144,7 @@ package struct Actor {
 
     static func environment() -> [String: String] {
         var env: [String: String] = [:]
-        for name in ["SWAYSOCK", "I3SOCK", "WAYLAND_DISPLAY"] {
+        for name in ["SWAYSOCK", "I3SOCK", "WAYLAND_DISPLAY", "DISPLAY"] {
             if let v = getenv(name) { env[name] = String(cString: v) }
         }
         return env
@@ -156,7 +156,7 @@ package struct Actor {
             return
         }
         log(
-            "the focused app is not known in this session (act follows it through sway's or i3's IPC, SWAYSOCK or I3SOCK, or a Wayland compositor's wlr-foreign-toplevel-management, WAYLAND_DISPLAY; this session sets none of them): bindings with when.app or when.title do not act, when.not-app ones do, and [context] leave-to-apps leaves nothing to apps"
+            "the focused app is not known in this session (act follows it through sway's or i3's IPC, SWAYSOCK or I3SOCK, a Wayland compositor's wlr-foreign-toplevel-management, WAYLAND_DISPLAY, or an X11 window manager's _NET_ACTIVE_WINDOW, DISPLAY; this session sets none of them): bindings with when.app or when.title do not act, when.not-app ones do, and [context] leave-to-apps leaves nothing to apps"
         )
     }
 

@@ -1,4 +1,5 @@
 import CWayland
+import CX11
 import FoundationEssentials
 package import GestureCore
 import SystemPackage
@@ -16,8 +17,10 @@ import ToolSupport
 /// class), which are one protocol; else, in a Wayland session, the
 /// compositor's wlr-foreign-toplevel-management (`CWayland`: phoc, labwc,
 /// Wayfire, river, Hyprland, niri), whose `activated` state says which
-/// window has the focus. With none, the focused app is not known: act says
-/// so once, and bindings that name an app do not act.
+/// window has the focus; else, in an X11 session (`$DISPLAY`), the window
+/// manager's EWMH `_NET_ACTIVE_WINDOW` (`CX11`: KWin, GNOME Shell, Xfwm,
+/// Openbox and the others on X11). With none, the focused app is not
+/// known: act says so once, and bindings that name an app do not act.
 ///
 /// sway's and i3's protocol: each message is "i3-ipc", its payload's length and its
 /// type (32 bits each, in the machine's order), then the payload (JSON).
@@ -32,11 +35,13 @@ package struct FocusFollower {
         case i3(String)
         /// The Wayland compositor's foreign-toplevel list (`$WAYLAND_DISPLAY`).
         case wayland
+        /// The X11 window manager's `_NET_ACTIVE_WINDOW` (`$DISPLAY`).
+        case x11
 
         var path: String {
             switch self {
             case .sway(let p), .i3(let p): p
-            case .wayland: ""
+            case .wayland, .x11: ""
             }
         }
         package var name: String {
@@ -44,6 +49,7 @@ package struct FocusFollower {
             case .sway: "sway"
             case .i3: "i3"
             case .wayland: "the compositor's wlr-foreign-toplevel-management"
+            case .x11: "the X11 window manager's _NET_ACTIVE_WINDOW"
             }
         }
     }
@@ -53,6 +59,7 @@ package struct FocusFollower {
         if let p = environment["SWAYSOCK"], !p.isEmpty { return .sway(p) }
         if let p = environment["I3SOCK"], !p.isEmpty { return .i3(p) }
         if let d = environment["WAYLAND_DISPLAY"], !d.isEmpty { return .wayland }
+        if let d = environment["DISPLAY"], !d.isEmpty { return .x11 }
         return nil
     }
 
@@ -63,8 +70,10 @@ package struct FocusFollower {
     package private(set) var known = false
 
     private var socket: Int32 = -1
-    /// The Wayland connection, for `.wayland`.
-    private var toplevels: OpaquePointer?
+    /// The connection of `.wayland` and `.x11`.
+    private var desktop: Desktop?
+    /// The X11 window manager was said not to name the active window.
+    private var saidUnsupported = false
     private var input: [UInt8] = []
     private var retryAt = Timestamp.zero
     private var saidLost = false
@@ -91,9 +100,9 @@ package struct FocusFollower {
     package init(source: Source?) { self.source = source }
 
     /// The descriptor to wait on (-1: none).
-    package var fd: Int32 { toplevels.map { cwl_focus_fd($0) } ?? socket }
+    package var fd: Int32 { desktop?.fd ?? socket }
 
-    private var connected: Bool { socket >= 0 || toplevels != nil }
+    private var connected: Bool { socket >= 0 || desktop != nil }
 
     /// When a connection is to be tried again.
     package var deadline: Timestamp { source != nil && !connected ? retryAt : .never }
@@ -101,14 +110,12 @@ package struct FocusFollower {
     /// Connects when it is time. True when what is known changed (a
     /// connection lost is one).
     package mutating func beforeWait(now: Timestamp, log: (String) -> Void) -> Bool {
-        if let t = toplevels {
-            guard cwl_focus_before_wait(t) == 0 else {
-                return lose(now: now, log: log, why: "the Wayland connection failed")
-            }
-            return takeToplevels(t, now: now, log: log)
+        if let d = desktop {
+            guard d.beforeWait() else { return lose(now: now, log: log, why: "the \(d.kind) connection failed") }
+            return take(d, now: now, log: log)
         }
         guard let source, !connected, now >= retryAt else { return false }
-        if source == .wayland { return connectToplevels(now: now, log: log) }
+        if source == .wayland || source == .x11 { return connectDesktop(source, now: now, log: log) }
         retryAt = now + Self.retryInterval
         guard let address = UnixAddress(source.path) else {
             if !saidLost {
@@ -149,11 +156,9 @@ package struct FocusFollower {
     /// Reads what came. True when the focused window, its title or its
     /// fullscreen state changed, or whether it is known.
     package mutating func read(now: Timestamp, log: (String) -> Void) -> Bool {
-        if let t = toplevels {
-            guard cwl_focus_read(t) == 0 else {
-                return lose(now: now, log: log, why: "the compositor closed the Wayland connection")
-            }
-            return takeToplevels(t, now: now, log: log)
+        if let d = desktop {
+            guard d.read() else { return lose(now: now, log: log, why: "\(d.peer) closed the \(d.kind) connection") }
+            return take(d, now: now, log: log)
         }
         guard socket >= 0 else { return false }
         var chunk = [UInt8](repeating: 0, count: 65536)
@@ -188,23 +193,94 @@ package struct FocusFollower {
     package mutating func close() {
         if socket >= 0 { Glibc.close(socket) }
         socket = -1
-        if let t = toplevels { cwl_focus_disconnect(t) }
-        toplevels = nil
+        desktop?.disconnect()
+        desktop = nil
     }
 
-    // MARK: wlr-foreign-toplevel-management
+    // MARK: wlr-foreign-toplevel-management and X11
 
-    private mutating func connectToplevels(now: Timestamp, log: (String) -> Void) -> Bool {
+    /// A connection whose C side follows the focused window: CWayland's
+    /// foreign-toplevel list, or CX11's active window.
+    private enum Desktop {
+        case wayland(OpaquePointer)
+        case x11(OpaquePointer)
+
+        var kind: String {
+            switch self {
+            case .wayland: "Wayland"
+            case .x11: "X11"
+            }
+        }
+        var peer: String {
+            switch self {
+            case .wayland: "the compositor"
+            case .x11: "the X server"
+            }
+        }
+        var fd: Int32 {
+            switch self {
+            case .wayland(let t): cwl_focus_fd(t)
+            case .x11(let x): cx11_focus_fd(x)
+            }
+        }
+        func beforeWait() -> Bool {
+            switch self {
+            case .wayland(let t): cwl_focus_before_wait(t) == 0
+            case .x11(let x): cx11_focus_before_wait(x) == 0
+            }
+        }
+        func read() -> Bool {
+            switch self {
+            case .wayland(let t): cwl_focus_read(t) == 0
+            case .x11(let x): cx11_focus_read(x) == 0
+            }
+        }
+        var supported: Bool {
+            switch self {
+            case .wayland(let t): cwl_focus_supported(t) != 0
+            case .x11(let x): cx11_focus_supported(x) != 0
+            }
+        }
+        func takeChanged() -> Bool {
+            switch self {
+            case .wayland(let t): cwl_focus_take_changed(t) != 0
+            case .x11(let x): cx11_focus_take_changed(x) != 0
+            }
+        }
+        /// The focused window; nil when none has the focus or it names no app.
+        var window: FocusedWindow? {
+            let (has, app, title, fullscreen) =
+                switch self {
+                case .wayland(let t):
+                    (cwl_focus_has_window(t), cwl_focus_app(t), cwl_focus_title(t), cwl_focus_fullscreen(t))
+                case .x11(let x):
+                    (cx11_focus_has_window(x), cx11_focus_app(x), cx11_focus_title(x), cx11_focus_fullscreen(x))
+                }
+            guard has != 0, let app, let title, app[0] != 0 else { return nil }
+            return FocusedWindow(app: String(cString: app), title: String(cString: title), fullscreen: fullscreen != 0)
+        }
+        func disconnect() {
+            switch self {
+            case .wayland(let t): cwl_focus_disconnect(t)
+            case .x11(let x): cx11_focus_disconnect(x)
+            }
+        }
+    }
+
+    private mutating func connectDesktop(_ source: Source, now: Timestamp, log: (String) -> Void) -> Bool {
         retryAt = now + Self.retryInterval
-        guard let t = cwl_focus_connect() else {
+        let connection: Desktop? =
+            source == .x11 ? cx11_focus_connect().map(Desktop.x11) : cwl_focus_connect().map(Desktop.wayland)
+        guard let d = connection else {
             if !saidLost {
-                log("cannot connect to the Wayland compositor: \(Errno.last); the focused app is not known until it can")
+                let server = source == .x11 ? "the X server at $DISPLAY" : "the Wayland compositor"
+                log("cannot connect to \(server): \(Errno.last); the focused app is not known until it can")
                 saidLost = true
             }
             return false
         }
-        guard cwl_focus_supported(t) != 0 else {
-            cwl_focus_disconnect(t)
+        if case .wayland = d, !d.supported {
+            d.disconnect()
             // It will not offer it later: no more tries.
             retryAt = .never
             log(
@@ -212,25 +288,36 @@ package struct FocusFollower {
             )
             return false
         }
-        toplevels = t
-        log("following the focused window through \(saidLost ? "the compositor again" : Source.wayland.name)")
+        desktop = d
+        log("following the focused window through \(saidLost ? "\(source.name) again" : source.name)")
         saidLost = false
-        return takeToplevels(t, now: now, log: log)
+        return take(d, now: now, log: log)
     }
 
-    /// The focused toplevel as the compositor said it last.
-    private mutating func takeToplevels(_ t: OpaquePointer, now: Timestamp, log: (String) -> Void) -> Bool {
-        guard cwl_focus_supported(t) != 0 else {
+    /// The focused window as the compositor or the window manager said it last.
+    private mutating func take(_ d: Desktop, now: Timestamp, log: (String) -> Void) -> Bool {
+        if case .wayland = d, !d.supported {
+            // The compositor sent `finished`.
             return lose(now: now, log: log, why: "the compositor stopped telling which window has the focus")
         }
-        guard cwl_focus_take_changed(t) != 0 else { return false }
+        guard d.takeChanged() else { return false }
         let before = (focus, known)
-        known = true
-        focus =
-            cwl_focus_has_window(t) != 0 && cwl_focus_app(t)[0] != 0
-            ? FocusedWindow(
-                app: String(cString: cwl_focus_app(t)), title: String(cString: cwl_focus_title(t)),
-                fullscreen: cwl_focus_fullscreen(t) != 0) : nil
+        if d.supported {
+            if saidUnsupported { log("the window manager now says which window is active") }
+            saidUnsupported = false
+            known = true
+            focus = d.window
+        } else {
+            // An X11 window manager may start, or restart, later: act keeps listening.
+            if !saidUnsupported {
+                log(
+                    "the X11 window manager does not say which window is active (no EWMH _NET_ACTIVE_WINDOW): bindings with when.app or when.title do not act, when.not-app ones do"
+                )
+            }
+            saidUnsupported = true
+            known = false
+            focus = nil
+        }
         return before.0 != focus || before.1 != known
     }
 

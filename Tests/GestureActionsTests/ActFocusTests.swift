@@ -121,10 +121,17 @@ struct ActFocusTests {
         #expect(try d.stop() == 0)
     }
 
+    /// Where act reads an X11 session's focus from: i3's IPC, or the
+    /// window manager's EWMH `_NET_ACTIVE_WINDOW` (i3 sets both).
+    enum OnX11: String, CustomTestStringConvertible {
+        case ipc, ewmh
+        var testDescription: String { self == .ipc ? "i3's IPC" : "EWMH _NET_ACTIVE_WINDOW" }
+    }
+
     @Test(
         "X11: under i3 on Xvfb, each binding acts only in the app (the window's WM_CLASS class) and fullscreen state it names, nothing in an app of leave-to-apps",
-        .requires(HeadlessI3.requirement))
-    func followsTheFocusOnX11() throws {
+        .requires(HeadlessI3.requirement), arguments: [OnX11.ipc, .ewmh])
+    func followsTheFocusOnX11(through: OnX11) throws {
         let d = try ActOrientationTests.daemon()
         let x = try HeadlessI3()
         let out = x.scratch + "/ran"
@@ -154,7 +161,8 @@ struct ActFocusTests {
         chmod(path, 0o644)
         let act = try Child(
             [BuildProducts.gestured, "act", "--config", path, "--socket", d.socket],
-            environment: x.environment.merging(["I3SOCK": x.ipcSocket]) { $1 }, stdout: .file(x.scratch + "/act.log"))
+            environment: through == .ipc ? x.environment.merging(["I3SOCK": x.ipcSocket]) { $1 } : x.environment,
+            stdout: .file(x.scratch + "/act.log"))
         defer { act.signal(SIGTERM) }
         let actLog = { (try? String(contentsOfFile: x.scratch + "/act.log", encoding: .utf8)) ?? "" }
         let log = { "act: \(actLog())\ndaemon: \(d.log)" }
@@ -162,7 +170,8 @@ struct ActFocusTests {
             ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }
         try ActOrientationTests.waitFor("desktop", in: out, log: log)
-        #expect(actLog().contains("following the focused window through i3"), "\(log())")
+        let source = through == .ipc ? "i3" : "the X11 window manager's _NET_ACTIVE_WINDOW"
+        #expect(actLog().contains("following the focused window through \(source)"), "\(log())")
         let draw = try x.window(app: "GesturedDraw", title: "Drawing")
         try ActOrientationTests.waitFor("draw", in: out, log: log)
         try x.message(["fullscreen", "enable"])
@@ -179,6 +188,48 @@ struct ActFocusTests {
         _ = try? paint.wait(timeout: 10)
         _ = try? draw.wait(timeout: 10)
         try ActOrientationTests.waitFor("desktop", in: out, log: log)
+        act.signal(SIGTERM)
+        _ = try act.wait(timeout: 10)
+        #expect(try d.stop() == 0)
+    }
+
+    @Test(
+        "X11: while no window manager names the active window, act says so and app bindings wait; once one starts, they act in their app",
+        .requires(HeadlessI3.requirement))
+    func waitsForTheWindowManager() throws {
+        let d = try ActOrientationTests.daemon()
+        let x = try HeadlessI3(windowManager: false)
+        let out = x.scratch + "/ran"
+        let path = x.scratch + "/actions.toml"
+        try """
+        [[bind]]
+        gesture = "swipe"
+        fingers = 3
+        when = { app = "GesturedDraw" }
+        run = ["/bin/sh", "-c", "echo draw >> \(out)"]
+
+        [[bind]]
+        gesture = "swipe"
+        fingers = 3
+        when = { not-app = "GesturedDraw" }
+        run = ["/bin/sh", "-c", "echo elsewhere >> \(out)"]
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o644)
+        let act = try Child(
+            [BuildProducts.gestured, "act", "--config", path, "--socket", d.socket], environment: x.environment,
+            stdout: .file(x.scratch + "/act.log"))
+        defer { act.signal(SIGTERM) }
+        let actLog = { (try? String(contentsOfFile: x.scratch + "/act.log", encoding: .utf8)) ?? "" }
+        let log = { "act: \(actLog())\ndaemon: \(d.log)" }
+        try Self.wait(for: "does not say which window is active (no EWMH _NET_ACTIVE_WINDOW)", in: actLog, log: log)
+        try ActOrientationTests.waitFor("elsewhere", in: out, log: log)
+        try x.startWindowManager()
+        try Self.wait(for: "the window manager now says which window is active", in: actLog, log: log)
+        let draw = try x.window(app: "GesturedDraw", title: "Drawing")
+        try ActOrientationTests.waitFor("draw", in: out, log: log)
+        draw.signal(SIGTERM)
+        _ = try? draw.wait(timeout: 10)
+        try ActOrientationTests.waitFor("elsewhere", in: out, log: log)
         act.signal(SIGTERM)
         _ = try act.wait(timeout: 10)
         #expect(try d.stop() == 0)
@@ -312,6 +363,8 @@ struct ActFocusTests {
         var f = FocusFollower(source: FocusFollower.source(environment: ["I3SOCK": ipc.path]))
         #expect(f.source == .i3(ipc.path))
         #expect(FocusFollower.source(environment: ["I3SOCK": "/a", "SWAYSOCK": "/b"]) == .sway("/b"))
+        #expect(FocusFollower.source(environment: ["DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-1"]) == .wayland)
+        #expect(FocusFollower.source(environment: ["DISPLAY": ":0"]) == .x11)
         #expect(FocusFollower.source(environment: [:]) == nil)
         var said: [String] = []
         let now = Timestamp(microseconds: 1_000_000)

@@ -5,8 +5,9 @@ import Foundation
 #endif
 
 /// A real X11 session for the tests: Xvfb (an X server with no screen),
-/// the i3 window manager on it with its IPC socket in a scratch folder,
-/// and xterm windows of chosen `WM_CLASS` classes. Run as the test's user.
+/// the i3 window manager on it with its IPC socket in a scratch folder
+/// (from the start, or when `startWindowManager` is called), and xterm
+/// windows of chosen `WM_CLASS` classes. Run as the test's user.
 public final class HeadlessI3 {
     public let scratch: String
     /// The X display (":N"), which Xvfb chose.
@@ -24,7 +25,7 @@ public final class HeadlessI3 {
             "no Xvfb, i3 or xterm: `make setup-tests` installs them (Debian packages xvfb, i3-wm, xterm), the X11 session the focus tests open windows in"
     )
 
-    public init() throws {
+    public init(windowManager: Bool = true) throws {
         scratch = NSTemporaryDirectory() + "gestured-i3-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         ipcSocket = scratch + "/i3.sock"
@@ -39,6 +40,11 @@ public final class HeadlessI3 {
         display = ":" + number
         try "ipc-socket \(ipcSocket)\nfont pango:monospace 8\n".write(
             toFile: scratch + "/config", atomically: true, encoding: .utf8)
+        if windowManager { try startWindowManager() }
+    }
+
+    /// Starts i3 and waits until it answers on its IPC socket.
+    public func startWindowManager() throws {
         i3 = try Child(
             ["/usr/bin/i3", "-c", scratch + "/config"], environment: environment, stdout: .file(scratch + "/i3.log"))
         for _ in 0..<200 {
