@@ -49,7 +49,7 @@ file_of() {
         tap) echo "$repo/Recordings/tap-1f.phone.evemu" ;;
         drag | load) echo "$repo/Recordings/slow-drag-right.tablet.evemu" ;;
         pinch | reload | kill | term) echo "$repo/Recordings/pinch-close-2f.phone.evemu" ;;
-        swipe | free | removed | leftto | taken) echo "$repo/Recordings/swipe-up-3f.kiosk.evemu" ;;
+        swipe | free | removed | leftto | taken | elsewhere | here) echo "$repo/Recordings/swipe-up-3f.kiosk.evemu" ;;
         edge) echo "$laptop" ;;
         edgetap) echo "$edgetap" ;;
         edgerest) echo "$edgerest" ;;
@@ -69,7 +69,7 @@ section() { # TAG NAME CLAIM
     [ -z "$size" ] || printf 'size = "%s"\n' "$size"
     echo
 }
-claimed_tags="tap drag load pinch free swipe edge edgetap edgerest leftto taken removed reload kill term"
+claimed_tags="tap drag load pinch free swipe edge edgetap edgerest elsewhere here leftto taken removed reload kill term"
 config() { # the daemon's configuration; RELOADED: the reload scenario's device no longer claimed
     local tag
     for tag in $claimed_tags; do
@@ -144,6 +144,8 @@ play() {
     li=$!
     for _ in $(seq 600); do grep -qs 'DEVICE_ADDED' "$out/claim-libinput-$kind-$tag.out" && break; sleep 0.05; done
     log "$kind $tag"
+    # What must happen once the device is there, before its touches.
+    [ -z "${before_touches:-}" ] || "$before_touches"
     touch "$run/go-$kind-$tag"
 }
 # Waits for the player and the readers (the readers end with their device).
@@ -209,6 +211,33 @@ play claim edge
 finish
 sleep 1
 cp "$run/ran" "$out/claim-ran.out" 2>/dev/null || : >"$out/claim-ran.out"
+
+# 2a. Claims follow the touchscreen's output: act told the touchscreens
+#     show on eDP-1 ([screen] output), a three-finger swipe bound `when = {
+#     output = "HDMI-*" }` claims nothing there and passes whole; bound for
+#     "eDP-*", it is taken.
+# act hears of each device as it comes and sends the claims on it then.
+act_claims_it() {
+    if [ "$tag" = here ]; then
+        for _ in $(seq 600); do grep -q 'claiming 3 fingers on /dev/input/' "$out/claim-act-$tag.log" && break; sleep 0.05; done
+    fi
+    sleep 1
+}
+for where in 'elsewhere:HDMI-*' 'here:eDP-*'; do
+    tag=${where%%:*}
+    kill "$act"
+    wait "$act" 2>/dev/null
+    printf '[screen]\noutput = "eDP-1"\nfollow-rotation = false\n\n[[bind]]\ngesture = "swipe"\nfingers = 3\nwhen = { output = "%s" }\nrun = ["true"]\n' \
+        "${where#*:}" >"$run/output.toml"
+    chmod 644 "$run/output.toml"
+    "$gestured" act --config "$run/output.toml" --socket "$run/c.sock" >"$out/claim-act-$tag.log" 2>&1 &
+    act=$!
+    for _ in $(seq 600); do grep -q 'connected to' "$out/claim-act-$tag.log" && break; sleep 0.05; done
+    # The daemon takes a subscription within a turn; the claimed thread, the next command.
+    sleep 2
+    before_touches=act_claims_it play claim "$tag"
+    finish
+done
 
 # 2b. Claims follow the focused app: act again with the same bindings and
 #     `leave-to-apps`, its focus from a stand-in for i3's IPC (the headless

@@ -1,6 +1,6 @@
 import CLinux
 package import GestureCore
-import GestureProtocol
+package import GestureProtocol
 import SystemPackage
 package import ToolSupport
 
@@ -47,6 +47,8 @@ package struct Actor {
         /// The context it began in: the bindings that may act on it are
         /// decided then, for the whole gesture.
         var context: Binding.Context
+        /// The output its touchscreen shows on (`when.output`), as known when it began.
+        var output: String?
         /// Bindings whose `run`/`keys` this gesture has fired.
         var fired: Set<Int> = []
         /// Per binding: when its `on-changed` last ran, and the newest `changed` held back since.
@@ -102,7 +104,7 @@ package struct Actor {
     /// The actions files' `[context]`.
     private var contextSettings = ContextSettings()
     /// The claims the daemon was last sent on this connection (nil: none sent yet).
-    private var sentClaims: ClaimSet?
+    private var sentClaims: Claims?
     /// Whether the focused app was one of `leave-to-apps`, to say when that changes.
     private var leftToApp = false
     /// Whether this connection's first `subscribed` came.
@@ -134,7 +136,7 @@ package struct Actor {
             say(
                 "the focused window: "
                     + (focus.source.map { "from \($0.name)" }
-                        ?? "not known in this session (no SWAYSOCK, I3SOCK or WAYLAND_DISPLAY)"))
+                        ?? "not known in this session (no SWAYSOCK, I3SOCK, WAYLAND_DISPLAY or DISPLAY)"))
             say("the lock and tablet mode: from the daemon at \(options.socketPath)")
             say("\(bindings.count) binding(s) from \(loaded.files.isEmpty ? "no file" : loaded.files.joined(separator: ", "))")
         } else {
@@ -173,7 +175,7 @@ package struct Actor {
         var now = clock.now
         while running {
             poller.reset()
-            if screen.beforeWait(now: now, log: log) { tellOrientations() }
+            if screen.beforeWait(now: now, log: log) { outputsChanged() }
             if focus.beforeWait(now: now, log: log) { contextChanged() }
             let signalSlot = poller.add(signals, Int32(POLLIN))
             let inotifySlot = poller.add(inotify, Int32(POLLIN))
@@ -185,7 +187,7 @@ package struct Actor {
             if socket < 0 { deadline = min(deadline, retryAt) }
             now = poller.wait(until: deadline, clock: clock).now
             if poller.readable(screenSlot) || poller.hungUp(screenSlot), screen.read(now: now, log: log) {
-                tellOrientations()
+                outputsChanged()
             }
             if poller.readable(focusSlot) || poller.hungUp(focusSlot), focus.read(now: now, log: log) { contextChanged() }
 
@@ -241,9 +243,10 @@ package struct Actor {
         input = LineBuffer(limit: input.limit)
         gestures.removeAll()
         subscribedOnConnection = false
-        sentClaims = currentClaims
+        let claims = currentClaims
+        sentClaims = claims
         // A watcher asks for no gesture and claims nothing: the daemon's `context` is what it reads.
-        send(options.watchContext == nil ? Self.subscribeLine(for: bindings, claims: currentClaims) : Self.watchLine)
+        send(options.watchContext == nil ? Self.subscribeLine(for: bindings, claims: claims) : Self.watchLine)
     }
 
     static let watchLine = #"{"type":"subscribe","gestures":[]}"# + "\n"
@@ -280,14 +283,53 @@ package struct Actor {
         bindings.reduce(into: ClaimSet()) { $0.formUnion($1.claims) }
     }
 
-    /// What the bindings that may act now claim: nothing while an app of
-    /// `leave-to-apps` has the focus.
+    /// What the bindings that may act now and name no output claim on
+    /// every touchscreen: nothing while an app of `leave-to-apps` has the focus.
     package static func claims(of bindings: [Binding], in context: Binding.Context, _ settings: ContextSettings) -> ClaimSet {
         if context.leftToApp(settings) { return ClaimSet() }
-        return claims(of: bindings.filter { $0.acts(in: context, settings) })
+        return claims(of: bindings.filter { $0.whenOutputs == nil && $0.acts(in: context, settings) })
     }
 
-    private var currentClaims: ClaimSet { Self.claims(of: bindings, in: context, contextSettings) }
+    /// What act claims: on every claimed touchscreen, and beyond that on
+    /// each touchscreen whose output a `when.output` binding names.
+    package struct Claims: Equatable {
+        package var everywhere = ClaimSet()
+        /// By touchscreen node, what its output's bindings add.
+        package var on: [SubscribeRequest.DeviceClaims] = []
+
+        package var isEmpty: Bool { everywhere.isEmpty && on.isEmpty }
+
+        /// "3 fingers on claimed touchscreens; left edge on /dev/input/event5", for the log.
+        package var summary: String {
+            guard !isEmpty else { return "nothing" }
+            let all = everywhere.isEmpty ? [] : ["\(everywhere.summary) on claimed touchscreens"]
+            return (all + on.map { "\($0.claims.summary) on \($0.devices.joined(separator: ", "))" }).joined(separator: "; ")
+        }
+    }
+
+    /// What the bindings that may act now claim, on every touchscreen and
+    /// on each of `screens` (its node, and the output it shows on).
+    package static func claims(
+        of bindings: [Binding], in context: Binding.Context, _ settings: ContextSettings,
+        screens: [(node: String, output: String?)]
+    ) -> Claims {
+        var c = Claims(everywhere: claims(of: bindings, in: context, settings))
+        let limited = bindings.filter { $0.whenOutputs != nil && $0.acts(in: context, settings) }
+        guard !limited.isEmpty, !context.leftToApp(settings) else { return c }
+        for s in screens {
+            let extra = claims(of: limited.filter { $0.acts(onOutput: s.output) })
+            var all = c.everywhere
+            all.formUnion(extra)
+            if all != c.everywhere { c.on.append(SubscribeRequest.DeviceClaims(devices: [s.node], claims: extra)) }
+        }
+        return c
+    }
+
+    private var currentClaims: Claims {
+        Self.claims(
+            of: bindings, in: context, contextSettings,
+            screens: screen.touchscreens.map { ($0.node, screen.outputName(of: $0)) })
+    }
 
     /// The focused window or the daemon's context changed: the claims
     /// follow, and a change of them is said and sent (touches already down
@@ -313,13 +355,13 @@ package struct Actor {
         let claims = currentClaims
         guard socket >= 0, let sent = sentClaims, sent != claims else { return }
         sentClaims = claims
-        log("claiming \(claims.isEmpty ? "nothing" : claims.summary) on claimed touchscreens now")
+        log("claiming \(claims.isEmpty ? "nothing on claimed touchscreens" : claims.summary) now")
         send(Self.subscribeLine(for: bindings, claims: claims))
     }
 
     /// What `--context` prints: the focused window, the daemon's context,
     /// and what the bindings do in it.
-    private func contextLine(claims: ClaimSet) -> String {
+    private func contextLine(claims: Claims) -> String {
         var parts: [String] = []
         if !context.focusKnown {
             parts.append("focused app not known")
@@ -342,7 +384,7 @@ package struct Actor {
             does += " (" + acting.map { bindings[$0].origin }.joined(separator: ", ") + ")"
         }
         parts.append(does)
-        parts.append("claiming \(claims.isEmpty ? "nothing" : claims.summary)")
+        parts.append("claiming \(claims.summary)")
         return parts.joined(separator: "; ")
     }
 
@@ -353,7 +395,7 @@ package struct Actor {
     /// phase but `changed` when no binding acts on a change (`on-changed`,
     /// `phase = "changed"`), and then the daemon does not make them at all;
     /// and `claims` (by default what every binding claims).
-    package static func subscribeLine(for bindings: [Binding], claims: ClaimSet? = nil) -> String {
+    package static func subscribeLine(for bindings: [Binding], claims: Claims? = nil) -> String {
         var r = SubscribeRequest()
         r.gestures = bindings.map(\.gesture.rawValue)
         if !bindings.isEmpty, bindings.allSatisfy({ $0.fingers != nil }) { r.fingers = bindings.flatMap { $0.fingers ?? [] } }
@@ -368,8 +410,21 @@ package struct Actor {
             r.phases = ["began", "recognized", "ended", "cancelled"]
         }
         r.keys = bindings.contains { $0.keys != nil }
-        r.claims = claims ?? Self.claims(of: bindings)
+        r.claims = claims?.everywhere ?? Self.claims(of: bindings)
+        r.deviceClaims = claims?.on ?? []
         return r.line + "\n"
+    }
+
+    /// An output came, went or turned: the daemon is told how, and the
+    /// claims of `when.output` bindings follow the touchscreens' outputs.
+    private mutating func outputsChanged() {
+        tellOrientations()
+        contextChanged()
+    }
+
+    /// The output the touchscreen of this name shows on, if known.
+    private func output(of device: String) -> String? {
+        screen.touchscreens.first { $0.name == device }.flatMap { screen.outputName(of: $0) }
     }
 
     /// Tells the daemon how the outputs of its touchscreens are turned, where it has not been told.
@@ -425,19 +480,22 @@ package struct Actor {
                 // Said once a connection; later ones answer a change of claims or a reload.
                 guard !subscribedOnConnection else { break }
                 subscribedOnConnection = true
-                let claims = sentClaims ?? Self.claims(of: bindings)
-                let claiming = claims.isEmpty ? "" : ", claiming \(claims.summary) on claimed touchscreens"
+                let claims = sentClaims ?? Claims(everywhere: Self.claims(of: bindings))
+                let claiming = claims.isEmpty ? "" : ", claiming \(claims.summary)"
                 log("connected to \(options.socketPath): \(bindings.count) binding(s)\(claiming)")
                 backoff = .milliseconds(100)
                 saidWaiting = false
             case "hello":
                 screen.daemonConnected(ReceivedEvent.touchscreens(line))
                 tellOrientations()
+                contextChanged()
             case "device_added":
                 for t in ReceivedEvent.touchscreens(line) { screen.added(t) }
                 tellOrientations()
+                contextChanged()
             case "device_removed":
                 for t in ReceivedEvent.touchscreens(line) { screen.removed(node: t.node) }
+                contextChanged()
             case "orientation":
                 log("the daemon: \(ReceivedEvent.orientationText(line))")
             case "error":
@@ -483,8 +541,11 @@ package struct Actor {
             flushHeld(oldest, now: now)
             gestures[oldest] = nil
         }
-        var g = gestures[event.id] ?? GestureState(start: (event.x, event.y), context: context, since: now)
-        for (i, b) in bindings.enumerated() where b.acts(in: g.context, contextSettings) && b.matches(event, start: g.start) {
+        var g =
+            gestures[event.id]
+            ?? GestureState(start: (event.x, event.y), context: context, output: output(of: event.device), since: now)
+        for (i, b) in bindings.enumerated()
+        where b.acts(in: g.context, contextSettings) && b.acts(onOutput: g.output) && b.matches(event, start: g.start) {
             let once: Bool
             if let phase = b.phase {
                 once = event.phase == phase
@@ -644,8 +705,9 @@ package struct Actor {
             leftToApp = context.leftToApp(contextSettings)
             if socket >= 0 && options.watchContext == nil {
                 gestures.removeAll()
-                sentClaims = currentClaims
-                send(Self.subscribeLine(for: bindings, claims: currentClaims))
+                let claims = currentClaims
+                sentClaims = claims
+                send(Self.subscribeLine(for: bindings, claims: claims))
             }
             contextChanged()
         } catch {

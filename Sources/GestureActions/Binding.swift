@@ -53,6 +53,8 @@ package struct Binding: Sendable, Equatable {
     package var whenTitles: [NamePattern]?
     /// `when.fullscreen`: only while the focused window is fullscreen (true), only while it is not (false).
     package var whenFullscreen: Bool?
+    /// `when.output`: only on touchscreens that show on one of these outputs.
+    package var whenOutputs: [NamePattern]?
 
     /// What it claims on a claimed touchscreen: by default its finger
     /// counts of three or more, and its edges (one-finger touches that
@@ -84,6 +86,14 @@ package struct Binding: Sendable, Equatable {
         return true
     }
 
+    /// Whether it acts on a touchscreen that shows on `output` (`when.output`;
+    /// nil: the output is not known, where only bindings that name none act).
+    package func acts(onOutput output: String?) -> Bool {
+        guard let whenOutputs else { return true }
+        guard let output else { return false }
+        return whenOutputs.matchesAny(output)
+    }
+
     /// What `--check` prints for it.
     package var summary: String {
         var s = gesture.rawValue
@@ -100,6 +110,7 @@ package struct Binding: Sendable, Equatable {
         if let whenNotApps { s += " not in app=" + list(whenNotApps) }
         if let whenTitles { s += " title=" + list(whenTitles) }
         if let whenFullscreen { s += whenFullscreen ? " when fullscreen" : " when not fullscreen" }
+        if let whenOutputs { s += " on output=" + list(whenOutputs) }
         var does: [String] = []
         if let run { does.append("run " + run.joined(separator: " ")) }
         if let keys { does.append("keys " + keys.text) }

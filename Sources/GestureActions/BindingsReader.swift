@@ -20,9 +20,8 @@ package enum BindingsReader {
         "gesture", "fingers", "direction", "edge", "region", "device", "phase", "run", "keys", "on-began", "on-changed",
         "on-ended", "changed-interval-ms", "timeout-ms", "max-per-second", "claim", "when",
     ]
-    /// The keys of `when`; and those of the context act does not know yet, named as such.
-    static let whenKeys = ["locked", "tablet-mode", "app", "not-app", "title", "fullscreen"]
-    static let whenKeysToCome = ["output"]
+    /// The keys of `when`.
+    static let whenKeys = ["locked", "tablet-mode", "app", "not-app", "title", "fullscreen", "output"]
     /// The tables a file may have besides its bindings.
     static let tables = ["bind", "screen", "context"]
 
@@ -326,8 +325,13 @@ package enum BindingsReader {
                 case "fullscreen":
                     guard let on = w["fullscreen"]?.bool else { throw fail("when", "when.fullscreen must be true or false") }
                     b.whenFullscreen = on
-                case "app", "not-app", "title":
-                    let what = key == "title" ? "a window title" : "an app (app_id, or WM_CLASS on X11)"
+                case "app", "not-app", "title", "output":
+                    let what =
+                        switch key {
+                        case "title": "a window title"
+                        case "output": "an output's name as the compositor names it (eDP-1, HDMI-A-1)"
+                        default: "an app (app_id, or WM_CLASS on X11)"
+                        }
                     guard let list = w[key].flatMap({ patterns($0, key) }) else {
                         throw fail(
                             "when",
@@ -337,13 +341,9 @@ package enum BindingsReader {
                     switch key {
                     case "app": b.whenApps = list
                     case "not-app": b.whenNotApps = list
+                    case "output": b.whenOutputs = list
                     default: b.whenTitles = list
                     }
-                case _ where whenKeysToCome.contains(key):
-                    throw fail(
-                        "when",
-                        "when.\(key) is not available in this version: act knows the focused app and its title, whether it is fullscreen, whether the session is locked and whether the machine is in tablet mode (when = { app = [\"…\"], fullscreen = false, locked = false, tablet-mode = true })"
-                    )
                 default:
                     throw fail("when", Suggestion.unknown("key", key, known: whenKeys, context: " in when"))
                 }

@@ -132,6 +132,15 @@ package struct ScreenFollower {
         }
     }
 
+    /// The name of the output a touchscreen shows on, for `when.output`:
+    /// `[screen] output`, else its udev `WL_OUTPUT`, else the compositor's
+    /// only output or only built-in one; nil when none of these tells.
+    package func outputName(of t: Touchscreen) -> String? {
+        if let name = settings.output ?? t.output { return name }
+        let outputs = self.outputs
+        return Self.output(for: t, in: outputs, configured: nil).map { outputs[$0].name }
+    }
+
     /// The output a touchscreen shows on, from `outputs`; nil when it cannot be told.
     package static func output(
         for t: Touchscreen, in outputs: [(name: String, transform: ScreenTransform)], configured: String?

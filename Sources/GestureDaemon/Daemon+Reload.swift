@@ -53,7 +53,7 @@ extension Daemon {
         screens.reorientDue = now
         if news.subscriptionsChanged {
             followSubscriptions(now: now)
-            claims.follow(server.claims, locked: server.locked, logger: logger)
+            claims.follow(server, logger: logger)
         }
         logger.notice("configuration reloaded from \(new.sources.isEmpty ? "defaults" : new.sources.joined(separator: ", "))")
         chores.ready(counts)

@@ -14,10 +14,9 @@ extension Daemon {
     mutating func startClaims(now: Timestamp) {
         guard let requests = libinput?.takeClaimRequests(), !requests.isEmpty else { return }
         chores.oneOffWorkRan(now: now, serverDue: server.activityDue)
-        let wanted = server.claims
         for r in requests {
             let t = configuration.thresholds(forName: r.name, vendorProduct: r.vendorProduct)
-            if let error = claims.claim(r, thresholds: t, claims: wanted, loop: loop, logger: logger) {
+            if let error = claims.claim(r, thresholds: t, server: server, loop: loop, logger: logger) {
                 logger.warning("\(error.description); libinput reads it as any other")
                 libinput?.unclaim(r.id)
             } else {
@@ -61,7 +60,7 @@ extension Daemon {
         let news = server.seatChanged(seat.watcher?.state, now: now)
         if news.subscriptionsChanged {
             followSubscriptions(now: now)
-            claims.follow(server.claims, locked: server.locked, logger: logger)
+            claims.follow(server, logger: logger)
         }
     }
 

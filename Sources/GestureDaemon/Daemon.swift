@@ -318,7 +318,7 @@ package struct Daemon {
     mutating func follow(_ news: Server.News, now: Timestamp) {
         if news.subscriptionsChanged {
             followSubscriptions(now: now)
-            claims.follow(server.claims, locked: server.locked, logger: logger)
+            claims.follow(server, logger: logger)
         }
         if news.countsChanged { chores.countsChanged() }
         if news.answered {

@@ -65,6 +65,7 @@ extension Server {
             let changed =
                 clients[i].state != .subscribed || clients[i].subscription.gestures != sub.gestures
                 || clients[i].subscription.claims != sub.claims
+                || clients[i].subscription.deviceClaims != sub.deviceClaims
             let wasSubscribed = clients[i].state == .subscribed
             news.countsChanged = !wasSubscribed
             clients[i].subscription = sub

@@ -194,6 +194,31 @@ package struct Server {
         return all
     }
 
+    /// What they claim, for the log: "3 fingers; left edge on /dev/input/event5".
+    package var claimsSummary: String {
+        let all = claims
+        var parts = all.isEmpty ? [] : [all.summary]
+        if !locked {
+            for c in clients where c.state == .subscribed && c.atScreen && c.fd >= 0 {
+                for d in c.subscription.deviceClaims {
+                    let part = "\(d.set.summary) on \(d.devices.joined(separator: ", "))"
+                    if !parts.contains(part) { parts.append(part) }
+                }
+            }
+        }
+        return parts.isEmpty ? "nothing" : parts.joined(separator: "; ")
+    }
+
+    /// What they claim on one touchscreen: `claims` and the claims that name it.
+    package func claims(name: String, node: String, vendorProduct: String) -> ClaimSet {
+        var all = ClaimSet()
+        guard !locked else { return all }
+        for c in clients where c.state == .subscribed && c.atScreen && c.fd >= 0 {
+            all.formUnion(c.subscription.claims(name: name, node: node, vendorProduct: vendorProduct))
+        }
+        return all
+    }
+
     /// What the recognizer should report: the union of the subscriptions;
     /// whether some subscriber wants taps at their lift while another waits
     /// for double taps; the kinds whose `changed` events some subscriber
@@ -395,7 +420,7 @@ package struct Server {
             let now2 = access.atScreen(clients[i].uid, seat: state)
             guard now2 != clients[i].atScreen else { continue }
             clients[i].atScreen = now2
-            if !clients[i].subscription.claims.isEmpty { news.subscriptionsChanged = true }
+            if clients[i].subscription.claimsAnything { news.subscriptionsChanged = true }
             if !now2 { clients[i].admitted.removeAll() }
             if clients[i].state == .subscribed {
                 news.merge(

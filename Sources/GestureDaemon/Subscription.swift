@@ -36,8 +36,20 @@ package struct Subscription: Equatable, Sendable {
     /// docs/claiming.md): touch sequences of these finger counts (2 or
     /// more), and one-finger touches that start at these edges.
     package var claims = ClaimSet()
+    /// Claims on some touchscreens only (protocol 1.5), each beside `claims`.
+    package var deviceClaims: [DeviceClaim] = []
 
     package init() {}
+
+    /// Whether it claims anything anywhere.
+    package var claimsAnything: Bool { !claims.isEmpty || !deviceClaims.isEmpty }
+
+    /// What it claims on the touchscreen of this name, node and vendor:product id.
+    package func claims(name: String, node: String, vendorProduct: String) -> ClaimSet {
+        var all = claims
+        for c in deviceClaims where c.covers(name: name, node: node, vendorProduct: vendorProduct) { all.formUnion(c.set) }
+        return all
+    }
 
     /// The `directions` and `edges` filters (protocol 1.2).
     mutating func set(directions: [String]?, edges: [String]?) throws(RequestError) {
@@ -93,6 +105,7 @@ package struct Subscription: Equatable, Sendable {
     package static func == (a: Subscription, b: Subscription) -> Bool {
         a.gestures == b.gestures && a.fingers == b.fingers && a.devices == b.devices && a.phases == b.phases
             && a.directions == b.directions && a.edges == b.edges && a.keys == b.keys && a.claims == b.claims
+            && a.deviceClaims == b.deviceClaims
             && a.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] } == b.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] }
     }
 
@@ -114,6 +127,13 @@ package struct Subscription: Equatable, Sendable {
         }
         if let directions, event.phase == .recognized, let d = event.direction, !directions.contains(d) { return false }
         return true
+    }
+
+    private static func json(_ set: ClaimSet, devices: [String]?) -> String {
+        var s = #"{"fingers":["# + set.fingers.sorted().map(String.init).joined(separator: ",") + #"],"edges":["#
+        s += PanelEdge.allCases.filter(set.edges.contains).map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
+        if let devices { s += #","devices":["# + devices.map(jsonString).joined(separator: ",") + "]" }
+        return s + "}"
     }
 
     /// The filters as JSON fields (the `subscribed` reply), `null` for "any".
@@ -143,11 +163,14 @@ package struct Subscription: Equatable, Sendable {
         }
         s += #","keys":\#(keys)"#
         s += #","claim":"#
-        if claims.isEmpty {
+        // One object, as asked before 1.5, unless some claims name devices.
+        let parts =
+            (claims.isEmpty ? [] : [Self.json(claims, devices: nil)])
+            + deviceClaims.map { Self.json($0.set, devices: $0.devices) }
+        if parts.isEmpty {
             s += "null"
         } else {
-            s += #"{"fingers":["# + claims.fingers.sorted().map(String.init).joined(separator: ",") + #"],"edges":["#
-            s += PanelEdge.allCases.filter(claims.edges.contains).map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]}"
+            s += deviceClaims.isEmpty ? parts[0] : "[" + parts.joined(separator: ",") + "]"
         }
         s += #","region":"#
         if let r = region {
@@ -161,5 +184,22 @@ package struct Subscription: Equatable, Sendable {
             s += "null"
         }
         return s
+    }
+}
+
+/// A claim on the touchscreens `devices` names (protocol 1.5: a `claim`
+/// entry with `devices`), each a name, a node or a vendor:product id, as in
+/// a subscription's `devices`.
+package struct DeviceClaim: Equatable, Sendable {
+    package var set: ClaimSet
+    package var devices: [String]
+
+    package init(_ set: ClaimSet, devices: [String]) {
+        self.set = set
+        self.devices = devices
+    }
+
+    func covers(name: String, node: String, vendorProduct: String) -> Bool {
+        devices.contains { $0 == name || $0 == node || $0.lowercased() == vendorProduct }
     }
 }

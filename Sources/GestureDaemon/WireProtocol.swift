@@ -86,13 +86,30 @@ extension ClientRequest {
         var directions: [String]?
         var edges: [String]?
         var keys: Bool?
-        var claim: ClaimWire?
+        var claim: ClaimList?
     }
 
     private struct ClaimWire: Decodable {
         var fingers: [Double]?
         var edges: [String]?
+        /// Since 1.5: only on these touchscreens.
+        var devices: [String]?
     }
+
+    /// `claim`: one object, or (since 1.5) a list of them.
+    private struct ClaimList: Decodable {
+        var entries: [ClaimWire]
+        init(from decoder: any Decoder) throws {
+            if let list = try? [ClaimWire](from: decoder) {
+                entries = list
+            } else {
+                entries = [try ClaimWire(from: decoder)]
+            }
+        }
+    }
+
+    /// The most entries a `claim` list may have.
+    static let claimEntryLimit = 16
 
     private struct KeysWire: Decodable {
         var keys: String
@@ -142,16 +159,33 @@ extension ClientRequest {
             try subscription.set(directions: wire.directions, edges: wire.edges)
             subscription.keys = wire.keys ?? false
             if let claim = wire.claim {
-                let fingers = claim.fingers ?? []
-                guard fingers.allSatisfy({ $0 == $0.rounded() && $0 >= 2 && $0 <= Double(TouchFrame.capacity) }) else {
-                    throw RequestError(
-                        code: "bad-request",
-                        message:
-                            "\"claim\" fingers are counts from 2 to \(TouchFrame.capacity): one finger anywhere would take every touch from apps; claim an edge instead"
-                    )
+                guard claim.entries.count <= Self.claimEntryLimit else {
+                    throw RequestError(code: "bad-request", message: "\"claim\" has at most \(Self.claimEntryLimit) entries")
                 }
-                subscription.claims = ClaimSet(
-                    fingers: Set(fingers.map { Int($0) }), edges: try Subscription.named(claim.edges ?? [], "edge"))
+                for entry in claim.entries {
+                    let fingers = entry.fingers ?? []
+                    guard fingers.allSatisfy({ $0 == $0.rounded() && $0 >= 2 && $0 <= Double(TouchFrame.capacity) }) else {
+                        throw RequestError(
+                            code: "bad-request",
+                            message:
+                                "\"claim\" fingers are counts from 2 to \(TouchFrame.capacity): one finger anywhere would take every touch from apps; claim an edge instead"
+                        )
+                    }
+                    let set = ClaimSet(
+                        fingers: Set(fingers.map { Int($0) }), edges: try Subscription.named(entry.edges ?? [], "edge"))
+                    guard let devices = entry.devices else {
+                        subscription.claims.formUnion(set)
+                        continue
+                    }
+                    guard !devices.isEmpty, devices.count <= 64, devices.allSatisfy({ $0.utf8.count <= 256 }) else {
+                        throw RequestError(
+                            code: "bad-request",
+                            message:
+                                "a \"claim\" entry's devices are 1 to 64 device names, nodes or vvvv:pppp ids of at most 256 bytes each (leave devices out to claim on every touchscreen)"
+                        )
+                    }
+                    if !set.isEmpty { subscription.deviceClaims.append(DeviceClaim(set, devices: devices)) }
+                }
             }
             return .subscribe(subscription)
         case "unsubscribe": return .unsubscribe
@@ -196,7 +230,8 @@ extension ClientRequest {
         "directions": "a list of directions, e.g. [\"up\",\"left\"]",
         "edges": "a list of panel edges, e.g. [\"left\",\"bottom\"]",
         "keys": "a key chord of at most 128 bytes, e.g. \"alt+Left\"",
-        "claim": "{\"fingers\": [3, 4], \"edges\": [\"left\"]}",
+        "claim":
+            "{\"fingers\": [3, 4], \"edges\": [\"left\"]}, or a list of such objects, each with \"devices\" if it claims on some touchscreens only",
         "transform": "strings, e.g. {\"device\": \"/dev/input/event5\", \"transform\": \"90\"}",
     ]
 

@@ -22,9 +22,22 @@ package struct SubscribeRequest: Equatable, Sendable {
     package var edges: [String]?
     /// The client will ask for keys to be typed.
     package var keys = false
+    /// What it claims on every claimed touchscreen, and on some only.
     package var claims = ClaimSet()
+    package var deviceClaims: [DeviceClaims] = []
 
     package init() {}
+
+    /// A claim on some touchscreens only (protocol 1.5): their names, nodes
+    /// or vendor:product ids.
+    package struct DeviceClaims: Equatable, Sendable {
+        package var devices: [String]
+        package var claims: ClaimSet
+        package init(devices: [String], claims: ClaimSet) {
+            self.devices = devices
+            self.claims = claims
+        }
+    }
 
     /// The request as one line (without its newline): names sorted and once
     /// each, numbers as numbers.
@@ -40,10 +53,16 @@ package struct SubscribeRequest: Equatable, Sendable {
         if let directions { fields.append(#""directions":"# + names(directions)) }
         if let edges { fields.append(#""edges":"# + names(edges)) }
         if keys { fields.append(#""keys":true"#) }
-        if !claims.isEmpty {
+        func claim(_ c: ClaimSet, devices: [String]?) -> String {
+            #"{"fingers":"# + numbers(Array(c.fingers)) + #","edges":"# + names(c.edges.map(\.rawValue))
+                + (devices.map { #","devices":["# + $0.map(jsonString).joined(separator: ",") + "]" } ?? "") + "}"
+        }
+        let parts =
+            (claims.isEmpty ? [] : [claim(claims, devices: nil)])
+            + deviceClaims.filter { !$0.claims.isEmpty }.map { claim($0.claims, devices: $0.devices) }
+        if !parts.isEmpty {
             fields.append(
-                #""claim":{"fingers":"# + numbers(Array(claims.fingers)) + #","edges":"#
-                    + names(claims.edges.map(\.rawValue)) + "}")
+                #""claim":"# + (parts.count == 1 && deviceClaims.isEmpty ? parts[0] : "[" + parts.joined(separator: ",") + "]"))
         }
         return "{" + fields.joined(separator: ",") + "}"
     }

@@ -182,6 +182,29 @@ extension KernelTests {
     }
 
     @Test(
+        "claims follow the touchscreen's output: a three-finger swipe bound for another output (when.output) reaches the clone whole; bound for the touchscreen's own, it is taken"
+    )
+    func claimFollowsOutput() throws {
+        let run = try Self.run()
+        let elsewhereAct = run.files["claim-act-elsewhere.log"] ?? ""
+        let sent = Self.frames(try Self.claimFile(run, "sent-claim-elsewhere.evemu"))
+        let clone = Self.frames(try Self.claimFile(run, "read-claim-elsewhere.evemu"))
+        #expect(
+            !sent.isEmpty && clone.map(\.events) == sent.map(\.events),
+            "\(sent.count) written, \(clone.count) reached the clone\n\(elsewhereAct)")
+        let whole = Self.touches(try Self.claimFile(run, "libinput-claim-elsewhere.out"))
+        #expect(whole.down >= 3 && whole.up == whole.down && whole.cancel == 0, "\(whole)")
+
+        let hereAct = run.files["claim-act-here.log"] ?? ""
+        let takenSent = Self.frames(try Self.claimFile(run, "sent-claim-here.evemu"))
+        let third = try #require(Self.beforeThirdFinger(takenSent), "the recording never has three fingers down")
+        let taken = Self.touches(try Self.claimFile(run, "libinput-claim-here.out"))
+        #expect(taken == (down: third.fingers, up: 0, cancel: third.fingers), "\(taken)\n\(hereAct)")
+        #expect(hereAct.contains("claiming 3 fingers on /dev/input/"), "\(hereAct)")
+        #expect(!elsewhereAct.contains("claiming 3 fingers"), "\(elsewhereAct)")
+    }
+
+    @Test(
         "claims follow the focused app: with an app of leave-to-apps in front (act's focus from a stand-in for i3's IPC) a bound three-finger swipe reaches the clone whole and runs nothing; with another app in front it is taken"
     )
     func claimFollowsFocus() throws {

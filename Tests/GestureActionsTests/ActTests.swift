@@ -87,8 +87,8 @@ struct ActTests {
                 "a.toml:4: unknown key 'lockd' in when; did you mean 'locked'?"
             ),
             (
-                "[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\nwhen = { output = \"eDP-1\" }\n",
-                "a.toml:4: when.output is not available"
+                "[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\nwhen = { output = 1 }\n",
+                "a.toml:4: when.output must be an output's name"
             ),
             ("[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\nwhen = { app = [] }\n", "a.toml:4: when.app must be an app"),
             (
@@ -185,6 +185,65 @@ struct ActTests {
             Actor.claims(of: b, in: context("x", "a - YouTube", fullscreen: true), settings)
                 == ClaimSet(fingers: [4], edges: [.left]))
         #expect(b[2].summary.contains("title=\"*- YouTube*\" when fullscreen"), "\(b[2].summary)")
+    }
+
+    @Test(
+        "when.output: a binding acts only on touchscreens showing a matching output; its claims go to those touchscreens alone, and the subscription says which"
+    )
+    func outputs() throws {
+        let b = try BindingsReader.read(
+            """
+            [[bind]]
+            gesture = "swipe"
+            fingers = 3
+            run = ["x"]
+
+            [[bind]]
+            gesture = "swipe"
+            edge = "left"
+            when = { output = ["eDP-*", "DSI-1"] }
+            run = ["x"]
+
+            [[bind]]
+            gesture = "swipe"
+            fingers = [3, 4]
+            when = { output = "HDMI-A-1", app = "firefox" }
+            run = ["x"]
+            """, file: "a.toml")
+        #expect(b[1].whenOutputs == [NamePattern("eDP-*"), NamePattern("DSI-1")])
+        #expect(b[0].acts(onOutput: nil) && b[0].acts(onOutput: "HDMI-A-1"))
+        #expect(b[1].acts(onOutput: "edp-1") && b[1].acts(onOutput: "DSI-1") && !b[1].acts(onOutput: "HDMI-A-1"))
+        #expect(!b[1].acts(onOutput: nil), "an unknown output matches no output a binding names")
+        #expect(b[2].summary.contains("on output=\"HDMI-A-1\""), "\(b[2].summary)")
+        let screens: [(node: String, output: String?)] = [
+            ("/dev/input/event5", "eDP-1"), ("/dev/input/event7", "HDMI-A-1"), ("/dev/input/event9", nil),
+        ]
+        let firefox = Binding.Context(focus: FocusedWindow(app: "firefox", title: "", fullscreen: false))
+        let claims = Actor.claims(of: b, in: firefox, ContextSettings(), screens: screens)
+        #expect(claims.everywhere == ClaimSet(fingers: [3]))
+        #expect(
+            claims.on == [
+                .init(devices: ["/dev/input/event5"], claims: ClaimSet(edges: [.left])),
+                .init(devices: ["/dev/input/event7"], claims: ClaimSet(fingers: [3, 4])),
+            ])
+        #expect(
+            claims.summary
+                == "3 fingers on claimed touchscreens; left edge on /dev/input/event5; 3 fingers, 4 fingers on /dev/input/event7")
+        let line = Actor.subscribeLine(for: b, claims: claims)
+        #expect(
+            line.contains(
+                #""claim":[{"fingers":[3],"edges":[]},{"fingers":[],"edges":["left"],"devices":["/dev/input/event5"]},{"fingers":[3,4],"edges":[],"devices":["/dev/input/event7"]}]"#
+            ), "\(line)")
+        // Elsewhere than firefox, HDMI-A-1's binding cannot act: it claims nothing there.
+        let foot = Binding.Context(focus: FocusedWindow(app: "foot", title: "", fullscreen: false))
+        #expect(
+            Actor.claims(of: b, in: foot, ContextSettings(), screens: screens).on == [
+                .init(devices: ["/dev/input/event5"], claims: ClaimSet(edges: [.left]))
+            ])
+        // With no binding naming an output, the claim is the one object it always was.
+        let plain = Actor.subscribeLine(
+            for: [b[0]], claims: Actor.claims(of: [b[0]], in: foot, ContextSettings(), screens: screens))
+        #expect(plain.contains(#""claim":{"fingers":[3],"edges":[]}"#), "\(plain)")
     }
 
     @Test(

@@ -136,6 +136,30 @@ struct ProtocolTests {
         #expect(try d.stop() == 0)
     }
 
+    @Test(
+        "claims on some touchscreens only (protocol 1.5): taken as sent, changed when only a device's claim changes, dropped with the client"
+    )
+    func deviceClaims() throws {
+        let d = try DaemonProcess(["--replay", Self.swipe, "--loop", "--wait-subscribers", "1", "-v"])
+        let c = try SocketClient(path: d.socket)
+        try c.send(
+            #"{"type":"subscribe","claim":[{"fingers":[3]},{"edges":["left"],"devices":["/dev/input/event5"]}]}"#)
+        let (ack, _) = try c.read(until: "subscribed")
+        #expect((ack["claim"] as? [[String: Any]])?.count == 2, "\(ack)")
+        try d.waitForLog("clients at the screen claim 3 fingers; left edge on /dev/input/event5", timeout: 10)
+        try c.send(
+            #"{"type":"subscribe","claim":[{"fingers":[3]},{"edges":["right"],"devices":["/dev/input/event5"]}]}"#)
+        _ = try c.read(until: "subscribed")
+        try d.waitForLog("clients at the screen claim 3 fingers; right edge on /dev/input/event5", timeout: 10)
+        try c.send(#"{"type":"subscribe","claim":{"edges":["top"],"devices":["Some Touchscreen"]}}"#)
+        _ = try c.read(until: "subscribed")
+        try d.waitForLog("clients at the screen claim top edge on Some Touchscreen", timeout: 10)
+        try c.send(#"{"type":"unsubscribe"}"#)
+        _ = try c.read(until: "unsubscribed")
+        try d.waitForLog("clients at the screen claim nothing", timeout: 10)
+        #expect(try d.stop() == 0)
+    }
+
     @Test("malformed lines get an error naming what was wrong; the connection and everyone else carry on")
     func malformedLines() throws {
         let d = try DaemonProcess(["--replay", Self.tap, "--wait-subscribers", "1"])

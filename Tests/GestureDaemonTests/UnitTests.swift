@@ -119,6 +119,28 @@ struct DaemonPartsTests {
         #expect(c.claims == ClaimSet(fingers: [3, 4], edges: [.left]))
         #expect(c.jsonFields.contains(#""claim":{"fingers":[3,4],"edges":["left"]}"#), "\(c.jsonFields)")
         #expect(any.jsonFields.contains(#""claim":null"#))
+        // Claims on some touchscreens only (protocol 1.5): a list, each entry with its devices.
+        let some =
+            #"{"type":"subscribe","claim":[{"fingers":[3]},{"edges":["left"],"devices":["/dev/input/event7","056a:00E6"]},{"fingers":[4],"devices":["Tablet Finger"]}]}"#
+        guard case .subscribe(let d) = try ClientRequest.parse(Array(some.utf8)) else {
+            Issue.record("not a subscribe")
+            return
+        }
+        #expect(d.claims == ClaimSet(fingers: [3]))
+        #expect(d.claims(name: "Other", node: "/dev/input/event5", vendorProduct: "1234:5678") == ClaimSet(fingers: [3]))
+        #expect(
+            d.claims(name: "Other", node: "/dev/input/event7", vendorProduct: "1234:5678")
+                == ClaimSet(fingers: [3], edges: [.left]))
+        #expect(
+            d.claims(name: "Wacom", node: "/dev/input/event5", vendorProduct: "056a:00e6")
+                == ClaimSet(fingers: [3], edges: [.left]), "a vendor:product id matches ignoring case")
+        #expect(
+            d.claims(name: "Tablet Finger", node: "/dev/input/event9", vendorProduct: "1234:5678")
+                == ClaimSet(fingers: [3, 4]))
+        #expect(
+            d.jsonFields.contains(
+                #""claim":[{"fingers":[3],"edges":[]},{"fingers":[],"edges":["left"],"devices":["/dev/input/event7","056a:00E6"]},{"fingers":[4],"edges":[],"devices":["Tablet Finger"]}]"#
+            ), "\(d.jsonFields)")
     }
 
     @Test(
@@ -134,6 +156,13 @@ struct DaemonPartsTests {
             (#"{"type":"subscribe","claim":{"fingers":[1]}}"#, "claim an edge instead"),
             (#"{"type":"subscribe","claim":{"edges":["middle"]}}"#, "middle"),
             (#"{"type":"subscribe","claim":[3]}"#, "\"claim\""),
+            (#"{"type":"subscribe","claim":[{"fingers":[3],"devices":[]}]}"#, "devices are 1 to 64"),
+            (#"{"type":"subscribe","claim":{"fingers":[3],"devices":"eDP"}}"#, "\"claim\""),
+            (
+                #"{"type":"subscribe","claim":["# + Array(repeating: #"{"fingers":[3]}"#, count: 17).joined(separator: ",")
+                    + "]}",
+                "at most 16 entries"
+            ),
         ])
     func badRequests(line: String, says: String) {
         do {

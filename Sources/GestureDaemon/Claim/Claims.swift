@@ -12,19 +12,25 @@ struct Claims {
     private var scratch: [PassThrough.Notice] = []
     /// The devices the pass-through reads (claimed, or let go and still read raw).
     private(set) var ids: [GestureCore.DeviceID] = []
-    /// What the clients at the screen claim, as last followed.
-    private var wanted = ClaimSet()
+    /// Each one's name, node and vendor:product id, which claims may name.
+    private var names: [GestureCore.DeviceID: (name: String, node: String, vendorProduct: String)] = [:]
+    /// What the clients at the screen claim (said in the log), and on
+    /// each touchscreen, as last followed.
+    private var wanted = "nothing"
+    private var wantedOn: [GestureCore.DeviceID: ClaimSet] = [:]
 
     var tokens: [Readiness.Token] { token.map { [$0] } ?? [] }
     var isEmpty: Bool { ids.isEmpty }
     func reads(_ id: GestureCore.DeviceID) -> Bool { ids.contains(id) }
 
     /// Claims the touchscreen libinput handed over: opened raw, its clone
-    /// made, handed to the pass-through. Why not, if it cannot be.
+    /// made, handed to the pass-through, which takes what the clients at
+    /// the screen claim on it (`server`). Why not, if it cannot be.
     mutating func claim(
-        _ r: LibinputSource.ClaimRequest, thresholds: GestureThresholds, claims: ClaimSet, loop: Readiness,
+        _ r: LibinputSource.ClaimRequest, thresholds: GestureThresholds, server: borrowing Server, loop: Readiness,
         logger: Logger
     ) -> SetupError? {
+        let claims = server.claims(name: r.name, node: r.node, vendorProduct: r.vendorProduct)
         do {
             if passThrough == nil {
                 let p = try PassThrough(logger: logger)
@@ -35,6 +41,8 @@ struct Claims {
                 id: r.id, path: r.node, geometry: r.geometry, thresholds: thresholds, claims: claims, logger: logger)
             passThrough?.send(.add(device))
             ids.append(r.id)
+            names[r.id] = (r.name, r.node, r.vendorProduct)
+            wantedOn[r.id] = claims
             return nil
         } catch {
             return error
@@ -43,16 +51,23 @@ struct Claims {
 
     func send(_ command: PassThrough.Command) { passThrough?.send(command) }
 
-    /// What the clients at the screen claim now (none while the session
-    /// there is `locked`): the claimed touchscreens take it, and the log
-    /// says what changed (debug).
-    mutating func follow(_ set: ClaimSet, locked: Bool, logger: Logger) {
-        guard set != wanted else { return }
-        wanted = set
-        logger.debug(
-            "clients at the screen claim \(set.isEmpty ? "nothing" : set.summary)\(locked ? ": the session at the screen is locked" : "")"
-        )
-        if !isEmpty { send(.claims(set)) }
+    /// What the clients at the screen claim now (`server`; none while the
+    /// session there is locked): each claimed touchscreen takes what is
+    /// claimed on it, and the log says what changed (debug).
+    mutating func follow(_ server: borrowing Server, logger: Logger) {
+        let summary = server.claimsSummary
+        if summary != wanted {
+            wanted = summary
+            logger.debug(
+                "clients at the screen claim \(summary)\(server.locked ? ": the session at the screen is locked" : "")")
+        }
+        for id in ids {
+            guard let n = names[id] else { continue }
+            let on = server.claims(name: n.name, node: n.node, vendorProduct: n.vendorProduct)
+            guard on != wantedOn[id] else { continue }
+            wantedOn[id] = on
+            send(.claims(id, on))
+        }
     }
 
     /// Whether the last wait found the pass-through's queue ready.
@@ -66,7 +81,7 @@ struct Claims {
         passThrough.take(into: events, notices: &notices, scratch: &scratch)
         for n in notices {
             switch n {
-            case .gone(let id), .refused(let id): ids.removeAll { $0 == id }
+            case .gone(let id), .refused(let id): drop(id)
             case .frame, .claimed, .lost: break
             }
         }
@@ -76,8 +91,14 @@ struct Claims {
     /// A device libinput saw go.
     mutating func forget(_ id: GestureCore.DeviceID) {
         guard reads(id) else { return }
-        ids.removeAll { $0 == id }
+        drop(id)
         passThrough?.send(.remove(id))
+    }
+
+    private mutating func drop(_ id: GestureCore.DeviceID) {
+        ids.removeAll { $0 == id }
+        names[id] = nil
+        wantedOn[id] = nil
     }
 
     /// Stops the thread: clones' touches cancelled, grabs and clones gone.
@@ -85,5 +106,7 @@ struct Claims {
         passThrough?.stop()
         passThrough = nil
         ids.removeAll()
+        names.removeAll()
+        wantedOn.removeAll()
     }
 }

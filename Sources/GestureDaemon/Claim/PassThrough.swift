@@ -28,7 +28,8 @@ package final class PassThrough: Sendable {
         case add(ClaimedDevice)
         /// libinput saw the device go: stop reading it.
         case remove(GestureCore.DeviceID)
-        case claims(ClaimSet)
+        /// What the clients at the screen claim on this device.
+        case claims(GestureCore.DeviceID, ClaimSet)
         case thresholds(GestureCore.DeviceID, GestureThresholds)
         case transform(GestureCore.DeviceID, ScreenTransform)
         /// Claiming turned off: cancel, let go once no finger is down, keep reading it.
@@ -240,8 +241,8 @@ package final class PassThrough: Sendable {
                 _ = clinux_epoll_ctl(epoll, Int32(CLINUX_EPOLL_CTL_DEL), devices[k].fd, 0, 0)
                 devices.remove(at: k)
             }
-        case .claims(let c):
-            for d in devices { d.set(claims: c) }
+        case .claims(let id, let c):
+            device(id)?.set(claims: c)
         case .thresholds(let id, let t):
             device(id)?.set(thresholds: t)
         case .transform(let id, let t):
