@@ -71,6 +71,8 @@ package struct Actor {
     private let log: (String) -> Void
     package private(set) var bindings: [Binding] = []
     private var runner: Runner
+    /// The programs of `pipe` bindings.
+    private var pipes: Pipes
     private var gestures: [Int: GestureState] = [:]
     private var budgets: [Int: Budget] = [:]
     private let trust = DaemonTrust()
@@ -118,6 +120,7 @@ package struct Actor {
         self.options = options
         self.log = log
         runner = Runner(limit: options.maxRunning, log: log)
+        pipes = Pipes(log: log)
         focus = FocusFollower(source: FocusFollower.source(environment: Self.environment()))
         var loaded = ActionsFiles.Loaded()
         do {
@@ -129,6 +132,7 @@ package struct Actor {
         for message in loaded.skipped { log(message) }
         watchedFiles = loaded.files
         bindings = loaded.bindings
+        if options.watchContext == nil { pipes.follow(bindings) }
         screen.settings = loaded.screen
         contextSettings = loaded.context
         if let say = options.watchContext {
@@ -183,7 +187,9 @@ package struct Actor {
             let screenSlot = poller.add(screen.fd, Int32(POLLIN))
             let focusSlot = poller.add(focus.fd, Int32(POLLIN))
             for fd in runner.descriptors { _ = poller.add(fd, Int32(POLLIN)) }
-            var deadline = min(runner.deadline, reloadAt, heldChangedDeadline, screen.deadline, focus.deadline)
+            for fd in pipes.blocked { _ = poller.add(fd, Int32(POLLOUT)) }
+            var deadline = min(
+                runner.deadline, reloadAt, heldChangedDeadline, screen.deadline, focus.deadline, pipes.deadline)
             if socket < 0 { deadline = min(deadline, retryAt) }
             now = poller.wait(until: deadline, clock: clock).now
             if poller.readable(screenSlot) || poller.hungUp(screenSlot), screen.read(now: now, log: log) {
@@ -200,9 +206,11 @@ package struct Actor {
             if socket < 0 && now >= retryAt { connect(now: now) }
             if running && socket >= 0 && (poller.readable(socketSlot) || poller.hungUp(socketSlot)) { receive(now: now) }
             runHeldChanges(now: now)
-            runner.service(now: now)
+            for child in runner.service(now: now) { pipes.ended(child.pid, status: child.status, now: now) }
+            pipes.service(now: now)
         }
         runner.stopAll()
+        pipes.stopAll()
         screen.close()
         focus.close()
         if socket >= 0 { close(socket) }
@@ -393,7 +401,7 @@ package struct Actor {
     /// them; the directions of swipes and flicks when every binding of those
     /// names them (the daemon filters directions on those only); every
     /// phase but `changed` when no binding acts on a change (`on-changed`,
-    /// `phase = "changed"`), and then the daemon does not make them at all;
+    /// `phase = "changed"`, `pipe`), and then the daemon does not make them at all;
     /// and `claims` (by default what every binding claims).
     package static func subscribeLine(for bindings: [Binding], claims: Claims? = nil) -> String {
         var r = SubscribeRequest()
@@ -406,7 +414,7 @@ package struct Actor {
         if !strokes.isEmpty, strokes.allSatisfy({ $0.directions != nil }) {
             r.directions = strokes.flatMap { $0.directions ?? [] }.map(\.rawValue)
         }
-        if !bindings.contains(where: { $0.onChanged != nil || $0.phase == .changed }) {
+        if !bindings.contains(where: { $0.onChanged != nil || $0.phase == .changed || $0.pipe != nil }) {
             r.phases = ["began", "recognized", "ended", "cancelled"]
         }
         r.keys = bindings.contains { $0.keys != nil }
@@ -473,7 +481,7 @@ package struct Actor {
     private mutating func handle(line: ArraySlice<UInt8>, now: Timestamp) {
         switch ReceivedEvent.parse(line) {
         case .event(let event):
-            handle(event, now: now)
+            handle(event, line: line, now: now)
         case .message(let type):
             switch type {
             case "subscribed":
@@ -533,7 +541,7 @@ package struct Actor {
 
     // MARK: Bindings
 
-    private mutating func handle(_ event: ReceivedEvent, now: Timestamp) {
+    private mutating func handle(_ event: ReceivedEvent, line: ArraySlice<UInt8>, now: Timestamp) {
         guard options.watchContext == nil else { return }
         if gestures[event.id] == nil && gestures.count >= Self.gestureLimit,
             let oldest = gestures.min(by: { $0.value.since < $1.value.since })?.key
@@ -544,8 +552,14 @@ package struct Actor {
         var g =
             gestures[event.id]
             ?? GestureState(start: (event.x, event.y), context: context, output: output(of: event.device), since: now)
+        // A program two bindings name gets the line once.
+        var piped: [[String]] = []
         for (i, b) in bindings.enumerated()
         where b.acts(in: g.context, contextSettings) && b.acts(onOutput: g.output) && b.matches(event, start: g.start) {
+            if let argv = b.pipe, !piped.contains(argv) {
+                piped.append(argv)
+                pipes.send(line, gesture: event.id, phase: event.phase, to: argv, now: now)
+            }
             let once: Bool
             if let phase = b.phase {
                 once = event.phase == phase
@@ -697,6 +711,7 @@ package struct Actor {
             screen.settings = loaded.screen
             guard loaded.bindings != bindings || loaded.context != contextSettings else { return }
             bindings = loaded.bindings
+            pipes.follow(bindings)
             contextSettings = loaded.context
             watchedFiles = loaded.files
             budgets.removeAll()

@@ -30,6 +30,9 @@ package struct Binding: Sendable, Equatable {
     package var onBegan: [String]?
     package var onChanged: [String]?
     package var onEnded: [String]?
+    /// A program started once and fed every event of the binding's
+    /// gestures as a JSON line on its standard input (`Pipes`).
+    package var pipe: [String]?
     /// `on-changed` runs at most this often; the last value always does.
     package var changedInterval: Timestamp.Duration = .milliseconds(100)
     /// A command still running after this is stopped (SIGTERM, then SIGKILL).
@@ -117,6 +120,7 @@ package struct Binding: Sendable, Equatable {
         if onBegan != nil { does.append("on-began") }
         if onChanged != nil { does.append("on-changed (at most every \(changedInterval.microseconds / 1000) ms)") }
         if onEnded != nil { does.append("on-ended") }
+        if let pipe { does.append("pipe " + pipe.joined(separator: " ")) }
         if !claims.isEmpty { does.append("claims " + claims.summary) }
         return s + " → " + does.joined(separator: ", ")
     }

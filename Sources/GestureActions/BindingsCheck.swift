@@ -18,8 +18,9 @@ package enum BindingsCheck {
                     "\(b.origin): fires on the same gestures as \(a.origin) (\(a.gesture.rawValue)\(a.sharedFilters(b))): both run; give one other fingers, directions, edges, a region or a device, or keep both on purpose"
                 )
             }
-            for (key, command) in [("run", a.run), ("on-began", a.onBegan), ("on-changed", a.onChanged), ("on-ended", a.onEnded)]
-            {
+            for (key, command) in [
+                ("run", a.run), ("on-began", a.onBegan), ("on-changed", a.onChanged), ("on-ended", a.onEnded), ("pipe", a.pipe),
+            ] {
                 guard let program = command?.first, let why = missing(program, searchPath: searchPath) else { continue }
                 out.append("\(a.origin): \(key): \(why)")
             }

@@ -18,7 +18,7 @@ package import ToolSupport
 package enum BindingsReader {
     static let keys = [
         "gesture", "fingers", "direction", "edge", "region", "device", "phase", "run", "keys", "on-began", "on-changed",
-        "on-ended", "changed-interval-ms", "timeout-ms", "max-per-second", "claim", "when",
+        "on-ended", "pipe", "changed-interval-ms", "timeout-ms", "max-per-second", "claim", "when",
     ]
     /// The keys of `when`.
     static let whenKeys = ["locked", "tablet-mode", "app", "not-app", "title", "fullscreen", "output"]
@@ -286,6 +286,7 @@ package enum BindingsReader {
         check { () throws(ConfigurationError) in b.onBegan = try command("on-began") }
         check { () throws(ConfigurationError) in b.onChanged = try command("on-changed") }
         check { () throws(ConfigurationError) in b.onEnded = try command("on-ended") }
+        check { () throws(ConfigurationError) in b.pipe = try command("pipe") }
         check { () throws(ConfigurationError) in
             if let d = try milliseconds("changed-interval-ms", 0...60_000) { b.changedInterval = d }
         }
@@ -351,9 +352,9 @@ package enum BindingsReader {
         }
         let doesSomething =
             t["run"] != nil || t["keys"] != nil || t["on-began"] != nil || t["on-changed"] != nil
-            || t["on-ended"] != nil
+            || t["on-ended"] != nil || t["pipe"] != nil
         if !doesSomething {
-            errors.append(fail("", "[[bind]] does nothing: give run, keys, on-began, on-changed or on-ended"))
+            errors.append(fail("", "[[bind]] does nothing: give run, keys, on-began, on-changed, on-ended or pipe"))
         }
         if gesture.isDiscrete && (t["on-began"] != nil || t["on-changed"] != nil || t["on-ended"] != nil) {
             errors.append(

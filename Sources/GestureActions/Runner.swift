@@ -1,4 +1,4 @@
-package import CLinux
+import CLinux
 package import GestureCore
 import SystemPackage
 import ToolSupport
@@ -20,7 +20,7 @@ import ToolSupport
 /// process that both clears its environment and leaves the tree escapes.
 package struct Runner {
     package struct Running {
-        package var pid: pid_t
+        package var pid: Int32
         /// `GESTURED_RUN`'s value for it and everything it starts.
         package var mark: String
         package var label: String
@@ -65,45 +65,13 @@ package struct Runner {
         // One thread: nothing can start another program between pipe and these.
         for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         _ = fcntl(pipeFDs[0], F_SETFL, O_NONBLOCK)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // Its own process group, so a timeout stops what it started too; the
-        // signals this process blocks (for its signalfd) unblocked, their
-        // handlers at their defaults.
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        var env: [String] = []
-        var i = 0
-        while let p = environ[i] {
-            let entry = String(cString: p)
-            if !entry.hasPrefix("GESTURED_") || entry.hasPrefix("GESTURED_SOCKET=") { env.append(entry) }
-            i += 1
-        }
         serial += 1
         let mark = "\(getpid()).\(serial)"
-        env += environment + ["GESTURED_RUN=" + mark]
-        var pid: pid_t = 0
-        let r = withCStrings(argv) { cArgs in
-            withCStrings(env) { cEnv in posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, cEnv) }
-        }
+        let spawned = spawnProcess(argv, environment: environment + ["GESTURED_RUN=" + mark], stdin: nil, stderr: pipeFDs[1])
         close(pipeFDs[1])
-        guard r == 0 else {
+        guard case .success(let pid) = spawned else {
             close(pipeFDs[0])
-            log("\(label): cannot run \(argv[0]): \(Errno(rawValue: r))")
+            if case .failure(let e) = spawned { log("\(label): cannot run \(argv[0]): \(e)") }
             return false
         }
         running.append(Running(pid: pid, mark: mark, label: label, stderr: pipeFDs[0], deadline: now + timeout))
@@ -118,13 +86,21 @@ package struct Runner {
 
     /// Reads what the commands wrote to standard error, logs whole lines;
     /// reaps the ones that ended; stops the ones past their deadline.
-    package mutating func service(now: Timestamp) {
+    /// Returns the other children reaped (act is the subreaper of what its
+    /// commands leave behind, and the parent of `pipe` programs), with
+    /// their wait statuses.
+    @discardableResult
+    package mutating func service(now: Timestamp) -> [(pid: Int32, status: Int32)] {
         for i in running.indices where running[i].stderr >= 0 { drain(i) }
+        var others: [(pid: Int32, status: Int32)] = []
         while true {
             var status: Int32 = 0
             let pid = waitpid(-1, &status, WNOHANG)
             guard pid > 0 else { break }
-            guard let i = running.firstIndex(where: { $0.pid == pid }) else { continue }
+            guard let i = running.firstIndex(where: { $0.pid == pid }) else {
+                others.append((pid, status))
+                continue
+            }
             if running[i].stderr >= 0 { drain(i) }
             let r = running.remove(at: i)
             if r.stderr >= 0 { close(r.stderr) }
@@ -148,6 +124,7 @@ package struct Runner {
                 running[i].deadline = now + .milliseconds(1000)
             }
         }
+        return others
     }
 
     /// Sends `signo` to a command's process group and to every process
@@ -219,6 +196,48 @@ package struct Runner {
     package mutating func stopAll() {
         for r in running { Self.stop(r, SIGTERM) }
     }
+}
+
+/// Starts `argv` (found on `PATH`) in a process group of its own, with
+/// act's environment less act's own `GESTURED_` variables (but
+/// `GESTURED_SOCKET`) plus `environment`; its standard input from `stdin`
+/// (else /dev/null), its standard error to `stderr` (else act's); the
+/// signals act blocks unblocked and their handlers at their defaults.
+func spawnProcess(_ argv: [String], environment: [String], stdin: Int32?, stderr: Int32?) -> Result<pid_t, Errno> {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    if let stdin {
+        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+    } else {
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    }
+    if let stderr { posix_spawn_file_actions_adddup2(&actions, stderr, 2) }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t()
+    sigemptyset(&none)
+    var all = sigset_t()
+    sigfillset(&all)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setpgroup(&attributes, 0)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+    var env: [String] = []
+    var i = 0
+    while let p = environ[i] {
+        let entry = String(cString: p)
+        if !entry.hasPrefix("GESTURED_") || entry.hasPrefix("GESTURED_SOCKET=") { env.append(entry) }
+        i += 1
+    }
+    env += environment
+    var pid: pid_t = 0
+    let r = withCStrings(argv) { cArgs in
+        withCStrings(env) { cEnv in posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, cEnv) }
+    }
+    return r == 0 ? .success(pid) : .failure(Errno(rawValue: r))
 }
 
 /// Calls `body` with `strings` as a NULL-terminated array of C strings.

@@ -1,0 +1,140 @@
+import Foundation
+import GestureActions
+import Harness
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `pipe` bindings end to end: act against `serve --replay`, the program a
+/// shell that notes each start and keeps what it reads.
+@Suite("act's pipe programs")
+struct ActPipeTests {
+    typealias Scratch = ActTests.Scratch
+
+    static func parse(_ lines: [String]) -> [[String: Any]] {
+        lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    /// The phases of the first drag the daemon makes of the recording.
+    static func referenceDrag() throws -> [String] {
+        let out = try runGestured(["replay", DaemonProcess.recording("slow-drag-right.tablet.evemu")]).out
+        let events = parse(out.split(separator: "\n").map(String.init)).filter { $0["gesture"] as? String == "drag" }
+        return events.compactMap { $0["phase"] as? String }
+    }
+
+    @Test("a pipe binding is read, and asks the daemon for changed events; a pipe needs a program")
+    func reading() throws {
+        let b = try BindingsReader.read("[[bind]]\ngesture = \"drag\"\npipe = [\"my-panel\", \"-f\"]\n", file: "a.toml")
+        #expect(b[0].pipe == ["my-panel", "-f"])
+        #expect(b[0].summary.hasSuffix("→ pipe my-panel -f"), "\(b[0].summary)")
+        #expect(!Actor.subscribeLine(for: b).contains(#""phases""#), "\(Actor.subscribeLine(for: b))")
+        #expect {
+            _ = try BindingsReader.read("[[bind]]\ngesture = \"drag\"\npipe = []\n", file: "a.toml")
+        } throws: { error in
+            "\(error)".contains("a.toml:3: pipe")
+        }
+    }
+
+    @Test("a pipe program is started once for all the drags and gets one line per event of each, every changed one")
+    func startedOnce() throws {
+        let s = try Scratch()
+        defer { s.stopAll() }
+        try """
+        [[bind]]
+        gesture = "drag"
+        pipe = ["sh", "-c", "echo start >> \(s.path)/starts; exec cat >> \(s.path)/lines"]
+        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        _ = try s.act()
+        _ = try s.serve("slow-drag-right.tablet.evemu", loop: true)
+        let reference = try Self.referenceDrag()
+        #expect(reference.first == "began" && reference.last == "ended" && reference.count > 10, "\(reference)")
+        for _ in 0..<Int(600 * Timing.scale) where s.lines("lines").filter({ $0.contains(#""phase":"ended""#) }).count < 3 {
+            usleep(50_000)
+        }
+        let events = Self.parse(s.lines("lines"))
+        let ends = events.indices.filter { events[$0]["phase"] as? String == "ended" }
+        #expect(ends.count >= 3, "\(events.count) lines; act: \(s.actLog)")
+        guard ends.count >= 2 else { return }
+        // The second drag whole: each event the daemon made, once, in order.
+        let second = events[(ends[0] + 1)...ends[1]]
+        #expect(second.map { $0["phase"] as? String ?? "?" } == reference, "\(second.count) of \(reference.count)")
+        #expect(second.allSatisfy { $0["gesture"] as? String == "drag" && $0["type"] as? String == "gesture" })
+        #expect(s.lines("starts") == ["start"], "\(s.actLog)")
+    }
+
+    @Test(
+        "a pipe program that does not read holds up nothing: the other bindings act on time, and it loses only changed lines"
+    )
+    func slowReader() throws {
+        let s = try Scratch()
+        defer { s.stopAll() }
+        // Its pipe shrunk to a page (F_SETPIPE_SZ), then six seconds of not reading (more than even a full-size pipe holds).
+        let shrink = "python3 -c 'import fcntl; fcntl.fcntl(0, 1031, 4096)'"
+        try """
+        [[bind]]
+        gesture = "drag"
+        pipe = ["sh", "-c", "\(shrink); sleep 6; exec cat >> \(s.path)/lines"]
+
+        [[bind]]
+        gesture = "drag"
+        on-ended = ["sh", "-c", "echo ended >> \(s.path)/ended"]
+        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        let start = Date()
+        _ = try s.act()
+        _ = try s.serve("slow-drag-right.tablet.evemu", loop: true)
+        let first = s.waitFor("ended", count: 1)
+        let firstEnded = Date().timeIntervalSince(start)
+        #expect(first == ["ended"], "\(s.actLog)")
+        #expect(s.lines("lines").isEmpty, "the program read before its sleep ended: the test shows nothing")
+        print("pipe: the first drag's on-ended ran \(firstEnded) s after act started, while the pipe program slept")
+        // Once it reads: every drag's began and end, and fewer changed lines than the daemon made.
+        _ = s.waitFor("ended", count: 4, timeout: 30)
+        usleep(500_000)
+        let events = Self.parse(s.lines("lines"))
+        let phases = events.map { $0["phase"] as? String ?? "?" }
+        let began = phases.count { $0 == "began" }
+        let ended = phases.count { $0 == "ended" }
+        let changed = phases.count { $0 == "changed" }
+        let reference = try Self.referenceDrag()
+        #expect(began >= 3 && ended >= began - 1 && ended <= began, "\(began) began, \(ended) ended")
+        #expect(changed < ended * (reference.count - 2), "\(changed) changed lines for \(ended) drags")
+        #expect(s.actLog.contains("reads slower than the events come"), "\(s.actLog)")
+        // Each gesture's lines in order: began first, its end last.
+        var open: Set<Int> = []
+        for e in events {
+            guard let id = e["id"] as? Int, let phase = e["phase"] as? String else { continue }
+            if phase == "began" {
+                #expect(open.insert(id).inserted)
+            } else {
+                #expect(open.contains(id), "\(phase) of \(id) without its began")
+                if phase == "ended" { open.remove(id) }
+            }
+        }
+    }
+
+    @Test("a pipe program that ends is started again, at most five times a minute, and the log says why")
+    func restarts() throws {
+        let s = try Scratch()
+        defer { s.stopAll() }
+        try """
+        [[bind]]
+        gesture = "drag"
+        pipe = ["sh", "-c", "echo start >> \(s.path)/starts; head -n 1 >> \(s.path)/lines"]
+        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        _ = try s.act()
+        _ = try s.serve("slow-drag-right.tablet.evemu", loop: true)
+        for _ in 0..<Int(600 * Timing.scale) where !s.actLog.contains("not started again") { usleep(50_000) }
+        // It ends after its line, or act finds its input closed first.
+        #expect(
+            s.actLog.contains("exited with status 0; starting it again")
+                || s.actLog.contains("stopped: it closed its standard input; starting it again"), "\(s.actLog)")
+        #expect(
+            s.actLog.contains("it started 5 times in a minute: not started again until the actions files are read again"),
+            "\(s.actLog)")
+        usleep(2_000_000)
+        #expect(s.lines("starts").count == 5, "\(s.lines("starts"))")
+        #expect(Self.parse(s.lines("lines")).count == 5)
+    }
+}
