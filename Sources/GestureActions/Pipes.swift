@@ -52,6 +52,32 @@ package struct Pipes {
 
         var running: Bool { pid != 0 }
         var pending: Int { waiting.count - head }
+
+        /// Queues `line`; a `changed` line takes the place of its gesture's
+        /// newest one still waiting and not begun. True when it did.
+        mutating func enqueue(_ line: Line) -> Bool {
+            if line.changed, let k = waiting[head...].lastIndex(where: { $0.gesture == line.gesture }),
+                waiting[k].changed, k > head || written == 0
+            {
+                waiting[k] = line
+                return true
+            }
+            if !line.changed { keptBytes += line.bytes.count }
+            if head > 64 && head * 2 > waiting.count {
+                waiting.removeFirst(head)
+                head = 0
+            }
+            waiting.append(line)
+            return false
+        }
+
+        /// Forgets every line waiting.
+        mutating func clearWaiting() {
+            waiting.removeAll(keepingCapacity: true)
+            head = 0
+            written = 0
+            keptBytes = 0
+        }
     }
 
     private(set) var programs: [Program] = []
@@ -94,41 +120,22 @@ package struct Pipes {
         guard let i = programs.firstIndex(where: { $0.argv == argv }), !programs[i].givenUp else { return }
         if !programs[i].running && programs[i].restartAt == .never && programs[i].stopping == nil { start(i, now: now) }
         guard !programs[i].givenUp else { return }
-        enqueue(i, Line(bytes: Array(line) + [10], gesture: gesture, changed: phase == .changed), now: now)
+        if programs[i].enqueue(Line(bytes: Array(line) + [10], gesture: gesture, changed: phase == .changed)) {
+            programs[i].dropped += 1
+            if now - programs[i].saidDroppedAt >= .milliseconds(10_000) {
+                let p = programs[i]
+                log("\(p.label) pipe (\(p.argv[0])): reads slower than the events come: \(p.dropped) changed line(s) dropped")
+                programs[i].saidDroppedAt = now
+                programs[i].dropped = 0
+            }
+        }
         if programs[i].keptBytes > Self.backlogLimit {
-            let p = programs[i]
-            stop(i, why: "it left \(p.keptBytes) bytes of lines unread (it must read its standard input)", now: now)
-            programs[i].waiting.removeAll()
-            programs[i].head = 0
-            programs[i].written = 0
-            programs[i].keptBytes = 0
+            let kept = programs[i].keptBytes
+            stop(i, why: "it left \(kept) bytes of lines unread (it must read its standard input)", now: now)
+            programs[i].clearWaiting()
             return
         }
         flush(i, now: now)
-    }
-
-    private mutating func enqueue(_ i: Int, _ line: Line, now: Timestamp) {
-        var p = programs[i]
-        programs[i].waiting = []  // one owner while it changes
-        if line.changed, let k = p.waiting[p.head...].lastIndex(where: { $0.gesture == line.gesture }),
-            p.waiting[k].changed, k > p.head || p.written == 0
-        {
-            p.waiting[k] = line
-            p.dropped += 1
-            if now - p.saidDroppedAt >= .milliseconds(10_000) {
-                log("\(p.label) pipe (\(p.argv[0])): reads slower than the events come: \(p.dropped) changed line(s) dropped")
-                p.saidDroppedAt = now
-                p.dropped = 0
-            }
-        } else {
-            if !line.changed { p.keptBytes += line.bytes.count }
-            if p.head > 64 && p.head * 2 > p.waiting.count {
-                p.waiting.removeFirst(p.head)
-                p.head = 0
-            }
-            p.waiting.append(line)
-        }
-        programs[i] = p
     }
 
     /// Writes what waits until the program's pipe is full.
@@ -151,10 +158,7 @@ package struct Pipes {
             stop(i, why: "it closed its standard input", now: now)
             return
         }
-        if programs[i].pending == 0 {
-            programs[i].waiting.removeAll(keepingCapacity: true)
-            programs[i].head = 0
-        }
+        if programs[i].pending == 0 { programs[i].clearWaiting() }
     }
 
     private mutating func start(_ i: Int, now: Timestamp) {
@@ -206,10 +210,7 @@ package struct Pipes {
         p.pid = 0
         p.killAt = .never
         // What it had not taken went with it.
-        p.waiting.removeAll()
-        p.head = 0
-        p.written = 0
-        p.keptBytes = 0
+        p.clearWaiting()
         let how = status & 0x7f == 0 ? "exited with status \((status >> 8) & 0xff)" : "ended by signal \(status & 0x7f)"
         let why = p.stopping.map { "stopped: \($0)" } ?? how
         p.stopping = nil

@@ -115,7 +115,15 @@ package struct Subscription: Equatable, Sendable {
     /// Whether events of `device` pass the device filter.
     package func accepts(device: borrowing DeviceInfo) -> Bool {
         guard let devices, let lowered = devicesLowercased else { return true }
-        return devices.contains { $0 == device.name || $0 == device.node } || lowered.contains(device.vendorProduct)
+        return Self.name(device.name, node: device.node, vendorProduct: device.vendorProduct, in: devices, lowered: lowered)
+    }
+
+    /// Whether `devices` (names, nodes, `vvvv:pppp` ids in any case; `lowered`
+    /// the same in lower case) name this device.
+    static func name(
+        _ name: String, node: String, vendorProduct: String, in devices: [String], lowered: [String]
+    ) -> Bool {
+        devices.contains { $0 == name || $0 == node } || lowered.contains(vendorProduct)
     }
 
     /// Whether a gesture starting with `event` passes the fingers and region filters.
@@ -192,14 +200,17 @@ package struct Subscription: Equatable, Sendable {
 /// a subscription's `devices`.
 package struct DeviceClaim: Equatable, Sendable {
     package var set: ClaimSet
-    package var devices: [String]
+    package let devices: [String]
+    /// `devices` in lower case, for vendor:product ids.
+    private let lowered: [String]
 
     package init(_ set: ClaimSet, devices: [String]) {
         self.set = set
         self.devices = devices
+        lowered = devices.map { $0.lowercased() }
     }
 
     func covers(name: String, node: String, vendorProduct: String) -> Bool {
-        devices.contains { $0 == name || $0 == node || $0.lowercased() == vendorProduct }
+        Subscription.name(name, node: node, vendorProduct: vendorProduct, in: devices, lowered: lowered)
     }
 }
