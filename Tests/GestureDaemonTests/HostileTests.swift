@@ -99,7 +99,11 @@ struct HostileTests {
                     do {
                         let c = try SocketClient(path: socket, timeout: 5)
                         let hello = try c.next(timeout: 5)
-                        if hello?["type"] as? String != "hello" { outcome = "got \(String(describing: hello))" }
+                        if hello == nil {
+                            outcome = "the connection ended before a hello"
+                        } else if hello?["type"] as? String != "hello" {
+                            outcome = "got \(String(describing: hello))"
+                        }
                     } catch {
                         outcome = "\(error)"
                     }

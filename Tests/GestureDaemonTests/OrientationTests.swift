@@ -103,7 +103,7 @@ struct OrientationTests {
         #expect(codes.contains("rate-limited") && codes.contains("oriented"), "\(codes)")
 
         // The client goes: its word goes with it.
-        close(turner.fd)
+        turner.hangUp()
         #expect(try Self.nextOrientation(watcher) == "normal configuration")
         let back = try Self.swipes(watcher, 3).directions
         #expect(back.last == "up", "\(back)")

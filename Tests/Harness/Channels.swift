@@ -77,10 +77,11 @@ public final class LineChannel {
             guard !closed, poll(&p, 1, 0) == 1 else { return nil }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             if n <= 0 {
-                closed = n == 0
-                if n == 0 { return nil }
-                continue
+                // A failed read (the peer reset) ends the stream too.
+                closed = true
+                return nil
             }
             pending.append(contentsOf: chunk[0..<n])
         }
@@ -108,6 +109,12 @@ public final class LineChannel {
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            if n < 0 && errno != ECONNRESET {
+                // Not the peer's doing: a descriptor closed under the test
+                // (by a second close elsewhere in the process) is named, not
+                // taken for the peer hanging up.
+                throw ChannelError("read from descriptor \(fd): \(String(cString: strerror(errno)))")
+            }
             if n <= 0 {
                 closed = true
                 continue
@@ -142,7 +149,8 @@ public func connectUnix(_ path: String) -> Int32 {
 
 /// A client of the daemon's socket, for tests: raw lines in and out.
 public final class SocketClient {
-    public let fd: Int32
+    /// The connection; -1 once `hangUp` closed it.
+    public private(set) var fd: Int32
     public let lines: LineChannel
 
     public init(path: String, timeout: Double = 5) throws {
@@ -160,7 +168,13 @@ public final class SocketClient {
         }
     }
 
-    deinit { close(fd) }
+    deinit { hangUp() }
+
+    /// Closes the connection now (once: its number may be another's after).
+    public func hangUp() {
+        if fd >= 0 { close(fd) }
+        fd = -1
+    }
 
     public func send(_ line: String) throws {
         let bytes = Array((line + "\n").utf8)
