@@ -31,7 +31,15 @@ package struct Client {
     package let uid: uid_t
     package let gid: gid_t
     package var state: State = .connected
-    package var subscription = Subscription()
+    package var subscription = Subscription() {
+        didSet {
+            if subscription.tracks != oldValue.tracks { followers = subscription.tracks.map { TrackFollower($0.track) } }
+        }
+    }
+    /// One for each of the subscription's track rules, each following the
+    /// gestures it measures from every event (the ones left out for a slow
+    /// reader included).
+    private var followers: [TrackFollower] = []
     /// Ids of the continuous gestures whose start passed this client's
     /// fingers and region filters (a few at most: those under way).
     var admitted: [UInt64] = []
@@ -74,6 +82,17 @@ package struct Client {
     mutating func markClosed() {
         fd = -1
         state = .closing
+    }
+
+    /// Whether the subscription tracks any gesture.
+    var tracks: Bool { !followers.isEmpty }
+
+    /// What the first track rule that measures `event` reads of it.
+    mutating func reading(_ event: borrowing GestureEvent) -> TrackReading? {
+        for k in subscription.tracks.indices where subscription.tracks[k].measures(event) {
+            return followers[k].read(event)
+        }
+        return nil
     }
 
     /// What to say about this client in the log.

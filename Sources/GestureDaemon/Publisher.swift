@@ -26,6 +26,8 @@ package struct Publisher {
     private var overflows = RepeatLimiter()
     /// One event's JSON line, encoded once per event.
     private var line: [UInt8] = []
+    /// `line` with a track's reading, for a client that tracks the gesture.
+    private var annotated: [UInt8] = []
     /// The last device whose events were encoded, and its name as a JSON
     /// string (escaped once, not for every event).
     private var named: (id: DeviceID, json: [UInt8])?
@@ -69,15 +71,20 @@ package struct Publisher {
         var overflowed = false
         var queued = 0
         var length = -1
-        for i in clients.indices where clients[i].accepts(event, device: device, of: devices) {
+        for i in clients.indices {
+            // A track reads every event of its gestures, sent or not.
+            let reading = clients[i].tracks ? clients[i].reading(event) : nil
+            guard clients[i].accepts(event, device: device, of: devices) else { continue }
             if event.phase == .changed && clients[i].fallingBehind() {
                 clients[i].skippedChanges += 1
                 continue
             }
             if length < 0 { length = encode(event, device: device, of: devices) }
+            let n = reading.map { annotate(length, with: $0) } ?? length
+            let from = reading == nil ? line : annotated
             // A full outbox: `fallingBehind` writes what the socket takes,
             // after which the line may fit.
-            if enqueueLine(length, to: &clients[i]) || (!clients[i].fallingBehind() && enqueueLine(length, to: &clients[i])) {
+            if enqueue(from, n, to: &clients[i]) || (!clients[i].fallingBehind() && enqueue(from, n, to: &clients[i])) {
                 queued += 1
             } else {
                 overflow(&clients[i], now: now)
@@ -87,9 +94,22 @@ package struct Publisher {
         return (queued, overflowed)
     }
 
-    /// Queues the first `length` bytes of `line` in `client`'s outbox, if they fit.
-    private func enqueueLine(_ length: Int, to client: inout Client) -> Bool {
-        line.withUnsafeBytes { client.enqueue(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+    /// Queues the first `length` bytes of `bytes` in `client`'s outbox, if they fit.
+    private func enqueue(_ bytes: [UInt8], _ length: Int, to client: inout Client) -> Bool {
+        bytes.withUnsafeBytes { client.enqueue(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+    }
+
+    /// The event's line, the first `length` bytes of `line`, with a track's
+    /// reading before its closing brace, into `annotated`; its length.
+    private mutating func annotate(_ length: Int, with reading: TrackReading) -> Int {
+        var tail = #","progress":"#
+        GestureEvent.appendJSONNumber(reading.progress, scale: 10_000, to: &tail)
+        if let completed = reading.completed { tail += #","completed":\#(completed)"# }
+        tail += "}"
+        annotated.removeAll(keepingCapacity: true)
+        annotated.append(contentsOf: line[0..<(length - 1)])
+        annotated.append(contentsOf: tail.utf8)
+        return annotated.count
     }
 
     /// Encodes `event` of `devices[device]` into `line`; returns its length.

@@ -38,6 +38,10 @@ package struct Subscription: Equatable, Sendable {
     package var claims = ClaimSet()
     /// Claims on some touchscreens only (protocol 1.5), each beside `claims`.
     package var deviceClaims: [DeviceClaim] = []
+    /// Tracked gestures (protocol 1.6): an event of a gesture the first
+    /// matching rule measures carries its progress, and its end whether it
+    /// completed.
+    package var tracks: [TrackRule] = []
 
     package init() {}
 
@@ -105,7 +109,7 @@ package struct Subscription: Equatable, Sendable {
     package static func == (a: Subscription, b: Subscription) -> Bool {
         a.gestures == b.gestures && a.fingers == b.fingers && a.devices == b.devices && a.phases == b.phases
             && a.directions == b.directions && a.edges == b.edges && a.keys == b.keys && a.claims == b.claims
-            && a.deviceClaims == b.deviceClaims
+            && a.deviceClaims == b.deviceClaims && a.tracks == b.tracks
             && a.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] } == b.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] }
     }
 
@@ -180,6 +184,9 @@ package struct Subscription: Equatable, Sendable {
         } else {
             s += deviceClaims.isEmpty ? parts[0] : "[" + parts.joined(separator: ",") + "]"
         }
+        if !tracks.isEmpty {
+            s += #","track":["# + tracks.map(\.json).joined(separator: ",") + "]"
+        }
         s += #","region":"#
         if let r = region {
             s += "["
@@ -212,5 +219,34 @@ package struct DeviceClaim: Equatable, Sendable {
 
     func covers(name: String, node: String, vendorProduct: String) -> Bool {
         Subscription.name(name, node: node, vendorProduct: vendorProduct, in: devices, lowered: lowered)
+    }
+}
+
+/// One entry of a subscription's `track` (protocol 1.6): which gestures it
+/// follows (those its direction measures, of these finger counts) and how.
+package struct TrackRule: Equatable, Sendable {
+    package var track: Track
+    /// Finger counts (nil: any).
+    package var fingers: [Int]?
+
+    package init(_ track: Track, fingers: [Int]?) {
+        self.track = track
+        self.fingers = fingers
+    }
+
+    func measures(_ event: borrowing GestureEvent) -> Bool {
+        guard track.toward.gestures.contains(event.gesture) else { return false }
+        guard let fingers else { return true }
+        return fingers.contains(event.fingers)
+    }
+
+    /// As the `subscribed` answer echoes it.
+    var json: String {
+        var s = #"{"toward":""# + track.toward.rawValue + #"","distance":"#
+        GestureEvent.appendJSONNumber(track.distance, scale: 10_000, to: &s)
+        s += #","commit":"#
+        GestureEvent.appendJSONNumber(track.commit, scale: 10_000, to: &s)
+        s += #","fingers":"# + (fingers.map { "[" + $0.map(String.init).joined(separator: ",") + "]" } ?? "null") + "}"
+        return s
     }
 }

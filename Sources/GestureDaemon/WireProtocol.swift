@@ -10,7 +10,7 @@ package import GestureProtocol
 /// and new meanings the major.
 package enum WireProtocol {
     package static let name = "gestured"
-    package static let version = (major: 1, minor: 5)
+    package static let version = (major: 1, minor: 6)
     /// The longest line a client may send, newline excluded.
     package static let maxLineLength = 64 * 1024
     /// The most values (array elements and object members) a request may
@@ -87,6 +87,26 @@ extension ClientRequest {
         var edges: [String]?
         var keys: Bool?
         var claim: ClaimList?
+        var track: TrackList?
+    }
+
+    private struct TrackWire: Decodable {
+        var toward: String
+        var distance: Double
+        var commit: Double?
+        var fingers: [Double]?
+    }
+
+    /// `track` (since 1.6): one object, or a list of them.
+    private struct TrackList: Decodable {
+        var entries: [TrackWire]
+        init(from decoder: any Decoder) throws {
+            if let list = try? [TrackWire](from: decoder) {
+                entries = list
+            } else {
+                entries = [try TrackWire(from: decoder)]
+            }
+        }
     }
 
     private struct ClaimWire: Decodable {
@@ -187,6 +207,7 @@ extension ClientRequest {
                     if !set.isEmpty { subscription.deviceClaims.append(DeviceClaim(set, devices: devices)) }
                 }
             }
+            if let track = wire.track { subscription.tracks = try Self.tracks(track.entries) }
             return .subscribe(subscription)
         case "unsubscribe": return .unsubscribe
         case "ping": return .ping
@@ -221,6 +242,36 @@ extension ClientRequest {
         }
     }
 
+    /// The rules of a `track` list, each checked.
+    private static func tracks(_ entries: [TrackWire]) throws(RequestError) -> [TrackRule] {
+        guard entries.count <= claimEntryLimit else {
+            throw RequestError(code: "bad-request", message: "\"track\" has at most \(claimEntryLimit) entries")
+        }
+        var rules: [TrackRule] = []
+        for entry in entries {
+            guard let toward = Track.Toward(rawValue: entry.toward) else {
+                throw RequestError(
+                    code: "bad-request",
+                    message: "unknown track direction '\(entry.toward.prefix(40))'; known: "
+                        + Track.Toward.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            let commit = entry.commit ?? 0.5
+            if let why = Track.problem(toward: toward, distance: entry.distance, commit: commit) {
+                throw RequestError(code: "bad-request", message: "\"track\": \(why)")
+            }
+            var fingers: [Int]?
+            if let f = entry.fingers {
+                guard f.allSatisfy({ $0 == $0.rounded() && $0 >= 1 && $0 <= Double(TouchFrame.capacity) }) else {
+                    throw RequestError(
+                        code: "bad-request", message: "\"track\" fingers are counts from 1 to \(TouchFrame.capacity)")
+                }
+                fingers = Array(Set(f.map { Int($0) })).sorted()
+            }
+            rules.append(TrackRule(Track(toward: toward, distance: entry.distance, commit: commit)!, fingers: fingers))
+        }
+        return rules
+    }
+
     private static let fieldHelp = [
         "gestures": "a list of gesture names, e.g. [\"tap\",\"swipe\"]",
         "fingers": "a list of finger counts, e.g. [1,2]",
@@ -232,6 +283,8 @@ extension ClientRequest {
         "keys": "a key chord of at most 128 bytes, e.g. \"alt+Left\"",
         "claim":
             "{\"fingers\": [3, 4], \"edges\": [\"left\"]}, or a list of such objects, each with \"devices\" if it claims on some touchscreens only",
+        "track":
+            "{\"toward\": \"left\", \"distance\": 60, \"commit\": 0.5}, or a list of such objects, each with \"fingers\" if it follows some finger counts only",
         "transform": "strings, e.g. {\"device\": \"/dev/input/event5\", \"transform\": \"90\"}",
     ]
 

@@ -20,7 +20,7 @@ struct ProtocolTests {
         let hello = try #require(try c.next())
         #expect(hello["type"] as? String == "hello")
         #expect(hello["protocol"] as? String == "gestured")
-        #expect(hello["version"] as? [Int] == [1, 5])
+        #expect(hello["version"] as? [Int] == [1, 6])
         #expect(hello["gestures"] as? [String] == GestureKind.allCases.map(\.rawValue))
         #expect((hello["gestures"] as? [String])?.contains("rotate") == true)
         let devices = try #require(hello["devices"] as? [[String: Any]])
@@ -65,6 +65,52 @@ struct ProtocolTests {
         // A gesture is admitted where it starts, and then followed to its end.
         #expect(try leftPart.gestures(quiet: 0.2).count == all.count)
         #expect(try rightPart.gestures(quiet: 0.2).isEmpty)
+        #expect(try d.stop() == 0)
+    }
+
+    @Test(
+        "track (1.6): every event of a tracked drag carries its progress and the end whether it completed, the same for a client that takes only the end; others see neither"
+    )
+    func tracks() throws {
+        let d = try DaemonProcess(["--replay", Self.slowDrag, "--wait-subscribers", "4"])
+        let plain = try SocketClient(path: d.socket)
+        let tracked = try SocketClient(path: d.socket)
+        let endOnly = try SocketClient(path: d.socket)
+        let lower = try SocketClient(path: d.socket)
+        try plain.subscribe()
+        // The drag travels 39.95 mm to the right and stops before it lifts: 0.45 of 88.78 mm.
+        let ack = try tracked.subscribe(
+            #""track":[{"toward":"open","distance":2},{"toward":"right","distance":88.78,"fingers":[1]}]"#)
+        let echoed = try #require(ack["track"] as? [[String: Any]])
+        #expect(echoed.count == 2 && echoed[1]["toward"] as? String == "right" && echoed[1]["commit"] as? Double == 0.5)
+        try endOnly.subscribe(#""phases":["ended"],"track":{"toward":"right","distance":88.78}"#)
+        try lower.subscribe(#""track":{"toward":"right","distance":88.78,"commit":0.4}"#)
+
+        let events = try tracked.gestures(quiet: 0.6)
+        let progress = events.compactMap { $0["progress"] as? Double }
+        #expect(events.count > 20 && progress.count == events.count)
+        #expect(
+            zip(progress, progress.dropFirst()).allSatisfy { $0 <= $1 + 0.01 } && progress.allSatisfy { (0...1).contains($0) })
+        #expect(abs((progress.last ?? 0) - 0.45) < 0.001, "\(progress.suffix(3))")
+        #expect(events.last?["completed"] as? Bool == false && events.dropLast().allSatisfy { $0["completed"] == nil })
+        let end = try endOnly.gestures(quiet: 0.2)
+        #expect(end.count == 1 && end[0]["completed"] as? Bool == false && end[0]["progress"] as? Double == progress.last)
+        #expect(try lower.gestures(quiet: 0.2).last?["completed"] as? Bool == true)
+        #expect(try plain.gestures(quiet: 0.2).allSatisfy { $0["progress"] == nil && $0["completed"] == nil })
+
+        // What cannot be a track is named.
+        for (line, says) in [
+            (#"{"type":"subscribe","track":{"toward":"sideways","distance":60}}"#, "unknown track direction 'sideways'"),
+            (#"{"type":"subscribe","track":{"toward":"left","distance":0}}"#, "5 to 1000 mm"),
+            (#"{"type":"subscribe","track":{"toward":"open","distance":60}}"#, "factor of the span"),
+            (#"{"type":"subscribe","track":{"toward":"left","distance":60,"commit":1.5}}"#, "above 0 and below 1"),
+            (#"{"type":"subscribe","track":{"toward":"left"}}"#, "\"track\" must be"),
+        ] {
+            try plain.send(line)
+            let error = try plain.read(until: "error").message
+            #expect(
+                error["code"] as? String == "bad-request" && (error["message"] as? String)?.contains(says) == true, "\(error)")
+        }
         #expect(try d.stop() == 0)
     }
 
