@@ -33,6 +33,9 @@ package struct Binding: Sendable, Equatable {
     /// A program started once and fed every event of the binding's
     /// gestures as a JSON line on its standard input (`Pipes`).
     package var pipe: [String]?
+    /// Follow the gesture one to one: the daemon adds `progress` to its
+    /// events and `completed` to its end (docs/gestures.md, "Tracked gestures").
+    package var track: Track?
     /// `on-changed` runs at most this often; the last value always does.
     package var changedInterval: Timestamp.Duration = .milliseconds(100)
     /// A command still running after this is stopped (SIGTERM, then SIGKILL).
@@ -121,6 +124,9 @@ package struct Binding: Sendable, Equatable {
         if onChanged != nil { does.append("on-changed (at most every \(changedInterval.microseconds / 1000) ms)") }
         if onEnded != nil { does.append("on-ended") }
         if let pipe { does.append("pipe " + pipe.joined(separator: " ")) }
+        if let track {
+            does.append("tracked \(track.toward.rawValue) over \(NumberText.fixed(track.distance, 1)) \(track.toward.unit)")
+        }
         if !claims.isEmpty { does.append("claims " + claims.summary) }
         return s + " → " + does.joined(separator: ", ")
     }

@@ -18,8 +18,10 @@ package import ToolSupport
 package enum BindingsReader {
     static let keys = [
         "gesture", "fingers", "direction", "edge", "region", "device", "phase", "run", "keys", "on-began", "on-changed",
-        "on-ended", "pipe", "changed-interval-ms", "timeout-ms", "max-per-second", "claim", "when",
+        "on-ended", "pipe", "changed-interval-ms", "timeout-ms", "max-per-second", "claim", "when", "track",
     ]
+    /// The keys of `track`.
+    static let trackKeys = ["axis", "distance-mm", "factor", "degrees", "commit"]
     /// The keys of `when`.
     static let whenKeys = ["locked", "tablet-mode", "app", "not-app", "title", "fullscreen", "output"]
     /// The tables a file may have besides its bindings.
@@ -166,6 +168,59 @@ package enum BindingsReader {
         return s
     }
 
+    /// A binding's `track = { axis = "x", distance-mm = 60, commit = 0.5 }`:
+    /// the axis must be one the gesture moves along, and the way it grows
+    /// is the binding's direction on it (right, down, open, clockwise when
+    /// it names none).
+    static func track(
+        _ v: TOMLValue, gesture: GestureKind, directions: [GestureDirection]?,
+        fail: (String, String) -> ConfigurationError
+    ) throws(ConfigurationError) -> Track {
+        let example = "track = { axis = \"x\", distance-mm = 60, commit = 0.5 }"
+        guard let table = v.table else { throw fail("track", "track must be a table: \(example)") }
+        for key in table.keys where !trackKeys.contains(key) {
+            throw fail("track", Suggestion.unknown("key", key, known: trackKeys, context: " in track"))
+        }
+        let named = Set(directions ?? [])
+        let toward: Track.Toward
+        let unitKey: String
+        let fallback: Double
+        switch table["axis"]?.string {
+        case "x":
+            toward = named.contains(.left) && !named.contains(.right) ? .left : .right
+            (unitKey, fallback) = ("distance-mm", 60)
+        case "y":
+            toward = named.contains(.up) && !named.contains(.down) ? .up : .down
+            (unitKey, fallback) = ("distance-mm", 60)
+        case "scale":
+            toward = named.contains(.close) && !named.contains(.open) ? .close : .open
+            (unitKey, fallback) = ("factor", 2)
+        case "rotation":
+            toward = named.contains(.counterclockwise) && !named.contains(.clockwise) ? .counterclockwise : .clockwise
+            (unitKey, fallback) = ("degrees", 90)
+        default:
+            throw fail("track", "track.axis must be \"x\", \"y\" (drags, holds), \"scale\" (pinches) or \"rotation\": \(example)")
+        }
+        guard toward.gestures.contains(gesture) else {
+            let fits = toward.gestures.map(\.rawValue).sorted().joined(separator: " or ")
+            throw fail(
+                "track",
+                "a \(gesture.rawValue) does not move along track.axis = \"\(table["axis"]?.string ?? "")\"; that axis tracks a \(fits)"
+            )
+        }
+        for key in ["distance-mm", "factor", "degrees"] where key != unitKey && table[key] != nil {
+            throw fail("track", "track.\(key) is not for axis \"\(table["axis"]?.string ?? "")\"; give track.\(unitKey)")
+        }
+        guard table[unitKey] == nil || table[unitKey]?.number != nil, table["commit"] == nil || table["commit"]?.number != nil
+        else {
+            throw fail("track", "track.\(unitKey) and track.commit must be numbers")
+        }
+        let distance = table[unitKey]?.number ?? fallback
+        let commit = table["commit"]?.number ?? 0.5
+        if let why = Track.problem(toward: toward, distance: distance, commit: commit) { throw fail("track", why) }
+        return Track(toward: toward, distance: distance, commit: commit)!
+    }
+
     static func binding(_ t: TOMLTable, file: String) throws(ConfigurationError) -> Binding {
         func fail(_ key: String, _ message: String) -> ConfigurationError {
             ConfigurationError(file: file, line: key.isEmpty ? t.line : t.line(of: key), message: message)
@@ -309,6 +364,10 @@ package enum BindingsReader {
                     "claim",
                     "claim = true needs fingers of 2 or more, or an edge: one finger anywhere would take every touch from apps")
             }
+        }
+        check { () throws(ConfigurationError) in
+            guard let v = t["track"] else { return }
+            b.track = try track(v, gesture: gesture, directions: b.directions, fail: fail)
         }
         check { () throws(ConfigurationError) in
             guard let v = t["when"] else { return }

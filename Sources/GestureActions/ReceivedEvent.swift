@@ -66,6 +66,8 @@ package struct ReceivedEvent: Sendable {
         var rotation: Double?
         var deceleration: Double?
         var duration_ms: Double?
+        var progress: Double?
+        var completed: Bool?
     }
 
     private struct Kind: Decodable { var type: String? }
@@ -75,7 +77,7 @@ package struct ReceivedEvent: Sendable {
         [
             "X_MM": w.x_mm, "Y_MM": w.y_mm, "X": w.x, "Y": w.y, "DISTANCE_MM": w.distance_mm, "DX_MM": w.dx_mm,
             "DY_MM": w.dy_mm, "VX_MM_S": w.vx_mm_s, "VY_MM_S": w.vy_mm_s, "SCALE": w.scale, "ROTATION": w.rotation,
-            "DECELERATION": w.deceleration, "DURATION_MS": w.duration_ms,
+            "DECELERATION": w.deceleration, "DURATION_MS": w.duration_ms, "PROGRESS": w.progress,
         ]
     }
 
@@ -122,6 +124,7 @@ package struct ReceivedEvent: Sendable {
         if let taps = w.taps { environment.append("GESTURED_TAPS=\(taps)") }
         if let direction { environment.append("GESTURED_DIRECTION=\(direction.rawValue)") }
         if let edge { environment.append("GESTURED_EDGE=\(edge.rawValue)") }
+        if let completed = w.completed { environment.append("GESTURED_COMPLETED=\(completed)") }
         for (name, value) in measures(w) {
             if let v = value { environment.append("GESTURED_\(name)=\(Self.text(v))") }
         }

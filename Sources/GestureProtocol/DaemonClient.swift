@@ -25,8 +25,20 @@ package struct SubscribeRequest: Equatable, Sendable {
     /// What it claims on every claimed touchscreen, and on some only.
     package var claims = ClaimSet()
     package var deviceClaims: [DeviceClaims] = []
+    /// Tracked gestures (protocol 1.6), each for some finger counts or any (nil).
+    package var tracks: [TrackEntry] = []
 
     package init() {}
+
+    /// One `track` entry.
+    package struct TrackEntry: Equatable, Sendable {
+        package var track: Track
+        package var fingers: [Int]?
+        package init(_ track: Track, fingers: [Int]?) {
+            self.track = track
+            self.fingers = fingers
+        }
+    }
 
     /// A claim on some touchscreens only (protocol 1.5): their names, nodes
     /// or vendor:product ids.
@@ -63,6 +75,13 @@ package struct SubscribeRequest: Equatable, Sendable {
         if !parts.isEmpty {
             fields.append(
                 #""claim":"# + (parts.count == 1 && deviceClaims.isEmpty ? parts[0] : "[" + parts.joined(separator: ",") + "]"))
+        }
+        if !tracks.isEmpty {
+            let entries = tracks.map { e in
+                #"{"toward":""# + e.track.toward.rawValue + #"","distance":\#(e.track.distance),"commit":\#(e.track.commit)"#
+                    + (e.fingers.map { #","fingers":"# + numbers($0) } ?? "") + "}"
+            }
+            fields.append(#""track":["# + entries.joined(separator: ",") + "]")
         }
         return "{" + fields.joined(separator: ",") + "}"
     }

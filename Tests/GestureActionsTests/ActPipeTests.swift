@@ -1,5 +1,6 @@
 import Foundation
 import GestureActions
+import GestureCore
 import Harness
 import Testing
 
@@ -62,6 +63,76 @@ struct ActPipeTests {
         #expect(second.map { $0["phase"] as? String ?? "?" } == reference, "\(second.count) of \(reference.count)")
         #expect(second.allSatisfy { $0["gesture"] as? String == "drag" && $0["type"] as? String == "gesture" })
         #expect(s.lines("starts") == ["start"], "\(s.actLog)")
+    }
+
+    @Test(
+        "track: read with the binding's direction as the way it grows, sent to the daemon with its fingers; each mistake named"
+    )
+    func trackReading() throws {
+        let b = try BindingsReader.read(
+            """
+            [[bind]]
+            gesture = "drag"
+            fingers = 3
+            direction = "left"
+            track = { axis = "x", distance-mm = 80, commit = 0.4 }
+            pipe = ["my-panel"]
+
+            [[bind]]
+            gesture = "pinch"
+            track = { axis = "scale" }
+            pipe = ["my-zoom"]
+            """, file: "a.toml")
+        #expect(b[0].track == Track(toward: .left, distance: 80, commit: 0.4) && b[1].track == Track(toward: .open, distance: 2))
+        #expect(b[0].summary.contains("tracked left over 80.0 mm"), "\(b[0].summary)")
+        let line = Actor.subscribeLine(for: b)
+        #expect(
+            line.contains(
+                #""track":[{"toward":"left","distance":80.0,"commit":0.4,"fingers":[3]},{"toward":"open","distance":2.0,"commit":0.5}]"#
+            ), "\(line)")
+        for (track, says) in [
+            (#"{ axis = "z" }"#, #"a.toml:3: track.axis must be "x", "y""#),
+            (#"{ axis = "scale" }"#, #"a.toml:3: a drag does not move along track.axis = "scale"; that axis tracks a pinch"#),
+            (#"{ axis = "x", degrees = 90 }"#, "a.toml:3: track.degrees is not for axis \"x\"; give track.distance-mm"),
+            (#"{ axis = "x", distance-mm = 2 }"#, "a.toml:3: a drag's track distance is 5 to 1000 mm"),
+            (#"{ axis = "y", commit = 1 }"#, "a.toml:3: commit is the progress a slow lift must reach"),
+            (#"{ axis = "y", distanse-mm = 60 }"#, "a.toml:3: unknown key 'distanse-mm' in track"),
+            (#""x""#, "a.toml:3: track must be a table"),
+        ] {
+            #expect {
+                _ = try BindingsReader.read("[[bind]]\ngesture = \"drag\"\ntrack = \(track)\npipe = [\"p\"]\n", file: "a.toml")
+            } throws: { error in
+                "\(error)".contains(says)
+            }
+        }
+    }
+
+    @Test("a tracked drag reaches the pipe program with its progress on every line and, at its end, whether it completed")
+    func tracked() throws {
+        let s = try Scratch()
+        defer { s.stopAll() }
+        // The drag travels 39.95 mm right and stops before it lifts: 0.45 of 88.78 mm, short of commit.
+        try """
+        [[bind]]
+        gesture = "drag"
+        track = { axis = "x", distance-mm = 88.78 }
+        pipe = ["sh", "-c", "exec cat >> \(s.path)/lines"]
+
+        [[bind]]
+        gesture = "drag"
+        phase = "ended"
+        track = { axis = "x", distance-mm = 88.78 }
+        run = ["sh", "-c", "echo $GESTURED_PROGRESS $GESTURED_COMPLETED >> \(s.path)/ends"]
+        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        _ = try s.act()
+        _ = try s.serve("slow-drag-right.tablet.evemu", loop: true)
+        for _ in 0..<Int(600 * Timing.scale) where s.lines("ends").isEmpty { usleep(50_000) }
+        let events = Self.parse(s.lines("lines"))
+        let end = try #require(events.firstIndex { $0["phase"] as? String == "ended" }, "act: \(s.actLog)")
+        let first = events[...end]
+        #expect(first.allSatisfy { $0["progress"] is Double } && first.last?["progress"] as? Double == 0.45)
+        #expect(first.last?["completed"] as? Bool == false && first.dropLast().allSatisfy { $0["completed"] == nil })
+        #expect(s.lines("ends").first == "0.45 false", "\(s.lines("ends")); act: \(s.actLog)")
     }
 
     @Test(
