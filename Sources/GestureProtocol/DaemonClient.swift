@@ -77,9 +77,12 @@ package struct SubscribeRequest: Equatable, Sendable {
                 #""claim":"# + (parts.count == 1 && deviceClaims.isEmpty ? parts[0] : "[" + parts.joined(separator: ",") + "]"))
         }
         if !tracks.isEmpty {
-            let entries = tracks.map { e in
-                #"{"toward":""# + e.track.toward.rawValue + #"","distance":\#(e.track.distance),"commit":\#(e.track.commit)"#
-                    + (e.fingers.map { #","fingers":"# + numbers($0) } ?? "") + "}"
+            var entries: [String] = []
+            for e in tracks {
+                let t = e.track
+                var entry = #"{"toward":"\#(t.toward.rawValue)","distance":\#(t.distance),"commit":\#(t.commit)"#
+                if let fingers = e.fingers { entry += #","fingers":"# + numbers(fingers) }
+                entries.append(entry + "}")
             }
             fields.append(#""track":["# + entries.joined(separator: ",") + "]")
         }

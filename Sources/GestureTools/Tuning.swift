@@ -232,9 +232,12 @@ public enum Tuning {
                 let second = groups.removeFirst()
                 let a = first.tracks.map { $0.points[0] }
                 let b = second.tracks.map { $0.points[0] }
-                let distance = hypot(
-                    a.map(\.x).reduce(0, +) / Double(a.count) - b.map(\.x).reduce(0, +) / Double(b.count),
-                    a.map(\.y).reduce(0, +) / Double(a.count) - b.map(\.y).reduce(0, +) / Double(b.count))
+                // Between the centroids of where each tap's fingers landed.
+                let ax: Double = a.map(\.x).reduce(0, +) / Double(a.count)
+                let ay: Double = a.map(\.y).reduce(0, +) / Double(a.count)
+                let bx: Double = b.map(\.x).reduce(0, +) / Double(b.count)
+                let by: Double = b.map(\.y).reduce(0, +) / Double(b.count)
+                let distance = hypot(ax - bx, ay - by)
                 // Both taps' touches, with the gap between them.
                 merged.append((Group(tracks: first.tracks + second.tracks), second.start - first.end, distance))
             }

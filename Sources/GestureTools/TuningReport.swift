@@ -357,7 +357,10 @@ extension Tuning {
         svg.text(660, 44, "log scale", size: 11, fill: "#999")
         for (row, f) in findings.enumerated() {
             let y = 60 + rowHeight * Double(row)
-            let values = f.below.flatMap(\.values) + f.above.flatMap(\.values) + [f.current] + (f.suggested.map { [$0] } ?? [])
+            var values: [Double] = f.below.flatMap(\.values)
+            values += f.above.flatMap(\.values)
+            values.append(f.current)
+            if let suggested = f.suggested { values.append(suggested) }
             let positive = values.filter { $0 > 0 }
             let lo = (positive.min() ?? 1) / 1.5
             let hi = (positive.max() ?? 1) * 1.5

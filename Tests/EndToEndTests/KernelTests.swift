@@ -147,9 +147,11 @@ struct KernelTests {
             (run.files["plan"] ?? "").split(separator: "\n").count + 1
             + (run.files["extra-plays"] ?? "").split(separator: "\n").count
         // Every play's device but evemu's (named as in its file) ends in " #TAG".
-        let tags =
-            (run.files["plan"] ?? "").split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
-            + ["removed"] + (run.files["extra-plays"] ?? "").split(separator: "\n").map(String.init).filter { $0 != "evemu" }
+        let planned: [String] = (run.files["plan"] ?? "").split(separator: "\n").compactMap {
+            $0.split(separator: " ").first.map(String.init)
+        }
+        let extra: [String] = (run.files["extra-plays"] ?? "").split(separator: "\n").map(String.init)
+        let tags = planned + ["removed"] + extra.filter { $0 != "evemu" }
         let missing = tags.filter { tag in !added.contains { $0.hasSuffix(" #" + tag) } }
         #expect(
             added.count == plays && removed == plays,
