@@ -56,6 +56,9 @@ package struct Actor {
         var heldChanged: [Int: ReceivedEvent] = [:]
         /// When it was first seen, for forgetting the oldest.
         var since: Timestamp
+        /// The `pipe` programs that got a line of it: they get every later
+        /// one, whatever its finger count or direction by then.
+        var piped: [[String]] = []
     }
 
     /// How often each binding may still fire: a bucket of `maxPerSecond`
@@ -559,14 +562,23 @@ package struct Actor {
         var g =
             gestures[event.id]
             ?? GestureState(start: (event.x, event.y), context: context, output: output(of: event.device), since: now)
-        // A program two bindings name gets the line once.
+        // A program gets each line once, however many bindings name it, and
+        // every line of a gesture it got a line of. A continuous gesture's
+        // direction is known at its end only: a pipe binding's `direction`
+        // does not hold back the lines before it.
         var piped: [[String]] = []
-        for (i, b) in bindings.enumerated()
-        where b.acts(in: g.context, contextSettings) && b.acts(onOutput: g.output) && b.matches(event, start: g.start) {
-            if let argv = b.pipe, !piped.contains(argv) {
+        for argv in g.piped {
+            piped.append(argv)
+            pipes.send(line, gesture: event.id, phase: event.phase, to: argv, now: now)
+        }
+        for (i, b) in bindings.enumerated() where b.acts(in: g.context, contextSettings) && b.acts(onOutput: g.output) {
+            if let argv = b.pipe, !piped.contains(argv),
+                b.matches(event, start: g.start, direction: event.gesture.isDiscrete)
+            {
                 piped.append(argv)
                 pipes.send(line, gesture: event.id, phase: event.phase, to: argv, now: now)
             }
+            guard b.matches(event, start: g.start) else { continue }
             let once: Bool
             if let phase = b.phase {
                 once = event.phase == phase
@@ -601,6 +613,7 @@ package struct Actor {
         if [.recognized, .ended, .cancelled].contains(event.phase) {
             gestures[event.id] = nil
         } else {
+            g.piped = piped
             gestures[event.id] = g
         }
     }

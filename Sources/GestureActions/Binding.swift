@@ -74,11 +74,21 @@ package struct Binding: Sendable, Equatable {
         return c
     }
 
-    /// Whether `event` meets every criterion but the phase.
-    package func matches(_ event: ReceivedEvent, start: (x: Double, y: Double)?) -> Bool {
+    /// Whether some gesture could be one both this binding and `other`
+    /// match: the same kind, and finger counts in common (either naming none).
+    package func sharesGestures(with other: Binding) -> Bool {
+        guard gesture == other.gesture else { return false }
+        guard let fingers, let theirs = other.fingers else { return true }
+        return fingers.contains { theirs.contains($0) }
+    }
+
+    /// Whether `event` meets every criterion but the phase (and, with
+    /// `direction` false, but the direction).
+    package func matches(_ event: ReceivedEvent, start: (x: Double, y: Double)?, direction: Bool = true) -> Bool {
         guard event.gesture == gesture else { return false }
         if let fingers, !fingers.contains(event.fingers) { return false }
-        if let directions {
+        // Drags and holds have none: their `direction` is a track's way.
+        if direction, let directions, gesture != .drag, gesture != .touchAndHold {
             guard let d = event.direction, directions.contains(d) else { return false }
         }
         if let edges {

@@ -83,7 +83,19 @@ package enum BindingsReader {
                         continue
                     }
                     do {
-                        bindings.append(try binding(table, file: file))
+                        let b = try binding(table, file: file)
+                        // The daemon reads one track per gesture (the first that measures it).
+                        if let t = b.track,
+                            let other = bindings.first(where: { $0.track != nil && $0.track != t && $0.sharesGestures(with: b) })
+                        {
+                            errors.append(
+                                ConfigurationError(
+                                    file: file, line: table.line(of: "track"),
+                                    message:
+                                        "track: this binding and \(other.origin) track the same \(b.gesture.rawValue)s differently; a gesture has one track: give them the same track, or other fingers"
+                                ))
+                        }
+                        bindings.append(b)
                     } catch {
                         errors.append(error)
                     }
@@ -294,6 +306,14 @@ package enum BindingsReader {
                         "'\(s)' is not a direction; known: \(GestureDirection.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 out.append(d)
+            }
+            // A drag's or a hold's events carry no direction: there it only
+            // says which way a track grows.
+            if (gesture == .drag || gesture == .touchAndHold) && t["track"] == nil {
+                throw fail(
+                    "direction",
+                    "a \(gesture.rawValue) has no direction (its events carry dx_mm and dy_mm): bind a swipe or a flick for a stroke one way, or give the \(gesture.rawValue) a track, which grows this way"
+                )
             }
             b.directions = out
         }

@@ -105,6 +105,31 @@ struct ActPipeTests {
                 "\(error)".contains(says)
             }
         }
+        // One track per gesture: two bindings that would read the same drags differently are named.
+        #expect {
+            _ = try BindingsReader.read(
+                """
+                [[bind]]
+                gesture = "drag"
+                track = { axis = "x" }
+                pipe = ["a"]
+
+                [[bind]]
+                gesture = "drag"
+                fingers = [1, 2]
+                track = { axis = "y" }
+                pipe = ["b"]
+                """, file: "a.toml")
+        } throws: { error in
+            "\(error)".contains("a.toml:9: track: this binding and a.toml:1 track the same drags differently")
+        }
+        // Without a track, a drag's direction could never match: it is named.
+        #expect {
+            _ = try BindingsReader.read(
+                "[[bind]]\ngesture = \"drag\"\ndirection = \"left\"\nrun = [\"x\"]\n", file: "a.toml")
+        } throws: { error in
+            "\(error)".contains("a.toml:3: a drag has no direction (its events carry dx_mm and dy_mm)")
+        }
     }
 
     @Test("a tracked drag reaches the pipe program with its progress on every line and, at its end, whether it completed")
@@ -133,6 +158,48 @@ struct ActPipeTests {
         #expect(first.allSatisfy { $0["progress"] is Double } && first.last?["progress"] as? Double == 0.45)
         #expect(first.last?["completed"] as? Bool == false && first.dropLast().allSatisfy { $0["completed"] == nil })
         #expect(s.lines("ends").first == "0.45 false", "\(s.lines("ends")); act: \(s.actLog)")
+    }
+
+    @Test("a drag tracked the other way (direction = \"left\") reaches its program whole, never moved and never completed")
+    func trackedBack() throws {
+        let s = try Scratch()
+        defer { s.stopAll() }
+        try """
+        [[bind]]
+        gesture = "drag"
+        direction = "left"
+        track = { axis = "x", distance-mm = 88.78 }
+        pipe = ["sh", "-c", "exec cat >> \(s.path)/lines"]
+        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        _ = try s.act()
+        _ = try s.serve("slow-drag-right.tablet.evemu", loop: true)
+        for _ in 0..<Int(600 * Timing.scale) where !s.lines("lines").contains(where: { $0.contains(#""phase":"ended""#) }) {
+            usleep(50_000)
+        }
+        let events = Self.parse(s.lines("lines"))
+        let end = try #require(events.firstIndex { $0["phase"] as? String == "ended" }, "act: \(s.actLog)")
+        #expect(events[...end].map { $0["phase"] as? String ?? "?" } == (try Self.referenceDrag()))
+        #expect(events[...end].allSatisfy { $0["progress"] as? Double == 0 } && events[end]["completed"] as? Bool == false)
+    }
+
+    @Test("a pipe binding's direction holds back none of a pinch's lines before the end that carries it")
+    func pinchDirection() throws {
+        let s = try Scratch()
+        defer { s.stopAll() }
+        try """
+        [[bind]]
+        gesture = "pinch"
+        direction = "close"
+        pipe = ["sh", "-c", "exec cat >> \(s.path)/lines"]
+        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        _ = try s.act()
+        _ = try s.serve("pinch-open-2f.kiosk.evemu", loop: true)
+        for _ in 0..<Int(600 * Timing.scale) where !s.lines("lines").contains(where: { $0.contains(#""phase":"ended""#) }) {
+            usleep(50_000)
+        }
+        let phases = Self.parse(s.lines("lines")).compactMap { $0["phase"] as? String }
+        let end = try #require(phases.firstIndex(of: "ended"), "act: \(s.actLog)")
+        #expect(phases.first == "began" && phases[..<end].contains("changed"), "\(phases)")
     }
 
     @Test(
