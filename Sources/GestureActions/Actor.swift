@@ -423,10 +423,10 @@ package struct Actor {
         r.keys = bindings.contains { $0.keys != nil }
         r.claims = claims?.everywhere ?? Self.claims(of: bindings)
         r.deviceClaims = claims?.on ?? []
-        var tracks: [SubscribeRequest.TrackEntry] = []
+        var tracks: [TrackRule] = []
         for b in bindings {
             guard let t = b.track else { continue }
-            let entry = SubscribeRequest.TrackEntry(t, fingers: b.fingers)
+            let entry = TrackRule(t, fingers: b.fingers)
             if !tracks.contains(entry) { tracks.append(entry) }
         }
         r.tracks = Array(tracks.prefix(16))

@@ -22,6 +22,14 @@ package enum BindingsReader {
     ]
     /// The keys of `track`.
     static let trackKeys = ["axis", "distance-mm", "factor", "degrees", "commit"]
+    /// Each `track.axis`: the way it grows unless the binding's direction
+    /// says the other, the key of its distance, and that distance's default.
+    static let trackAxes: [String: (grows: Track.Toward, back: Track.Toward, unit: String, fallback: Double)] = [
+        "x": (.right, .left, "distance-mm", 60),
+        "y": (.down, .up, "distance-mm", 60),
+        "scale": (.open, .close, "factor", 2),
+        "rotation": (.clockwise, .counterclockwise, "degrees", 90),
+    ]
     /// The keys of `when`.
     static let whenKeys = ["locked", "tablet-mode", "app", "not-app", "title", "fullscreen", "output"]
     /// The tables a file may have besides its bindings.
@@ -193,35 +201,19 @@ package enum BindingsReader {
         for key in table.keys where !trackKeys.contains(key) {
             throw fail("track", Suggestion.unknown("key", key, known: trackKeys, context: " in track"))
         }
-        let named = Set(directions ?? [])
-        let toward: Track.Toward
-        let unitKey: String
-        let fallback: Double
-        switch table["axis"]?.string {
-        case "x":
-            toward = named.contains(.left) && !named.contains(.right) ? .left : .right
-            (unitKey, fallback) = ("distance-mm", 60)
-        case "y":
-            toward = named.contains(.up) && !named.contains(.down) ? .up : .down
-            (unitKey, fallback) = ("distance-mm", 60)
-        case "scale":
-            toward = named.contains(.close) && !named.contains(.open) ? .close : .open
-            (unitKey, fallback) = ("factor", 2)
-        case "rotation":
-            toward = named.contains(.counterclockwise) && !named.contains(.clockwise) ? .counterclockwise : .clockwise
-            (unitKey, fallback) = ("degrees", 90)
-        default:
+        guard let axis = table["axis"]?.string, let (grows, back, unitKey, fallback) = trackAxes[axis] else {
             throw fail("track", "track.axis must be \"x\", \"y\" (drags, holds), \"scale\" (pinches) or \"rotation\": \(example)")
         }
+        // The way it grows: the binding's direction on the axis, if it names one way only.
+        let named = Set((directions ?? []).map(\.rawValue))
+        let toward = named.contains(back.rawValue) && !named.contains(grows.rawValue) ? back : grows
         guard toward.gestures.contains(gesture) else {
             let fits = toward.gestures.map(\.rawValue).sorted().joined(separator: " or ")
             throw fail(
-                "track",
-                "a \(gesture.rawValue) does not move along track.axis = \"\(table["axis"]?.string ?? "")\"; that axis tracks a \(fits)"
-            )
+                "track", "a \(gesture.rawValue) does not move along track.axis = \"\(axis)\"; that axis tracks a \(fits)")
         }
         for key in ["distance-mm", "factor", "degrees"] where key != unitKey && table[key] != nil {
-            throw fail("track", "track.\(key) is not for axis \"\(table["axis"]?.string ?? "")\"; give track.\(unitKey)")
+            throw fail("track", "track.\(key) is not for axis \"\(axis)\"; give track.\(unitKey)")
         }
         guard table[unitKey] == nil || table[unitKey]?.number != nil, table["commit"] == nil || table["commit"]?.number != nil
         else {

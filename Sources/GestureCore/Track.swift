@@ -9,13 +9,13 @@
 /// between two pages is).
 ///
 /// The decision is libadwaita's and GNOME Shell's swipe tracker's for two
-/// snap points, 0 and 1, read in progress units: the release velocity (a
-/// drag's own, else the progress's over the last 150 ms before the lift);
-/// slower than `flingSpeed`, the gesture
-/// completes when the progress reached `commit`; a fling forward completes
-/// it wherever it is; a fling back carries the progress on by the velocity
-/// times `projection` (the distance GNOME's deceleration of 0.998 a
-/// millisecond leaves a fling) and completes only if that reaches `commit`.
+/// snap points, 0 and 1, read in progress units, from the release velocity
+/// (a drag's own, else the progress's over the last 150 ms before the
+/// lift): slower than `flingSpeed`, the gesture completes when the progress
+/// reached `commit`; a fling forward completes it wherever it is; a fling
+/// back carries the progress on by the velocity times `projection` (the
+/// distance GNOME's deceleration of 0.998 a millisecond leaves a fling) and
+/// completes only if that reaches `commit`.
 /// Every client that follows the same gesture with the same track gets the
 /// same answer: the daemon decides from every frame, before any is left out
 /// for a slow reader.

@@ -1,4 +1,5 @@
 package import GestureCore
+import GestureProtocol
 import SystemPackage
 import ToolSupport
 

@@ -81,10 +81,12 @@ package struct Publisher {
             }
             if length < 0 { length = encode(event, device: device, of: devices) }
             let n = reading.map { annotate(length, with: $0) } ?? length
-            let from = reading == nil ? line : annotated
+            let tracked = reading != nil
             // A full outbox: `fallingBehind` writes what the socket takes,
             // after which the line may fit.
-            if enqueue(from, n, to: &clients[i]) || (!clients[i].fallingBehind() && enqueue(from, n, to: &clients[i])) {
+            if enqueue(n, annotated: tracked, to: &clients[i])
+                || (!clients[i].fallingBehind() && enqueue(n, annotated: tracked, to: &clients[i]))
+            {
                 queued += 1
             } else {
                 overflow(&clients[i], now: now)
@@ -94,9 +96,13 @@ package struct Publisher {
         return (queued, overflowed)
     }
 
-    /// Queues the first `length` bytes of `bytes` in `client`'s outbox, if they fit.
-    private func enqueue(_ bytes: [UInt8], _ length: Int, to client: inout Client) -> Bool {
-        bytes.withUnsafeBytes { client.enqueue(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+    /// Queues the first `length` bytes of `line` (or of `annotated`) in
+    /// `client`'s outbox, if they fit.
+    private func enqueue(_ length: Int, annotated isAnnotated: Bool, to client: inout Client) -> Bool {
+        if isAnnotated {
+            return annotated.withUnsafeBytes { client.enqueue(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+        }
+        return line.withUnsafeBytes { client.enqueue(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
     }
 
     /// The event's line, the first `length` bytes of `line`, with a track's

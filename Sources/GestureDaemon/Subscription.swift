@@ -1,5 +1,5 @@
 package import GestureCore
-import GestureProtocol
+package import GestureProtocol
 
 /// What one client wants: server-side filters, all optional.
 ///
@@ -222,24 +222,7 @@ package struct DeviceClaim: Equatable, Sendable {
     }
 }
 
-/// One entry of a subscription's `track` (protocol 1.6): which gestures it
-/// follows (those its direction measures, of these finger counts) and how.
-package struct TrackRule: Equatable, Sendable {
-    package var track: Track
-    /// Finger counts (nil: any).
-    package var fingers: [Int]?
-
-    package init(_ track: Track, fingers: [Int]?) {
-        self.track = track
-        self.fingers = fingers
-    }
-
-    func measures(_ event: borrowing GestureEvent) -> Bool {
-        guard track.toward.gestures.contains(event.gesture) else { return false }
-        guard let fingers else { return true }
-        return fingers.contains(event.fingers)
-    }
-
+extension TrackRule {
     /// As the `subscribed` answer echoes it.
     var json: String {
         var s = #"{"toward":""# + track.toward.rawValue + #"","distance":"#

@@ -25,20 +25,10 @@ package struct SubscribeRequest: Equatable, Sendable {
     /// What it claims on every claimed touchscreen, and on some only.
     package var claims = ClaimSet()
     package var deviceClaims: [DeviceClaims] = []
-    /// Tracked gestures (protocol 1.6), each for some finger counts or any (nil).
-    package var tracks: [TrackEntry] = []
+    /// Tracked gestures (protocol 1.6).
+    package var tracks: [TrackRule] = []
 
     package init() {}
-
-    /// One `track` entry.
-    package struct TrackEntry: Equatable, Sendable {
-        package var track: Track
-        package var fingers: [Int]?
-        package init(_ track: Track, fingers: [Int]?) {
-            self.track = track
-            self.fingers = fingers
-        }
-    }
 
     /// A claim on some touchscreens only (protocol 1.5): their names, nodes
     /// or vendor:product ids.
@@ -159,4 +149,23 @@ package func connectToDaemon(_ path: String) -> Result<Int32, ConnectFailure> {
         return .failure(ConnectFailure(path: path, error: e))
     }
     return .success(fd)
+}
+
+/// One entry of a subscription's `track` (protocol 1.6): the gestures it
+/// follows (those its direction measures, of these finger counts, or any
+/// when nil) and how.
+package struct TrackRule: Equatable, Sendable {
+    package var track: Track
+    package var fingers: [Int]?
+
+    package init(_ track: Track, fingers: [Int]?) {
+        self.track = track
+        self.fingers = fingers
+    }
+
+    package func measures(_ event: borrowing GestureEvent) -> Bool {
+        guard track.toward.gestures.contains(event.gesture) else { return false }
+        guard let fingers else { return true }
+        return fingers.contains(event.fingers)
+    }
 }
