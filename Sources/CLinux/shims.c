@@ -9,6 +9,8 @@
 #include <string.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/uinput.h>
+#include <sys/ioctl.h>
 #include <link.h>
 #include <sys/mman.h>
 #include <limits.h>
@@ -310,4 +312,16 @@ uint64_t clinux_eventfd_drain(int fd) {
         if (errno == EINTR) continue;
         return 0;
     }
+}
+
+int clinux_uinput_open(const char *phys) {
+    int fd = open("/dev/uinput", O_RDWR | O_CLOEXEC);
+    if (fd < 0) return -1;
+    if (phys && ioctl(fd, UI_SET_PHYS, phys) < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
 }

@@ -119,4 +119,11 @@ int clinux_open_pagemap(void);
 /// Bytes given back, or -1 with errno.
 long clinux_release_executable_pages(void);
 
+/// Opens /dev/uinput (close-on-exec) and sets the `phys` of the device
+/// about to be made on it (UI_SET_PHYS, which must come before the device
+/// is created: libevdev's own creation does not set it). The descriptor,
+/// to hand to libevdev_uinput_create_from_device and close after the
+/// device is destroyed, or -1 with errno.
+int clinux_uinput_open(const char *phys);
+
 #endif

@@ -135,39 +135,57 @@ package final class EvdevClaimedInput: ClaimedInput {
             var tool = input_absinfo(value: 0, minimum: 0, maximum: 2, fuzz: 0, flat: 0, resolution: 0)
             libevdev_enable_event_code(dev, UInt32(EV_ABS), UInt32(ABS_MT_TOOL_TYPE), &tool)
         }
-        let phys = libevdev_get_phys(dev).map { String(cString: $0) }
         let sysname = String(path.split(separator: "/").last ?? "")
         libevdev_set_name(dev, name + ClaimedDevice.cloneSuffix)
-        libevdev_set_phys(dev, "gestured-clone:" + sysname)
-        var ui: OpaquePointer?
-        let r = libevdev_uinput_create_from_device(dev, Int32(LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue), &ui)
+        let made = UinputClone.make(from: dev, phys: "gestured-clone:" + sysname)
         libevdev_set_name(dev, name)
-        libevdev_set_phys(dev, phys)
         if !hadTool { libevdev_disable_event_code(dev, UInt32(EV_ABS), UInt32(ABS_MT_TOOL_TYPE)) }
-        guard r == 0, let ui else {
-            let e = Errno(rawValue: -r)
+        switch made {
+        case .success(let clone):
+            return clone
+        case .failure(let e):
             let why =
                 e == .tooManyOpenFiles || e == .tooManyOpenFilesInSystem
                 ? "out of file descriptors (RLIMIT_NOFILE); lower max-clients in [daemon] or raise the limit"
                 : "\(e). The system service gets write access to it from 75-gestured-uinput.rules"
             throw SetupError("\(path) (\(name)) is not claimed: cannot make its clone through /dev/uinput: \(why)")
         }
-        return UinputClone(ui)
     }
 }
 
-/// A clone made with uinput; destroyed (and so removed from the
-/// compositor's view) when it goes, or when the process ends.
+/// A device made with uinput (a clone, the virtual touchpad); destroyed
+/// (and so removed from the compositor's view) when it goes, or when the
+/// process ends.
 package final class UinputClone: CloneOutput {
     private let device: OpaquePointer
     private let fd: Int32
 
-    init(_ device: OpaquePointer) {
+    private init(_ device: OpaquePointer, fd: Int32) {
         self.device = device
-        fd = libevdev_uinput_get_fd(device)
+        self.fd = fd
     }
 
-    deinit { libevdev_uinput_destroy(device) }
+    deinit {
+        libevdev_uinput_destroy(device)
+        close(fd)
+    }
+
+    /// Makes the device `dev` describes, its `phys` set to `phys` (which
+    /// udev rules match; libevdev's creation leaves it empty).
+    static func make(from dev: OpaquePointer, phys: String) -> Result<UinputClone, Errno> {
+        let fd = clinux_uinput_open(phys)
+        guard fd >= 0 else { return .failure(Errno.last) }
+        let kept = libevdev_get_phys(dev).map { String(cString: $0) }
+        libevdev_set_phys(dev, nil)
+        var ui: OpaquePointer?
+        let r = libevdev_uinput_create_from_device(dev, fd, &ui)
+        libevdev_set_phys(dev, kept)
+        guard r == 0, let ui else {
+            close(fd)
+            return .failure(Errno(rawValue: -r))
+        }
+        return .success(UinputClone(ui, fd: fd))
+    }
 
     package var path: String? { libevdev_uinput_get_devnode(device).map { String(cString: $0) } }
 
