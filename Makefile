@@ -259,6 +259,7 @@ install-files:
 	install -Dm644 systemd/70-gestured.rules "$(DESTDIR)$(UDEVRULESDIR)/70-gestured.rules"
 	install -Dm644 systemd/74-gestured.rules "$(DESTDIR)$(UDEVRULESDIR)/74-gestured.rules"
 	install -Dm644 systemd/75-gestured-uinput.rules "$(DESTDIR)$(UDEVRULESDIR)/75-gestured-uinput.rules"
+	install -Dm644 systemd/76-gestured-touchpad.rules "$(DESTDIR)$(UDEVRULESDIR)/76-gestured-touchpad.rules"
 	sed -e 's|@BINDIR@|$(BINDIR)|g' systemd/81-gestured-clone.rules > "$(DESTDIR)$(UDEVRULESDIR)/81-gestured-clone.rules"
 	chmod 644 "$(DESTDIR)$(UDEVRULESDIR)/81-gestured-clone.rules"
 	install -Dm644 systemd/gestured-sensor.polkit.rules "$(DESTDIR)$(POLKITRULESDIR)/50-gestured-sensor.rules"
@@ -291,8 +292,8 @@ uninstall:
 	    "$(DESTDIR)$(USERUNITDIR)/gestured.service" "$(DESTDIR)$(USERUNITDIR)/gestured-act.service" \
 	    "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf" \
 	    "$(DESTDIR)$(TMPFILESDIR)/gestured.conf" "$(DESTDIR)$(UDEVRULESDIR)/70-gestured.rules" "$(DESTDIR)$(UDEVRULESDIR)/74-gestured.rules" \
-	    "$(DESTDIR)$(UDEVRULESDIR)/75-gestured-uinput.rules" "$(DESTDIR)$(UDEVRULESDIR)/81-gestured-clone.rules" \
-	    "$(DESTDIR)$(POLKITRULESDIR)/50-gestured-sensor.rules"
+	    "$(DESTDIR)$(UDEVRULESDIR)/75-gestured-uinput.rules" "$(DESTDIR)$(UDEVRULESDIR)/76-gestured-touchpad.rules" \
+	    "$(DESTDIR)$(UDEVRULESDIR)/81-gestured-clone.rules" "$(DESTDIR)$(POLKITRULESDIR)/50-gestured-sensor.rules"
 	rm -rf "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(DATADIR)/gestured"
 	rm -f "$(DESTDIR)$(MANDIR)"/man1/gestured.*1 "$(DESTDIR)$(MANDIR)/man5/gestured.toml.5" "$(DESTDIR)$(MANDIR)/man5/gestured.actions.5" "$(DESTDIR)$(DATADIR)/bash-completion/completions/gestured" \
 	    "$(DESTDIR)$(DATADIR)/zsh/site-functions/_gestured" "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/gestured.fish"

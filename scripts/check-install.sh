@@ -15,7 +15,7 @@ p=$dest/usr/local
 missing=0
 for f in bin/gestured lib/systemd/system/gestured.service lib/systemd/system/gestured.socket \
     lib/systemd/user/gestured-act.service share/doc/gestured/examples/actions/sway.toml \
-    lib/udev/rules.d/70-gestured.rules lib/udev/rules.d/74-gestured.rules lib/udev/rules.d/75-gestured-uinput.rules lib/udev/rules.d/81-gestured-clone.rules \
+    lib/udev/rules.d/70-gestured.rules lib/udev/rules.d/74-gestured.rules lib/udev/rules.d/75-gestured-uinput.rules lib/udev/rules.d/76-gestured-touchpad.rules lib/udev/rules.d/81-gestured-clone.rules \
     share/man/man1/gestured.1 share/man/man1/gestured.serve.1 share/man/man1/gestured.record.1 \
     share/man/man1/gestured.replay.1 share/man/man1/gestured.tune.1 share/man/man1/gestured.monitor.1 share/man/man1/gestured.act.1 \
     share/bash-completion/completions/gestured share/zsh/site-functions/_gestured \

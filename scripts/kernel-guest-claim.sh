@@ -19,6 +19,7 @@ chmod 755 "$run"
 # rule calling this build's `gestured clone-properties`.
 sed 's/u:gestured:/u:daemon:/' "$repo/systemd/74-gestured.rules" >/run/udev/rules.d/74-gestured.rules
 sed "s|@BINDIR@|$(dirname "$gestured")|" "$repo/systemd/81-gestured-clone.rules" >/run/udev/rules.d/81-gestured-clone.rules
+cp "$repo/systemd/76-gestured-touchpad.rules" /run/udev/rules.d/
 # What a machine's rules would give its touchscreen: the clone must get it too.
 printf '%s\n' 'ACTION!="remove", SUBSYSTEM=="input", KERNEL=="event*", ATTRS{name}=="*#claim-*", ATTRS{name}!="*(gestured)", ENV{WL_OUTPUT}="DSI-1", ENV{LIBINPUT_CALIBRATION_MATRIX}="1 0 0 0 1 0"' \
     >/run/udev/rules.d/60-claim-test.rules
@@ -43,13 +44,45 @@ edgerest=$run/edge-rest.laptop.evemu
     printf 'E: 1000.400000 0003 0039 -1\nE: 1000.400000 0001 014a 0\nE: 1000.400000 0000 0000 0\n'
 } >"$edgerest"
 
+# Three fingers landing together on the kiosk panel (476 x 268 mm) and
+# spreading from the first frame on, 1 mm a finger every 10 ms for 400 ms:
+# a pinch libinput can tell from a swipe before its 150 ms timeout.
+padpinch=$run/spread-3f.kiosk.evemu
+python3 - "$repo/Recordings/swipe-up-3f.kiosk.evemu" >"$padpinch" <<'PY'
+import math, sys
+header = [l for l in open(sys.argv[1]) if not l.startswith("E: ")]
+sys.stdout.write("".join(header))
+ux, uy = 32767 / 476, 32767 / 268
+for k in range(41):
+    t = 1000 + k * 0.01
+    for slot, angle in enumerate((90, 210, 330)):
+        r = 20 + k
+        x = 238 + r * math.cos(math.radians(angle))
+        y = 134 - r * math.sin(math.radians(angle))
+        print(f"E: {t:.6f} 0003 002f {slot}")
+        if k == 0:
+            print(f"E: {t:.6f} 0003 0039 {slot + 1}")
+        print(f"E: {t:.6f} 0003 0035 {round(x * ux)}")
+        print(f"E: {t:.6f} 0003 0036 {round(y * uy)}")
+    if k == 0:
+        print(f"E: {t:.6f} 0001 014a 1")
+    print(f"E: {t:.6f} 0000 0000 0")
+t = 1000 + 41 * 0.01
+for slot in range(3):
+    print(f"E: {t:.6f} 0003 002f {slot}")
+    print(f"E: {t:.6f} 0003 0039 -1")
+print(f"E: {t:.6f} 0001 014a 0")
+print(f"E: {t:.6f} 0000 0000 0")
+PY
+
 # Each scenario: TAG and the recording it plays.
 file_of() {
     case $1 in
         tap) echo "$repo/Recordings/tap-1f.phone.evemu" ;;
         drag | load) echo "$repo/Recordings/slow-drag-right.tablet.evemu" ;;
         pinch | reload | kill | term) echo "$repo/Recordings/pinch-close-2f.phone.evemu" ;;
-        swipe | free | removed | leftto | taken | elsewhere | here) echo "$repo/Recordings/swipe-up-3f.kiosk.evemu" ;;
+        swipe | free | removed | leftto | taken | elsewhere | here | padswipe | padmode) echo "$repo/Recordings/swipe-up-3f.kiosk.evemu" ;;
+        padpinch) echo "$padpinch" ;;
         edge) echo "$laptop" ;;
         edgetap) echo "$edgetap" ;;
         edgerest) echo "$edgerest" ;;
@@ -63,13 +96,13 @@ name_of() { sed -n 's/^N: //p' "$(file_of "$1")" | head -n 1; }
 section() { # TAG NAME CLAIM
     local expect size
     expect=$(file_of "$1")
-    expect=$repo/Recordings/$(basename "${expect%.evemu}" | sed 's/^edge-\(tap\|rest\)/edge-swipe-left/').expect
+    expect=$repo/Recordings/$(basename "${expect%.evemu}" | sed 's/^edge-\(tap\|rest\)/edge-swipe-left/; s/^spread-3f/swipe-up-3f/').expect
     size=$(sed -n 's/^# size: *//p' "$expect" | head -n 1)
     printf '[[device]]\nmatch = "%s"\nclaim = %s\n' "$2" "$3"
     [ -z "$size" ] || printf 'size = "%s"\n' "$size"
     echo
 }
-claimed_tags="tap drag load pinch free swipe edge edgetap edgerest elsewhere here leftto taken removed reload kill term"
+claimed_tags="tap drag load pinch free swipe edge edgetap edgerest elsewhere here leftto taken padswipe padpinch padmode removed reload kill term"
 config() { # the daemon's configuration; RELOADED: the reload scenario's device no longer claimed
     local tag
     for tag in $claimed_tags; do
@@ -276,6 +309,72 @@ cp "$run/ran" "$out/claim-ran-context.out"
 # act keeps claiming three fingers and the left edge (its focus no longer known) for what follows.
 kill "$i3"
 wait "$i3" 2>/dev/null
+
+# 2c. The touchpad output: act with a three-finger swipe and a
+#     three-finger pinch bound `touchpad = true`. The daemon makes its
+#     virtual touchpad; libinput debug-events reads it as a compositor
+#     would. Then the swipe again with a tablet-mode switch on and a key of
+#     an internal (i8042) keyboard pressed just before.
+kill "$act"
+wait "$act" 2>/dev/null
+printf '[[bind]]\ngesture = "swipe"\nfingers = 3\ntouchpad = true\n\n[[bind]]\ngesture = "pinch"\nfingers = 3\ntouchpad = true\n' \
+    >"$run/touchpad.toml"
+chmod 644 "$run/touchpad.toml"
+"$gestured" act --config "$run/touchpad.toml" --socket "$run/c.sock" >"$out/claim-act-touchpad.log" 2>&1 &
+act=$!
+for _ in $(seq 600); do grep -q 'claiming 3 fingers (to the touchpad)' "$out/claim-act-touchpad.log" && break; sleep 0.05; done
+# The daemon takes a subscription within a turn; the claimed thread, the next command.
+sleep 2
+padswitch=$run/tablet-switch.evemu
+printf '# EVEMU 1.3\nN: gestured test claim tablet switch\nI: 0019 0001 0002 0001\nP: 00 00 00 00 00 00 00 00\nB: 00 21 00 00 00 00 00 00 00\nB: 05 02 00 00 00 00 00 00 00\n' >"$padswitch"
+evemu-device "$padswitch" >"$out/claim-touchpad-switch.out" 2>&1 &
+padswitch_pid=$!
+padkeys=$run/internal-keyboard.evemu
+printf '# EVEMU 1.3\nN: gestured test internal keyboard\nI: 0011 0001 0001 ab41\nP: 00 00 00 00 00 00 00 00\nB: 00 13 00 00 00 00 00 00 00\nB: 01 fe ff ff ff 00 00 00 00\nB: 04 10 00 00 00 00 00 00 00\n' >"$padkeys"
+evemu-device "$padkeys" >"$out/claim-touchpad-keyboard.out" 2>&1 &
+padkeys_pid=$!
+# The node evemu-device made, from what it printed into FILE.
+evemu_node() { for _ in $(seq 600); do sed -n 's|^.*: \(/dev/input/event[0-9]*\)$|\1|p' "$1" | head -n 1 | grep . && return; sleep 0.05; done; }
+# Once the touchscreen is there (and with it the virtual touchpad, made when
+# the first claimed touchscreen takes a touchpad claim): libinput and a
+# recorder on the pad, as a compositor would read it; for padmode, a key on
+# the internal keyboard just before the touches.
+read_pad() {
+    pad=$(node_named "Virtual touchpad (gestured)")
+    if [ ! -s "$out/claim-touchpad-udev.out" ]; then
+        udevadm settle
+        udevadm info "$pad" >"$out/claim-touchpad-udev.out" 2>&1
+        # Every input device's name and phys; the clone's udev properties
+        # (81-gestured-clone.rules gives it the touchscreen's).
+        for e in /sys/class/input/event*; do echo "${e##*/}: $(cat "$e/device/name") phys=$(cat "$e/device/phys")"; done \
+            >"$out/claim-touchpad-devices.out" 2>&1
+        udevadm info "$(node_named "$(name_of "$tag") #claim-$tag (gestured)")" >"$out/claim-clone-udev.out" 2>&1
+    fi
+    libinput debug-events --device "$pad" >"$out/claim-touchpad-$tag.out" 2>&1 &
+    padli=$!
+    for _ in $(seq 600); do grep -qs 'DEVICE_ADDED' "$out/claim-touchpad-$tag.out" && break; sleep 0.05; done
+    "$touch" record "Virtual touchpad (gestured)" 30 "$out/claim-read-touchpad-$tag.evemu" >"$out/claim-record-touchpad-$tag.out" 2>&1 &
+    padreader=$!
+    for _ in $(seq 600); do grep -q '^recording' "$out/claim-record-touchpad-$tag.out" && break; sleep 0.05; done
+    if [ "$tag" = padmode ]; then
+        local keys
+        keys=$(evemu_node "$out/claim-touchpad-keyboard.out")
+        evemu-event --sync "$keys" --type EV_KEY --code KEY_A --value 1
+        evemu-event --sync "$keys" --type EV_KEY --code KEY_A --value 0
+    fi
+}
+for tag in padswipe padpinch padmode; do
+    if [ "$tag" = padmode ]; then
+        evemu-event --sync "$(evemu_node "$out/claim-touchpad-switch.out")" --type EV_SW --code SW_TABLET_MODE --value 1
+    fi
+    before_touches=read_pad play claim "$tag"
+    finish
+    sleep 0.5
+    kill "$padli" "$padreader" 2>/dev/null
+    wait "$padli" "$padreader" 2>/dev/null
+done
+kill "$padswitch_pid" "$padkeys_pid" 2>/dev/null
+wait "$padswitch_pid" "$padkeys_pid" 2>/dev/null
 
 # 3. Endings in the middle of a claimed touchscreen's touches. After each:
 #    the devices there are, whether the source can be grabbed (it cannot

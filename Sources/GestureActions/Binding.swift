@@ -46,6 +46,9 @@ package struct Binding: Sendable, Equatable {
     /// Whether its touches are taken from the apps on a claimed touchscreen
     /// (nil: the default of `claims`).
     package var claim: Bool?
+    /// `touchpad = true`: its claimed touches go on to the daemon's virtual
+    /// touchpad, for the compositor's own touchpad gestures.
+    package var touchpad = false
     /// `when.locked`: whether it acts while the session at the screen is
     /// locked (true: only then) or unlocked (false, the default: only then).
     package var whenLocked = false
@@ -69,7 +72,8 @@ package struct Binding: Sendable, Equatable {
     package var claims: ClaimSet {
         guard claim != false else { return ClaimSet() }
         let least = claim == true ? 2 : 3
-        var c = ClaimSet(fingers: Set((fingers ?? []).filter { $0 >= least }))
+        let counts = Set((fingers ?? []).filter { $0 >= least })
+        var c = ClaimSet(fingers: counts, touchpad: touchpad ? counts : [])
         if let edges, fingers?.contains(1) ?? true { c.edges = Set(edges) }
         return c
     }
@@ -138,6 +142,7 @@ package struct Binding: Sendable, Equatable {
             does.append("tracked \(track.toward.rawValue) over \(NumberText.fixed(track.distance, 1)) \(track.toward.unit)")
         }
         if !claims.isEmpty { does.append("claims " + claims.summary) }
+        if touchpad { does.append("to the touchpad") }
         return s + " → " + does.joined(separator: ", ")
     }
 }

@@ -19,6 +19,7 @@ package enum BindingsReader {
     static let keys = [
         "gesture", "fingers", "direction", "edge", "region", "device", "phase", "run", "keys", "on-began", "on-changed",
         "on-ended", "pipe", "changed-interval-ms", "timeout-ms", "max-per-second", "claim", "when", "track",
+        "touchpad",
     ]
     /// The keys of `track`.
     static let trackKeys = ["axis", "distance-mm", "factor", "degrees", "commit"]
@@ -378,6 +379,25 @@ package enum BindingsReader {
             }
         }
         check { () throws(ConfigurationError) in
+            guard let v = t["touchpad"] else { return }
+            guard let on = v.bool else { throw fail("touchpad", "touchpad must be true or false") }
+            guard on else { return }
+            guard [.swipe, .pinch, .rotate].contains(gesture) else {
+                throw fail(
+                    "touchpad", "touchpad = true is for swipe, pinch and rotate: the compositor's touchpad gestures")
+            }
+            guard let fingers = b.fingers, !fingers.isEmpty, fingers.allSatisfy({ $0 == 3 || $0 == 4 }) else {
+                throw fail(
+                    "touchpad",
+                    "touchpad = true needs fingers = 3 or 4 (or both): the finger counts compositors bind to touchpad swipes and pinches"
+                )
+            }
+            guard b.claim != false else {
+                throw fail("touchpad", "touchpad = true claims the touches: it cannot go with claim = false")
+            }
+            b.touchpad = true
+        }
+        check { () throws(ConfigurationError) in
             guard let v = t["track"] else { return }
             b.track = try track(v, gesture: gesture, directions: b.directions, fail: fail)
         }
@@ -423,9 +443,10 @@ package enum BindingsReader {
         }
         let doesSomething =
             t["run"] != nil || t["keys"] != nil || t["on-began"] != nil || t["on-changed"] != nil
-            || t["on-ended"] != nil || t["pipe"] != nil
+            || t["on-ended"] != nil || t["pipe"] != nil || t["touchpad"]?.bool == true
         if !doesSomething {
-            errors.append(fail("", "[[bind]] does nothing: give run, keys, on-began, on-changed, on-ended or pipe"))
+            errors.append(
+                fail("", "[[bind]] does nothing: give run, keys, on-began, on-changed, on-ended, pipe or touchpad = true"))
         }
         if gesture.isDiscrete && (t["on-began"] != nil || t["on-changed"] != nil || t["on-ended"] != nil) {
             errors.append(

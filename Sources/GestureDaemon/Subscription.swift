@@ -144,6 +144,7 @@ package struct Subscription: Equatable, Sendable {
     private static func json(_ set: ClaimSet, devices: [String]?) -> String {
         var s = #"{"fingers":["# + set.fingers.sorted().map(String.init).joined(separator: ",") + #"],"edges":["#
         s += PanelEdge.allCases.filter(set.edges.contains).map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
+        if !set.touchpad.isEmpty { s += #","touchpad":["# + set.touchpad.sorted().map(String.init).joined(separator: ",") + "]" }
         if let devices { s += #","devices":["# + devices.map(jsonString).joined(separator: ",") + "]" }
         return s + "}"
     }

@@ -10,7 +10,7 @@ package import GestureProtocol
 /// and new meanings the major.
 package enum WireProtocol {
     package static let name = "gestured"
-    package static let version = (major: 1, minor: 6)
+    package static let version = (major: 1, minor: 7)
     /// The longest line a client may send, newline excluded.
     package static let maxLineLength = 64 * 1024
     /// The most values (array elements and object members) a request may
@@ -114,6 +114,8 @@ extension ClientRequest {
         var edges: [String]?
         /// Since 1.5: only on these touchscreens.
         var devices: [String]?
+        /// Since 1.7: the claimed sequences go on to the virtual touchpad.
+        var touchpad: Bool?
     }
 
     /// `claim`: one object, or (since 1.5) a list of them.
@@ -191,8 +193,18 @@ extension ClientRequest {
                                 "\"claim\" fingers are counts from 2 to \(TouchFrame.capacity): one finger anywhere would take every touch from apps; claim an edge instead"
                         )
                     }
-                    let set = ClaimSet(
-                        fingers: Set(fingers.map { Int($0) }), edges: try Subscription.named(entry.edges ?? [], "edge"))
+                    let edges: Set<PanelEdge> = try Subscription.named(entry.edges ?? [], "edge")
+                    let toTouchpad = entry.touchpad ?? false
+                    let padFingers = fingers.allSatisfy { $0 <= Double(TouchpadFingers.slots) }
+                    guard !toTouchpad || (!fingers.isEmpty && edges.isEmpty && padFingers) else {
+                        throw RequestError(
+                            code: "bad-request",
+                            message:
+                                "a \"claim\" entry with \"touchpad\": true names finger counts from 2 to \(TouchpadFingers.slots) (the virtual touchpad's fingers) and no edges"
+                        )
+                    }
+                    let counts = Set(fingers.map { Int($0) })
+                    let set = ClaimSet(fingers: counts, edges: edges, touchpad: toTouchpad ? counts : [])
                     guard let devices = entry.devices else {
                         subscription.claims.formUnion(set)
                         continue
@@ -282,7 +294,7 @@ extension ClientRequest {
         "edges": "a list of panel edges, e.g. [\"left\",\"bottom\"]",
         "keys": "a key chord of at most 128 bytes, e.g. \"alt+Left\"",
         "claim":
-            "{\"fingers\": [3, 4], \"edges\": [\"left\"]}, or a list of such objects, each with \"devices\" if it claims on some touchscreens only",
+            "{\"fingers\": [3, 4], \"edges\": [\"left\"]}, or a list of such objects, each with \"devices\" if it claims on some touchscreens only and \"touchpad\": true if its fingers go on to the virtual touchpad",
         "track":
             "{\"toward\": \"left\", \"distance\": 60, \"commit\": 0.5}, or a list of such objects, each with \"fingers\" if it follows some finger counts only",
         "transform": "strings, e.g. {\"device\": \"/dev/input/event5\", \"transform\": \"90\"}",

@@ -55,13 +55,23 @@ package struct SubscribeRequest: Equatable, Sendable {
         if let directions { fields.append(#""directions":"# + names(directions)) }
         if let edges { fields.append(#""edges":"# + names(edges)) }
         if keys { fields.append(#""keys":true"#) }
-        func claim(_ c: ClaimSet, devices: [String]?) -> String {
-            #"{"fingers":"# + numbers(Array(c.fingers)) + #","edges":"# + names(c.edges.map(\.rawValue))
-                + (devices.map { #","devices":["# + $0.map(jsonString).joined(separator: ",") + "]" } ?? "") + "}"
+        // A claim's touchpad counts go in an entry of their own, with `touchpad` (1.7).
+        func claim(_ c: ClaimSet, devices: [String]?) -> [String] {
+            let on = devices.map { #","devices":["# + $0.map(jsonString).joined(separator: ",") + "]" } ?? ""
+            let plain = c.fingers.subtracting(c.touchpad)
+            var entries: [String] = []
+            if !plain.isEmpty || !c.edges.isEmpty {
+                entries.append(
+                    #"{"fingers":"# + numbers(Array(plain)) + #","edges":"# + names(c.edges.map(\.rawValue)) + on + "}")
+            }
+            if !c.touchpad.isEmpty {
+                entries.append(#"{"fingers":"# + numbers(Array(c.touchpad)) + #","touchpad":true"# + on + "}")
+            }
+            return entries
         }
         let parts =
-            (claims.isEmpty ? [] : [claim(claims, devices: nil)])
-            + deviceClaims.filter { !$0.claims.isEmpty }.map { claim($0.claims, devices: $0.devices) }
+            (claims.isEmpty ? [] : claim(claims, devices: nil))
+            + deviceClaims.filter { !$0.claims.isEmpty }.flatMap { claim($0.claims, devices: $0.devices) }
         if !parts.isEmpty {
             fields.append(
                 #""claim":"# + (parts.count == 1 && deviceClaims.isEmpty ? parts[0] : "[" + parts.joined(separator: ",") + "]"))

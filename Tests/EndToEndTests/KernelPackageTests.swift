@@ -20,7 +20,10 @@ extension KernelTests {
         let out = run.files["deb.out"] ?? ""
         #expect(out.contains("dpkg exited 0"), "\(out)")
         #expect(out.contains("gestured:/usr/sbin/nologin"), "\(out)")
-        for rules in ["70-gestured.rules", "74-gestured.rules", "75-gestured-uinput.rules", "81-gestured-clone.rules"] {
+        for rules in [
+            "70-gestured.rules", "74-gestured.rules", "75-gestured-uinput.rules", "76-gestured-touchpad.rules",
+            "81-gestured-clone.rules",
+        ] {
             #expect(out.contains(rules), "\(rules) not installed:\n\(out)")
         }
         #expect(out.contains("plugged in before the install: /dev/input/event"), "\(out)")

@@ -267,6 +267,53 @@ struct ActTests {
         }
     }
 
+    @Test(
+        "touchpad = true: a swipe, pinch or rotate of 3 or 4 fingers claims them for the virtual touchpad, sent as a claim entry of its own; anything else is named with its line"
+    )
+    func touchpad() throws {
+        let b = try BindingsReader.read(
+            """
+            [[bind]]
+            gesture = "swipe"
+            fingers = [3, 4]
+            touchpad = true
+
+            [[bind]]
+            gesture = "swipe"
+            edge = "left"
+            run = ["x"]
+
+            [[bind]]
+            gesture = "pinch"
+            fingers = 5
+            run = ["y"]
+            """, file: "a.toml")
+        #expect(b[0].claims == ClaimSet(touchpad: [3, 4]))
+        #expect(Actor.claims(of: [b[0]], in: Binding.Context(), ContextSettings()) == ClaimSet(touchpad: [3, 4]))
+        let alone = Actor.subscribeLine(
+            for: [b[0]], claims: Actor.claims(of: [b[0]], in: Binding.Context(), ContextSettings(), screens: []))
+        #expect(alone.contains(#""claim":{"fingers":[3,4],"touchpad":true}"#), "\(alone)")
+        let all = Actor.claims(of: b, in: Binding.Context(), ContextSettings(), screens: [])
+        #expect(all.everywhere == ClaimSet(fingers: [5], edges: [.left], touchpad: [3, 4]))
+        let mixed = Actor.subscribeLine(for: b, claims: all)
+        #expect(
+            mixed.contains(#""claim":[{"fingers":[5],"edges":["left"]},{"fingers":[3,4],"touchpad":true}]"#), "\(mixed)")
+        for (toml, says) in [
+            ("gesture = \"tap\"\nfingers = 3\ntouchpad = true", "a.toml:4: touchpad = true is for swipe, pinch and rotate"),
+            ("gesture = \"swipe\"\nfingers = 2\ntouchpad = true", "a.toml:4: touchpad = true needs fingers = 3 or 4"),
+            ("gesture = \"swipe\"\ntouchpad = true", "a.toml:3: touchpad = true needs fingers = 3 or 4"),
+            ("gesture = \"swipe\"\nfingers = 3\nclaim = false\ntouchpad = true", "cannot go with claim = false"),
+            ("gesture = \"swipe\"\nfingers = 3\ntouchpad = 1", "touchpad must be true or false"),
+            ("gesture = \"swipe\"\nfingers = 3\ntouchpad = false", "[[bind]] does nothing"),
+        ] {
+            #expect {
+                _ = try BindingsReader.read("[[bind]]\n" + toml + "\n", file: "a.toml")
+            } throws: { error in
+                "\(error)".contains(says)
+            }
+        }
+    }
+
     @Test("the subscription asks the daemon for only what is bound")
     func subscription() throws {
         let strokes = try BindingsReader.read(

@@ -18,6 +18,8 @@ struct ClaimerTests {
         /// Every frame written to the clone so far.
         var clone: [RawFrame] = []
         var time: Int64 = 1_000_000
+        /// The touches of the last frame, as the daemon assembled them.
+        var touches = TouchFrame(device: DeviceID(1), time: .zero)
 
         /// A device with the panel's slots, every one empty, and `keys` (up).
         static func state(keys: [UInt16] = [Evdev.BTN_TOUCH]) -> DeviceState {
@@ -54,7 +56,8 @@ struct ClaimerTests {
             for e in events + [RawEvent.report] {
                 if let f = try! assembler.feed(EvdevEvent(time: t, type: e.type, code: e.code, value: e.value)) { touches = f }
             }
-            claimer.process(events, at: t, touches: touches ?? TouchFrame(device: DeviceID(1), time: t))
+            self.touches = touches ?? TouchFrame(device: DeviceID(1), time: t)
+            claimer.process(events, at: t, touches: self.touches)
             let out = claimer.output.frames
             clone += out
             return out

@@ -74,6 +74,8 @@ struct PassThroughTests {
         let device: (read: Int32, write: Int32)
         let clone: (read: Int32, write: Int32)
         let pipeClone: PipeClone
+        /// The virtual touchpad, a pipe too.
+        let pad: (read: Int32, write: Int32)
         let trace: Trace
         let lines = Lines()
 
@@ -85,13 +87,17 @@ struct PassThroughTests {
             device = (fds[0], fds[1])
             guard pipe(&fds) == 0 else { throw ChannelError("pipe: \(errno)") }
             clone = (fds[0], fds[1])
-            for fd in [device.read, clone.read] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+            guard pipe(&fds) == 0 else { throw ChannelError("pipe: \(errno)") }
+            pad = (fds[0], fds[1])
+            for fd in [device.read, clone.read, pad.read] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
             // The clone's pipe holds a whole trace: nothing waits on its reader.
             // F_SETPIPE_SZ (1031), which Glibc's module does not name.
             _ = fcntl(clone.write, 1031, 1 << 20)
+            _ = fcntl(pad.write, 1031, 1 << 20)
             let handler = lines
             let logger = Logger(label: "pass-through-test") { _ in handler }
-            passThrough = try PassThrough(logger: logger)
+            let padClone = PipeClone(fd: pad.write)
+            passThrough = try PassThrough(logger: logger, makeTouchpad: { padClone })
             pipeClone = PipeClone(fd: clone.write)
             let geometry = TouchAssembler.geometry(for: trace.device, size: nil, source: .resolution)!
             let claimed = ClaimedDevice(
@@ -102,7 +108,7 @@ struct PassThroughTests {
 
         func close() {
             passThrough.stop()
-            for fd in [device.read, device.write, clone.read, clone.write] { Glibc.close(fd) }
+            for fd in [device.read, device.write, clone.read, clone.write, pad.read, pad.write] { Glibc.close(fd) }
         }
 
         /// Writes the trace's events to the device, now-stamped as a kernel would.
@@ -119,13 +125,18 @@ struct PassThroughTests {
         }
 
         /// The clone's frames read within `timeout` s, until `count` came.
-        func cloneFrames(_ count: Int, timeout: Double = 10) -> [[RawEvent]] {
+        func cloneFrames(_ count: Int, timeout: Double = 10) -> [[RawEvent]] { frames(clone.read, count, timeout: timeout) }
+
+        /// The virtual touchpad's frames, as `cloneFrames`.
+        func padFrames(_ count: Int, timeout: Double = 10) -> [[RawEvent]] { frames(pad.read, count, timeout: timeout) }
+
+        private func frames(_ fd: Int32, _ count: Int, timeout: Double) -> [[RawEvent]] {
             var frames: [[RawEvent]] = []
             var current: [RawEvent] = []
             let end = Date().addingTimeInterval(timeout)
             while frames.count < count && Date() < end {
                 var e = input_event()
-                let n = withUnsafeMutableBytes(of: &e) { read(clone.read, $0.baseAddress, $0.count) }
+                let n = withUnsafeMutableBytes(of: &e) { read(fd, $0.baseAddress, $0.count) }
                 guard n == MemoryLayout<input_event>.size else {
                     usleep(1000)
                     continue
@@ -239,5 +250,26 @@ struct PassThroughTests {
         let warnings = rig.lines.lines.filter { $0.contains("writing to the clone failed") }
         #expect((1...3).contains(warnings.count), "\(rig.lines.lines)")
         #expect(rig.lines.lines.contains { $0.contains("writing to the clone works again") })
+    }
+
+    @Test(
+        "a three-finger pinch claimed for the touchpad: the touchpad gets all three fingers at once when the third lands, every movement, and each finger lifted as it lifts"
+    )
+    func toTheTouchpad() throws {
+        let rig = try Rig(recording: "pinch-close-3f.tablet.evemu", claims: ClaimSet(touchpad: [3]))
+        defer { rig.close() }
+        rig.play(rig.trace.events[...])
+        // The last frame lifts every finger: read until one does.
+        var got: [[RawEvent]] = []
+        let touch = RawEvent(Evdev.EV_KEY, Evdev.BTN_TOUCH, 0)
+        let end = Date().addingTimeInterval(10)
+        while !got.contains(where: { $0.contains(touch) }) && Date() < end { got += rig.padFrames(1, timeout: 0.5) }
+        let ids = got.first?.filter { $0.type == Evdev.EV_ABS && $0.code == Evdev.ABS_MT_TRACKING_ID } ?? []
+        #expect(ids.count == 3 && ids.allSatisfy { $0.value >= 0 }, "\(got.first ?? [])")
+        #expect(got.first?.contains(RawEvent(Evdev.EV_KEY, Evdev.BTN_TOOL_TRIPLETAP, 1)) == true)
+        #expect(got.count > 10, "the pinch moved the pad's fingers \(got.count - 2) times")
+        let lifted = got.joined().filter { $0 == RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1) }
+        #expect(lifted.count == 3 && got.last?.contains(touch) == true, "\(got.suffix(3))")
+        #expect(rig.lines.lines.contains { $0.contains("made the virtual touchpad pipe:") }, "\(rig.lines.lines)")
     }
 }

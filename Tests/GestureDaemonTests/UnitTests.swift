@@ -143,6 +143,19 @@ struct DaemonPartsTests {
             ), "\(d.jsonFields)")
     }
 
+    @Test("a claim entry with touchpad (1.7): its counts are claimed and go to the virtual touchpad; echoed as the counts")
+    func touchpadClaims() throws {
+        let line = #"{"type":"subscribe","claim":[{"fingers":[3,4],"touchpad":true},{"fingers":[3],"edges":["left"]}]}"#
+        guard case .subscribe(let s) = try ClientRequest.parse(Array(line.utf8)) else {
+            Issue.record("not a subscribe")
+            return
+        }
+        #expect(s.claims == ClaimSet(edges: [.left], touchpad: [3, 4]))
+        #expect(s.claims.claims(fingers: 3) && s.claims.toTouchpad(fingers: 4) && !s.claims.toTouchpad(fingers: 2))
+        #expect(s.jsonFields.contains(#""claim":{"fingers":[3,4],"edges":["left"],"touchpad":[3,4]}"#), "\(s.jsonFields)")
+        #expect(s.claims.summary == "3 fingers (to the touchpad), 4 fingers (to the touchpad), left edge")
+    }
+
     @Test(
         "bad requests name the field",
         arguments: [
@@ -158,6 +171,10 @@ struct DaemonPartsTests {
             (#"{"type":"subscribe","claim":[3]}"#, "\"claim\""),
             (#"{"type":"subscribe","claim":[{"fingers":[3],"devices":[]}]}"#, "devices are 1 to 64"),
             (#"{"type":"subscribe","claim":{"fingers":[3],"devices":"eDP"}}"#, "\"claim\""),
+            (#"{"type":"subscribe","claim":{"edges":["left"],"touchpad":true}}"#, "\"touchpad\": true names finger counts"),
+            (#"{"type":"subscribe","claim":{"fingers":[3],"edges":["left"],"touchpad":true}}"#, "and no edges"),
+            (#"{"type":"subscribe","claim":{"fingers":[6],"touchpad":true}}"#, "from 2 to 5"),
+            (#"{"type":"subscribe","claim":{"fingers":[3],"touchpad":"yes"}}"#, "\"claim\""),
             (
                 #"{"type":"subscribe","claim":["# + Array(repeating: #"{"fingers":[3]}"#, count: 17).joined(separator: ",")
                     + "]}",

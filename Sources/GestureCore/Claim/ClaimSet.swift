@@ -1,40 +1,53 @@
 /// What the clients at the screen claim on a claimed touchscreen
 /// (docs/claiming.md): touch sequences of these finger counts, and
-/// one-finger touches that start at these edges of the picture.
+/// one-finger touches that start at these edges of the picture; of the
+/// finger counts, those whose claimed sequences are also written to the
+/// virtual touchpad (`touchpad`, always within `fingers`).
 public struct ClaimSet: Equatable, Sendable {
     public var fingers: Set<Int> = [] {
         didSet { fingerBits = Self.bits(fingers) }
     }
     public var edges: Set<PanelEdge> = []
+    /// The finger counts the virtual touchpad (`TouchpadFingers`) follows.
+    public private(set) var touchpad: Set<Int> = []
     /// `fingers` as one bit per count (bit N: N fingers), for the claimer's
     /// test on every landing.
     private var fingerBits: UInt64 = 0
 
-    public init(fingers: Set<Int> = [], edges: Set<PanelEdge> = []) {
-        self.fingers = fingers
+    /// `touchpad`'s counts are claimed too.
+    public init(fingers: Set<Int> = [], edges: Set<PanelEdge> = [], touchpad: Set<Int> = []) {
+        self.fingers = fingers.union(touchpad)
         self.edges = edges
-        fingerBits = Self.bits(fingers)
+        self.touchpad = touchpad
+        fingerBits = Self.bits(self.fingers)
     }
 
     private static func bits(_ fingers: Set<Int>) -> UInt64 {
         fingers.reduce(0) { (0..<64).contains($1) ? $0 | 1 << UInt64($1) : $0 }
     }
 
-    public static func == (a: ClaimSet, b: ClaimSet) -> Bool { a.fingers == b.fingers && a.edges == b.edges }
+    public static func == (a: ClaimSet, b: ClaimSet) -> Bool {
+        a.fingers == b.fingers && a.edges == b.edges && a.touchpad == b.touchpad
+    }
 
     public var isEmpty: Bool { fingers.isEmpty && edges.isEmpty }
 
     /// Whether a touch sequence with `count` fingers down is claimed.
     public func claims(fingers count: Int) -> Bool { count >= 0 && count < 64 && fingerBits & (1 << UInt64(count)) != 0 }
 
+    /// Whether a claimed sequence of `count` fingers goes to the virtual touchpad.
+    public func toTouchpad(fingers count: Int) -> Bool { touchpad.contains(count) }
+
     /// "3 fingers, left edge", for people.
     public var summary: String {
-        (fingers.sorted().map { "\($0) fingers" } + PanelEdge.allCases.filter(edges.contains).map { "\($0.rawValue) edge" })
+        (fingers.sorted().map { "\($0) fingers" + (touchpad.contains($0) ? " (to the touchpad)" : "") }
+            + PanelEdge.allCases.filter(edges.contains).map { "\($0.rawValue) edge" })
             .joined(separator: ", ")
     }
 
     public mutating func formUnion(_ other: ClaimSet) {
         fingers.formUnion(other.fingers)
         edges.formUnion(other.edges)
+        touchpad.formUnion(other.touchpad)
     }
 }

@@ -70,6 +70,11 @@ public struct Claimer: Sendable {
     }
 
     public private(set) var state = State.idle
+    /// The sequence under way was claimed at a finger count the claims send
+    /// to the virtual touchpad: its touches are written there until the
+    /// last lifts, or claiming ends (`cancelAll`), or the device is not
+    /// grabbed (`unseen`).
+    public private(set) var toTouchpad = false
     /// What is claimed. A change takes effect when no finger is down: a
     /// touch sequence under way keeps the claims it began with.
     public var claims: ClaimSet {
@@ -339,6 +344,11 @@ public struct Claimer: Sendable {
             case .holding: holding(event, frame)
             case .claimed: claimed(event, frame)
             }
+        }
+        if state != .claimed || event == .cancelAll || event == .unseen {
+            toTouchpad = false
+        } else if event == .claimedLanding {
+            toTouchpad = inForce.toTouchpad(fingers: down.count)
         }
         log.record(machine: .claimer, from: old.rawValue, event: event.rawValue, to: state.rawValue, at: frame.time)
     }

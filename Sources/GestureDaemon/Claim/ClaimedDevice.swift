@@ -53,6 +53,11 @@ package final class ClaimedDevice: @unchecked Sendable {
     /// Writes to the clone failed, and since when (said a few times a minute).
     private var writesFailing = false
     private var writeWarnings = RepeatLimiter(burst: 3, window: .milliseconds(60_000))
+    /// The virtual touchpad claimed sequences may go to (the pass-through's, shared), and this device's fingers on it.
+    package var touchpad: TouchpadOutput? {
+        didSet { prepareTouchpad() }
+    }
+    private var padFingers = TouchpadFingers()
 
     /// The suffix of every clone's name: the daemon never reads, claims or
     /// clones a device that has it.
@@ -190,6 +195,7 @@ package final class ClaimedDevice: @unchecked Sendable {
             claimer.observe(pending, at: time, touches: touches)
             if !claimer.anyDown { tryGrab() }
         }
+        followOnTouchpad(touches, at: time)
         pending.removeAll(keepingCapacity: true)
         resynchronized = false
         if releasing && !claimer.anyDown { letGo() }
@@ -205,7 +211,34 @@ package final class ClaimedDevice: @unchecked Sendable {
     package var deadline: Timestamp { grabbed ? claimer.deadline : .never }
 
     /// What is claimed changed (clients came, went or subscribed again).
-    package func set(claims: ClaimSet) { claimer.claims = claims }
+    package func set(claims: ClaimSet) {
+        claimer.claims = claims
+        prepareTouchpad()
+    }
+
+    /// Makes the virtual touchpad once a claim asks for it.
+    private func prepareTouchpad() {
+        if !claimer.claims.touchpad.isEmpty { touchpad?.prepare() }
+    }
+
+    /// The fingers of a sequence claimed for the touchpad go on to it, as
+    /// they move; they lift when it ends, or when claiming does. Screen
+    /// positions are followed while some claim asks for the touchpad, so
+    /// that every finger already down lands on the pad with the claimed one.
+    private func followOnTouchpad(_ touches: TouchFrame, at time: Timestamp) {
+        guard let touchpad, !claimer.claims.touchpad.isEmpty || padFingers.isDown else { return }
+        let active = claimer.toTouchpad && touchpad.available(to: id)
+        padFingers.follow(
+            touches, active: active, transform: claimer.transform, width: claimer.width, height: claimer.height)
+        touchpad.write(padFingers.output, at: time, from: id, down: padFingers.isDown)
+    }
+
+    /// Lifts whatever this device has on the touchpad (claiming ends, the device goes).
+    package func leaveTouchpad(at time: Timestamp) {
+        guard let touchpad, padFingers.isDown else { return }
+        padFingers.lift()
+        touchpad.write(padFingers.output, at: time, from: id, down: false)
+    }
 
     package func set(thresholds: GestureThresholds) { claimer.set(thresholds: thresholds) }
 
@@ -223,6 +256,7 @@ package final class ClaimedDevice: @unchecked Sendable {
             claimer.cancelAll(at: now)
             write(at: now)
         }
+        leaveTouchpad(at: now)
         if !claimer.anyDown { letGo() }
     }
 

@@ -85,9 +85,15 @@ package final class PassThrough: Sendable {
     private let logger: Logger
     private let started = Atomic<Bool>(false)
     private let thread = Mutex<pthread_t?>(nil)
+    /// Makes the virtual touchpad (uinput; in tests a pipe), on the thread, when a claim first asks for it.
+    private let makeTouchpad: @Sendable () throws(SetupError) -> any CloneOutput
 
-    package init(logger: Logger) throws(SetupError) {
+    package init(
+        logger: Logger,
+        makeTouchpad: @escaping @Sendable () throws(SetupError) -> any CloneOutput = TouchpadOutput.makeUinput
+    ) throws(SetupError) {
         self.logger = logger
+        self.makeTouchpad = makeTouchpad
         wake = clinux_eventfd()
         fd = clinux_eventfd()
         guard wake >= 0, fd >= 0 else {
@@ -173,6 +179,7 @@ package final class PassThrough: Sendable {
         defer { close(epoll) }
         _ = clinux_epoll_ctl(epoll, Int32(CLINUX_EPOLL_CTL_ADD), wake, UInt32(CLINUX_EPOLLIN), 0)
         var devices: [ClaimedDevice] = []
+        let touchpad = TouchpadOutput(logger: logger, make: makeTouchpad)
         var frames: [TouchFrame] = []
         frames.reserveCapacity(64)
         var notices: [Notice] = []
@@ -197,7 +204,7 @@ package final class PassThrough: Sendable {
                 devices.removeAll()
                 return
             }
-            for c in commands { apply(c, to: &devices, epoll: epoll, at: now, notices: &notices) }
+            for c in commands { apply(c, to: &devices, touchpad: touchpad, epoll: epoll, at: now, notices: &notices) }
             commands.removeAll(keepingCapacity: true)
             for i in 0..<max(0, Int(n)) where tokens[i] != 0 {
                 guard let k = devices.firstIndex(where: { UInt64($0.id.rawValue) == tokens[i] }) else { continue }
@@ -207,6 +214,7 @@ package final class PassThrough: Sendable {
                 frames.removeAll(keepingCapacity: true)
                 if end == .gone {
                     logger.notice("\(d.name): gone")
+                    d.leaveTouchpad(at: now)
                     _ = clinux_epoll_ctl(epoll, Int32(CLINUX_EPOLL_CTL_DEL), d.fd, 0, 0)
                     devices.remove(at: k)
                     notices.append(.gone(d.id))
@@ -221,7 +229,8 @@ package final class PassThrough: Sendable {
     }
 
     private func apply(
-        _ command: Command, to devices: inout [ClaimedDevice], epoll: Int32, at now: Timestamp, notices: inout [Notice]
+        _ command: Command, to devices: inout [ClaimedDevice], touchpad: TouchpadOutput, epoll: Int32, at now: Timestamp,
+        notices: inout [Notice]
     ) {
         func device(_ id: GestureCore.DeviceID) -> ClaimedDevice? { devices.first { $0.id == id } }
         switch command {
@@ -234,11 +243,13 @@ package final class PassThrough: Sendable {
                 logger.warning("\(d.name): cannot watch \(d.path): \(Errno.last); not claimed")
                 notices.append(.refused(d.id))
             } else {
+                d.touchpad = touchpad
                 devices.append(d)
             }
         case .remove(let id):
             if let k = devices.firstIndex(where: { $0.id == id }) {
                 _ = clinux_epoll_ctl(epoll, Int32(CLINUX_EPOLL_CTL_DEL), devices[k].fd, 0, 0)
+                devices[k].leaveTouchpad(at: now)
                 devices.remove(at: k)
             }
         case .claims(let id, let c):

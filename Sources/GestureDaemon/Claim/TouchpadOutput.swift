@@ -1,0 +1,116 @@
+internal import CEvdev
+package import GestureCore
+package import Logging
+import SystemPackage
+import ToolSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The virtual touchpad claimed sequences are written to (a claim's
+/// `touchpad`; docs/claiming.md, "The touchpad output"): made with uinput
+/// the first time a claim asks for it, kept until the daemon ends (the
+/// compositor's libinput must have it before the first swipe comes), and
+/// shared by the claimed touchscreens, one sequence at a time: a second
+/// touchscreen's claimed sequence goes on to the pad only once the first
+/// has lifted from it.
+///
+/// Owned by the pass-through's thread alone.
+package final class TouchpadOutput {
+    /// The pad's name; a udev rule (`76-gestured-touchpad.rules`) matches
+    /// it to tag the pad `ID_INPUT_TOUCHPAD_INTEGRATION=external`, so that
+    /// libinput neither pairs it with a keyboard (disable-while-typing)
+    /// nor suspends it in tablet mode. It ends with the clones' suffix, so
+    /// the daemon never reads it.
+    package static let name = "Virtual touchpad" + ClaimedDevice.cloneSuffix
+
+    private let make: () throws(SetupError) -> any CloneOutput
+    private let logger: Logger
+    private var device: (any CloneOutput)?
+    /// Making it failed: said once, not tried again.
+    private var failed = false
+    /// The touchscreen whose sequence is on the pad.
+    private var owner: GestureCore.DeviceID?
+    private var buffer: [input_event] = []
+
+    package init(logger: Logger, make: @escaping () throws(SetupError) -> any CloneOutput = TouchpadOutput.makeUinput) {
+        self.logger = logger
+        self.make = make
+        buffer.reserveCapacity(64)
+    }
+
+    /// Makes the pad if it is not made yet; whether it is there.
+    @discardableResult
+    package func prepare() -> Bool {
+        if device != nil { return true }
+        guard !failed else { return false }
+        do {
+            let d = try make()
+            device = d
+            logger.notice("made the virtual touchpad \(d.path ?? "(no node yet)") for claims that ask for it")
+            return true
+        } catch {
+            failed = true
+            logger.warning("\(error); sequences claimed for the touchpad are claimed, but not written to one")
+            return false
+        }
+    }
+
+    /// Whether `id` may write now: the pad is there and no other touchscreen's sequence is on it.
+    package func available(to id: GestureCore.DeviceID) -> Bool {
+        device != nil && (owner == nil || owner == id)
+    }
+
+    /// Writes one frame of `id`'s (`events`, ending with its report; none:
+    /// nothing to write); `down` says whether a finger of it is still on the pad.
+    package func write(_ events: [RawEvent], at time: Timestamp, from id: GestureCore.DeviceID, down: Bool) {
+        guard let device, !events.isEmpty, owner == nil || owner == id else { return }
+        owner = down ? id : nil
+        let t = timeval(tv_sec: Int(time.microseconds / 1_000_000), tv_usec: Int(time.microseconds % 1_000_000))
+        buffer.removeAll(keepingCapacity: true)
+        for e in events { buffer.append(input_event(time: t, type: e.type, code: e.code, value: e.value)) }
+        if let e = buffer.withUnsafeBufferPointer({ device.write($0) }) {
+            logger.warning("writing to the virtual touchpad failed (\(e))")
+        }
+    }
+
+    /// Makes the pad with uinput: a touchpad as libinput knows one (no
+    /// `INPUT_PROP_DIRECT`; `BTN_LEFT` and `BTN_RIGHT`, so not a clickpad,
+    /// with no button areas or thumb detection), `TouchpadFingers.slots`
+    /// slots, its axes `TouchpadFingers.width` × `height` mm.
+    package static func makeUinput() throws(SetupError) -> any CloneOutput {
+        guard let dev = libevdev_new() else { throw SetupError("cannot make the virtual touchpad: out of memory") }
+        defer { libevdev_free(dev) }
+        libevdev_set_name(dev, name)
+        libevdev_set_id_bustype(dev, Int32(BUS_VIRTUAL))
+        libevdev_set_id_vendor(dev, 0x0001)
+        libevdev_set_id_product(dev, 0x0001)
+        libevdev_enable_property(dev, UInt32(INPUT_PROP_POINTER))
+        libevdev_enable_event_type(dev, UInt32(EV_KEY))
+        for key in [
+            BTN_LEFT, BTN_RIGHT, BTN_TOUCH, BTN_TOOL_FINGER, BTN_TOOL_DOUBLETAP, BTN_TOOL_TRIPLETAP, BTN_TOOL_QUADTAP,
+            BTN_TOOL_QUINTTAP,
+        ] {
+            libevdev_enable_event_code(dev, UInt32(EV_KEY), UInt32(key), nil)
+        }
+        libevdev_enable_event_type(dev, UInt32(EV_ABS))
+        let r = TouchpadFingers.resolution
+        let axes: [(Int32, Int32, Int32)] = [
+            (ABS_X, TouchpadFingers.maxX, r), (ABS_Y, TouchpadFingers.maxY, r),
+            (ABS_MT_POSITION_X, TouchpadFingers.maxX, r), (ABS_MT_POSITION_Y, TouchpadFingers.maxY, r),
+            (ABS_MT_SLOT, Int32(TouchpadFingers.slots - 1), 0), (ABS_MT_TRACKING_ID, TouchpadFingers.maxTrackingID, 0),
+        ]
+        for (code, maximum, resolution) in axes {
+            var info = input_absinfo(value: 0, minimum: 0, maximum: maximum, fuzz: 0, flat: 0, resolution: resolution)
+            libevdev_enable_event_code(dev, UInt32(EV_ABS), UInt32(code), &info)
+        }
+        switch UinputClone.make(from: dev, phys: "gestured-touchpad") {
+        case .success(let pad): return pad
+        case .failure(let e):
+            throw SetupError(
+                "cannot make the virtual touchpad through /dev/uinput: \(e). The system service gets write access to it from 75-gestured-uinput.rules"
+            )
+        }
+    }
+}
