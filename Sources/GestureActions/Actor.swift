@@ -59,6 +59,11 @@ package struct Actor {
         /// The `pipe` programs that got a line of it: they get every later
         /// one, whatever its finger count or direction by then.
         var piped: [[String]] = []
+        /// What its end must say if act has to make one up (the daemon lost mid-gesture).
+        var kind: GestureKind = .drag
+        var fingers = 1
+        var device = ""
+        var tracked = false
     }
 
     /// How often each binding may still fire: a bucket of `maxPerSecond`
@@ -278,8 +283,15 @@ package struct Actor {
         saidWaiting = false
         backoff = .milliseconds(100)
         retryAt = now + backoff
-        // Gestures under way end with the connection: their held-back values go now.
-        for id in Array(gestures.keys) { flushHeld(id, now: now) }
+        // Gestures under way end with the connection: their held-back
+        // values go now, and the pipe programs that got their start get a
+        // `cancelled` end, so that none waits for an end that cannot come.
+        for id in gestures.keys.sorted() {
+            flushHeld(id, now: now)
+            guard let g = gestures[id], !g.piped.isEmpty else { continue }
+            let line = Self.lostEnd(of: g, id: id, now: now)
+            for argv in g.piped { pipes.send(line[...], gesture: id, phase: .cancelled, to: argv, now: now) }
+        }
         gestures.removeAll()
         // The next connection's `context` says again.
         context.locked = false
@@ -562,6 +574,8 @@ package struct Actor {
         var g =
             gestures[event.id]
             ?? GestureState(start: (event.x, event.y), context: context, output: output(of: event.device), since: now)
+        (g.kind, g.fingers, g.device) = (event.gesture, event.fingers, event.device)
+        g.tracked = g.tracked || event.tracked
         // A program gets each line once, however many bindings name it, and
         // every line of a gesture it got a line of. A continuous gesture's
         // direction is known at its end only: a pipe binding's `direction`
@@ -616,6 +630,16 @@ package struct Actor {
             g.piped = piped
             gestures[event.id] = g
         }
+    }
+
+    /// The `cancelled` line act writes to a pipe program for a gesture
+    /// whose end the daemon can no longer send (docs: README, `pipe`).
+    static func lostEnd(of g: GestureState, id: Int, now: Timestamp) -> [UInt8] {
+        var s = #"{"type":"gesture","gesture":"\#(g.kind.rawValue)","phase":"cancelled","id":\#(id),"#
+        s += #""time_us":\#(now.microseconds),"device":"# + jsonString(g.device) + #","fingers":\#(g.fingers),"#
+        if g.tracked { s += #""completed":false,"# }
+        s += #""reason":"act lost the daemon"}"#
+        return Array(s.utf8)
     }
 
     private mutating func fire(_ i: Int, _ event: ReceivedEvent, now: Timestamp) {

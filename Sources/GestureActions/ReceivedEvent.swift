@@ -24,6 +24,8 @@ package struct ReceivedEvent: Sendable {
     /// `GESTURED_NAME=value` for each known field the event has (null and
     /// absent fields are left out).
     package var environment: [String]
+    /// It carries `progress`: a tracked gesture's (protocol 1.6).
+    package var tracked = false
 
     /// The most bytes of a device's name that reach the environment.
     package static let deviceNameLimit = 256
@@ -131,7 +133,7 @@ package struct ReceivedEvent: Sendable {
         return .event(
             ReceivedEvent(
                 gesture: gesture, phase: phase, id: Int(id), fingers: Int(fingers), direction: direction, edge: edge,
-                device: device, x: w.x ?? 0, y: w.y ?? 0, environment: environment))
+                device: device, x: w.x ?? 0, y: w.y ?? 0, environment: environment, tracked: w.progress != nil))
     }
 
     private struct ErrorMessage: Decodable {

@@ -160,6 +160,36 @@ struct ActPipeTests {
         #expect(s.lines("ends").first == "0.45 false", "\(s.lines("ends")); act: \(s.actLog)")
     }
 
+    @Test(
+        "the daemon killed in the middle of a tracked drag: the pipe program that got its start gets a cancelled end from act, not completed, saying why"
+    )
+    func daemonLostMidGesture() throws {
+        let s = try Scratch()
+        defer { s.stopAll() }
+        try """
+        [[bind]]
+        gesture = "drag"
+        track = { axis = "x", distance-mm = 60 }
+        pipe = ["sh", "-c", "exec cat >> \(s.path)/lines"]
+        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        _ = try s.act()
+        let daemon = try s.serve("slow-drag-right.tablet.evemu")
+        for _ in 0..<Int(600 * Timing.scale) where !s.lines("lines").contains(where: { $0.contains(#""phase":"changed""#) }) {
+            usleep(10_000)
+        }
+        daemon.signal(SIGKILL)
+        for _ in 0..<Int(600 * Timing.scale) where !s.lines("lines").contains(where: { $0.contains(#""phase":"cancelled""#) }) {
+            usleep(10_000)
+        }
+        let events = Self.parse(s.lines("lines"))
+        let end = try #require(events.last, "act: \(s.actLog)")
+        #expect(events.first?["phase"] as? String == "began", "\(events.first ?? [:])")
+        #expect(!events.contains { $0["phase"] as? String == "ended" }, "the drag ended before the daemon was killed")
+        #expect(end["phase"] as? String == "cancelled" && end["completed"] as? Bool == false, "\(end)")
+        #expect(end["reason"] as? String == "act lost the daemon" && end["id"] as? Int == events.first?["id"] as? Int)
+        #expect(end["gesture"] as? String == "drag" && end["fingers"] as? Int == 1, "\(end)")
+    }
+
     @Test("a drag tracked the other way (direction = \"left\") reaches its program whole, never moved and never completed")
     func trackedBack() throws {
         let s = try Scratch()
