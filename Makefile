@@ -268,6 +268,8 @@ install-files:
 	install -m644 README.md docs/gestures.md docs/state-machines.md "$(DESTDIR)$(DOCDIR)/"
 	install -Dm755 examples/python/gestured_client.py "$(DESTDIR)$(DOCDIR)/examples/gestured_client.py"
 	install -Dm755 examples/shell/gestured-watch.sh "$(DESTDIR)$(DOCDIR)/examples/gestured-watch.sh"
+	install -Dm755 examples/follow/follow-panel.py "$(DESTDIR)$(DOCDIR)/examples/follow-panel.py"
+	install -Dm644 examples/follow/follow.toml "$(DESTDIR)$(DOCDIR)/examples/follow.toml"
 	install -d "$(DESTDIR)$(DOCDIR)/examples/actions"
 	install -m644 examples/actions/*.toml "$(DESTDIR)$(DOCDIR)/examples/actions/"
 	install -d "$(DESTDIR)$(DATADIR)/gestured/recordings"

@@ -20,7 +20,8 @@ for f in bin/gestured lib/systemd/system/gestured.service lib/systemd/system/ges
     share/man/man1/gestured.replay.1 share/man/man1/gestured.tune.1 share/man/man1/gestured.monitor.1 share/man/man1/gestured.act.1 \
     share/bash-completion/completions/gestured share/zsh/site-functions/_gestured \
     share/fish/vendor_completions.d/gestured.fish share/doc/gestured/examples/gestured_client.py \
-    share/doc/gestured/examples/gestured-watch.sh share/gestured/recordings/tour.tablet.expect \
+    share/doc/gestured/examples/gestured-watch.sh share/doc/gestured/examples/follow-panel.py \
+    share/doc/gestured/examples/follow.toml share/gestured/recordings/tour.tablet.expect \
     share/man/man5/gestured.toml.5 share/man/man5/gestured.actions.5 share/doc/gestured/gestures.md share/doc/gestured/README.md \
     share/doc/gestured/protocol.md; do
     [ -s "$p/$f" ] || { echo "check-install: missing $f" >&2; missing=1; }

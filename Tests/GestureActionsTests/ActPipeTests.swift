@@ -161,6 +161,38 @@ struct ActPipeTests {
     }
 
     @Test(
+        "examples/follow: the panel program, fed by act through its binding (follow.toml's, its path and edge aside), follows the drag's progress up and settles where the end says"
+    )
+    func followExample() throws {
+        let s = try Scratch()
+        defer { s.stopAll() }
+        let example = BuildProducts.packageRoot + "/examples/follow"
+        let binding = try String(contentsOfFile: example + "/follow.toml", encoding: .utf8)
+        #expect(binding.contains(#"pipe = ["python3", "/usr/share/doc/gestured/examples/follow-panel.py"]"#))
+        // The recording's drag starts mid-panel: the same binding without its edge, the program in text mode.
+        try binding.replacingOccurrences(of: "edge = \"left\"\n", with: "")
+            .replacingOccurrences(
+                of: #"pipe = ["python3", "/usr/share/doc/gestured/examples/follow-panel.py"]"#,
+                with: #"pipe = ["sh", "-c", "exec python3 \#(example)/follow-panel.py --text >> \#(s.path)/panel"]"#
+            )
+            .write(toFile: s.actions, atomically: true, encoding: .utf8)
+        _ = try s.act()
+        _ = try s.serve("slow-drag-right.tablet.evemu", loop: true)
+        for _ in 0..<Int(600 * Timing.scale)
+        where !s.lines("panel").contains(where: { $0.hasPrefix("panel o") || $0 == "panel closed" }) {
+            usleep(50_000)
+        }
+        let lines = s.lines("panel")
+        let end = try #require(
+            lines.firstIndex { !$0.hasPrefix("panel 0") && !$0.hasPrefix("panel 1") }, "\(lines); act: \(s.actLog)")
+        let progress = lines[..<end].compactMap { Double($0.dropFirst("panel ".count)) }
+        #expect(progress.count == end && progress.count > 10, "\(lines)")
+        #expect(progress.last.map { $0 > 0.6 } == true && progress.first.map { $0 < 0.1 } == true, "\(progress)")
+        // The drag goes 39.95 mm of 60 and stops before it lifts: past commit, it opens.
+        #expect(lines[end] == "panel open", "\(lines)")
+    }
+
+    @Test(
         "the daemon killed in the middle of a tracked drag: the pipe program that got its start gets a cancelled end from act, not completed, saying why"
     )
     func daemonLostMidGesture() throws {
