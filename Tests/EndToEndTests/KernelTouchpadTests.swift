@@ -70,7 +70,9 @@ extension KernelTests {
     /// Where the centroid of the fingers was (mm) in each frame with
     /// `fingers` down, of the frames a player sent or a reader got on a panel
     /// of `size` mm over `units` on each axis.
-    static func centroids(_ frames: [ReadFrame], fingers: Int, size: (Double, Double), units: (Double, Double))
+    static func centroids(
+        _ frames: [ReadFrame], fingers: Int, size: (Double, Double), units: (Double, Double)
+    )
         -> [(x: Double, y: Double)]
     {
         var slot = 0
@@ -98,10 +100,9 @@ extension KernelTests {
         return out
     }
 
-    /// How far the centroid moved over the last `frames` frames of `c` (all of it: nil).
-    static func motion(_ c: [(x: Double, y: Double)], lastFrames frames: Int? = nil) -> (dx: Double, dy: Double) {
-        guard let last = c.last else { return (0, 0) }
-        let first = c[max(0, c.count - 1 - (frames ?? c.count))]
+    /// How far the centroid moved from the first of `c` to the last.
+    static func motion(_ c: [(x: Double, y: Double)]) -> (dx: Double, dy: Double) {
+        guard let first = c.first, let last = c.last else { return (0, 0) }
         return (last.x - first.x, last.y - first.y)
     }
 
@@ -115,7 +116,7 @@ extension KernelTests {
     static let pad = (size: (240.0, 150.0), units: (9600.0, 6000.0))
 
     @Test(
-        "touchpad = true on the real kernel: libinput reads the virtual touchpad (tagged external) as a three-finger swipe that follows the fingers within 5 % and ends whole, and as a three-finger pinch with its scale; the touchscreen's own touches are cancelled; in tablet mode, right after a key on an internal keyboard, the swipe still arrives whole"
+        "touchpad = true on the real kernel: libinput reads the virtual touchpad (tagged external) as a three-finger swipe whose updates are the pad's frames, mm for mm with the screen, ending whole, and as a three-finger pinch with its scale; the touchscreen's own touches are cancelled; in tablet mode, right after a key on an internal keyboard, the swipe still arrives whole"
     )
     func touchpadOutput() throws {
         let run = try Self.run()
@@ -149,18 +150,35 @@ extension KernelTests {
             #expect(
                 abs(onPad.dy - moved.dy) <= 0.01 * abs(moved.dy) && abs(moved.dy) > 20,
                 "\(tag): \(onPad) on the pad, \(moved) on the screen")
-            // Once libinput has begun the swipe it posts an update per frame
-            // of the pad: after its first, they add up to what the pad's
-            // fingers moved in those frames. Before, it was deciding: that
-            // motion is not in its updates.
-            let after = Self.motion(pad, lastFrames: swipe.updates - 1)
-            let saw = swipe.motions.dropFirst().reduce(0.0) { $0 + $1.y } / Self.libinputUnitsPerMM
+            // Once libinput has begun the swipe, each of its updates (after
+            // those that sum what came while it decided) is one frame of
+            // the pad, scaled by its units: matched in order, none
+            // left over. It may leave out a frame that came too soon after
+            // the one before (its jump detection, when uinput stamps events
+            // as written, before Linux 6.5, and the machine delivered them in
+            // a burst): what it left out is counted, and must stay small.
+            let deltas = (1..<pad.count).map { pad[$0].y - pad[$0 - 1].y }
+            var (next, first, matched, count, unmatched) = (0, Int?.none, 0.0, 0, [Double]())
+            for m in swipe.motions.dropFirst() {
+                let u = m.y / Self.libinputUnitsPerMM
+                guard let k = deltas[next...].firstIndex(where: { abs($0 - u) <= max(0.02 * abs($0), 0.05) }) else {
+                    // Before the first frame matched, libinput is still summing its start.
+                    if first != nil { unmatched.append(u) }
+                    continue
+                }
+                first = first ?? k
+                matched += deltas[k]
+                count += 1
+                next = k + 1
+            }
+            let after = deltas[(first ?? deltas.count)...].reduce(0, +)
             let all = swipe.dy / Self.libinputUnitsPerMM
             print(
-                "touchpad \(tag): the fingers moved \(moved.dy) mm on the screen, \(onPad.dy) on the pad; libinput's \(swipe.updates) updates add up to \(all) mm, after its first \(saw) mm against the pad's \(after.dy) mm"
+                "touchpad \(tag): the fingers moved \(moved.dy) mm on the screen, \(onPad.dy) on the pad; libinput's \(swipe.updates) updates add up to \(all) mm; after its first, each is a frame of the pad: \(matched) mm of the \(after) mm the pad moved since"
             )
-            #expect(abs(saw - after.dy) <= 0.05 * abs(after.dy), "\(tag): libinput \(saw) against \(after)")
-            #expect(abs(all) >= 0.8 * abs(onPad.dy), "\(tag): libinput \(all) mm of the pad's \(onPad.dy)")
+            #expect(count >= swipe.updates / 2, "\(tag): \(count) of \(swipe.updates) updates are frames of the pad")
+            #expect(unmatched.isEmpty, "\(tag): updates that are no frame of the pad: \(unmatched)")
+            #expect(abs(matched) >= 0.75 * abs(after) && abs(all) >= 0.7 * abs(onPad.dy), "\(tag): \(matched), \(after), \(all)")
             // The touchscreen's own touches: cancelled as in any claim.
             let own = Self.touches(try Self.claimFile(run, "libinput-claim-\(tag).out"))
             #expect(own.down == own.cancel && own.up == 0, "\(tag): \(own)")
