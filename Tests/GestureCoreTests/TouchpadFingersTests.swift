@@ -24,18 +24,13 @@ struct TouchpadFingersTests {
             // The pad is shared: a frame selects its slot before writing one.
             slot = -1
             for e in events {
-                switch (e.type, e.code) {
-                case (Evdev.EV_ABS, Evdev.ABS_MT_SLOT): slot = e.value
-                case (Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID...Evdev.ABS_MT_TRACKING_ID),
-                    (Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X...Evdev.ABS_MT_POSITION_Y):
-                    guard slot >= 0 else {
-                        Issue.record("a slot's value before ABS_MT_SLOT in the frame: \(events)")
-                        return
-                    }
-                    fallthrough
-                default: break
+                let slotted = [Evdev.ABS_MT_TRACKING_ID, Evdev.ABS_MT_POSITION_X, Evdev.ABS_MT_POSITION_Y].contains(e.code)
+                if e.type == Evdev.EV_ABS && slotted && slot < 0 {
+                    Issue.record("a slot's value before ABS_MT_SLOT in the frame: \(events)")
+                    return
                 }
                 switch (e.type, e.code) {
+                case (Evdev.EV_ABS, Evdev.ABS_MT_SLOT): slot = e.value
                 case (Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID): ids[Int(slot)] = e.value
                 case (Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X): x[Int(slot)] = e.value
                 case (Evdev.EV_ABS, Evdev.ABS_MT_POSITION_Y): y[Int(slot)] = e.value
