@@ -537,10 +537,12 @@ struct ActTests {
             return lines(name)
         }
         /// A `gestured serve` replaying `trace` on this folder's socket once `act` subscribes.
+        /// Serves `trace`: a file of Recordings by name, or any trace by absolute path.
         func serve(_ trace: String, loop: Bool = false) throws -> Child {
             let child = try Child(
                 [
-                    BuildProducts.gestured, "serve", "--socket", socket, "--replay", DaemonProcess.recording(trace),
+                    BuildProducts.gestured, "serve", "--socket", socket, "--replay",
+                    trace.hasPrefix("/") ? trace : DaemonProcess.recording(trace),
                     "--wait-subscribers", "1",
                 ]
                     + (loop ? ["--loop"] : []), stdout: .null)
