@@ -15,6 +15,8 @@ UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 # polkit reads rules from /etc/polkit-1/rules.d and /usr/share/polkit-1/rules.d
 # only: a local install puts its rule among the administrator's.
 POLKITRULESDIR ?= /etc/polkit-1/rules.d
+# libinput reads quirks from its own data folder only, whatever PREFIX is.
+LIBINPUTQUIRKSDIR ?= /usr/share/libinput
 DOCDIR ?= $(PREFIX)/share/doc/gestured
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
@@ -260,6 +262,7 @@ install-files:
 	install -Dm644 systemd/74-gestured.rules "$(DESTDIR)$(UDEVRULESDIR)/74-gestured.rules"
 	install -Dm644 systemd/75-gestured-uinput.rules "$(DESTDIR)$(UDEVRULESDIR)/75-gestured-uinput.rules"
 	install -Dm644 systemd/76-gestured-touchpad.rules "$(DESTDIR)$(UDEVRULESDIR)/76-gestured-touchpad.rules"
+	install -Dm644 systemd/50-gestured-touchpad.quirks "$(DESTDIR)$(LIBINPUTQUIRKSDIR)/50-gestured-touchpad.quirks"
 	sed -e 's|@BINDIR@|$(BINDIR)|g' systemd/81-gestured-clone.rules > "$(DESTDIR)$(UDEVRULESDIR)/81-gestured-clone.rules"
 	chmod 644 "$(DESTDIR)$(UDEVRULESDIR)/81-gestured-clone.rules"
 	install -Dm644 systemd/gestured-sensor.polkit.rules "$(DESTDIR)$(POLKITRULESDIR)/50-gestured-sensor.rules"
@@ -295,7 +298,8 @@ uninstall:
 	    "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf" \
 	    "$(DESTDIR)$(TMPFILESDIR)/gestured.conf" "$(DESTDIR)$(UDEVRULESDIR)/70-gestured.rules" "$(DESTDIR)$(UDEVRULESDIR)/74-gestured.rules" \
 	    "$(DESTDIR)$(UDEVRULESDIR)/75-gestured-uinput.rules" "$(DESTDIR)$(UDEVRULESDIR)/76-gestured-touchpad.rules" \
-	    "$(DESTDIR)$(UDEVRULESDIR)/81-gestured-clone.rules" "$(DESTDIR)$(POLKITRULESDIR)/50-gestured-sensor.rules"
+	    "$(DESTDIR)$(UDEVRULESDIR)/81-gestured-clone.rules" "$(DESTDIR)$(POLKITRULESDIR)/50-gestured-sensor.rules" \
+	    "$(DESTDIR)$(LIBINPUTQUIRKSDIR)/50-gestured-touchpad.quirks"
 	rm -rf "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(DATADIR)/gestured"
 	rm -f "$(DESTDIR)$(MANDIR)"/man1/gestured.*1 "$(DESTDIR)$(MANDIR)/man5/gestured.toml.5" "$(DESTDIR)$(MANDIR)/man5/gestured.actions.5" "$(DESTDIR)$(DATADIR)/bash-completion/completions/gestured" \
 	    "$(DESTDIR)$(DATADIR)/zsh/site-functions/_gestured" "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/gestured.fish"

@@ -27,6 +27,16 @@ for f in bin/gestured lib/systemd/system/gestured.service lib/systemd/system/ges
     [ -s "$p/$f" ] || { echo "check-install: missing $f" >&2; missing=1; }
 done
 [ -s "$dest/etc/polkit-1/rules.d/50-gestured-sensor.rules" ] || { echo "check-install: missing the polkit rule (etc/polkit-1/rules.d)" >&2; missing=1; }
+# The touchpad's quirk, beside libinput's own: libinput refuses every quirk
+# when one file does not parse.
+quirks=$dest/usr/share/libinput
+if [ -s "$quirks/50-gestured-touchpad.quirks" ]; then
+    cp /usr/share/libinput/*.quirks "$quirks/"
+    libinput quirks validate --data-dir "$quirks" || { echo "check-install: libinput does not accept 50-gestured-touchpad.quirks" >&2; missing=1; }
+else
+    echo "check-install: missing the touchpad's libinput quirk (usr/share/libinput)" >&2
+    missing=1
+fi
 grep -q "record" "$p/share/bash-completion/completions/gestured" || { echo "check-install: bash completion lacks record" >&2; missing=1; }
 man -l "$p/share/man/man1/gestured.tune.1" 2>/dev/null | grep -q "confusion matrix" || { echo "check-install: gestured.tune.1 does not render" >&2; missing=1; }
 # Every page it names exists; each subcommand's page has examples; no page points into the repository.

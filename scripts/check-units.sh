@@ -11,7 +11,7 @@ trap 'rm -rf "$root"' EXIT
 make -s install-files GESTURED_BIN="${GESTURED_BIN:-$(swift build -c release --show-bin-path)/gestured}" DESTDIR= \
     PREFIX="$root/prefix" BINDIR="$root/bin" UNITDIR="$root/system" USERUNITDIR="$root/user" \
     SYSUSERSDIR="$root/sysusers.d" TMPFILESDIR="$root/tmpfiles.d" UDEVRULESDIR="$root/udev" DOCDIR="$root/doc" \
-    DATADIR="$root/share" MANDIR="$root/man" POLKITRULESDIR="$root/polkit" >/dev/null
+    DATADIR="$root/share" MANDIR="$root/man" POLKITRULESDIR="$root/polkit" LIBINPUTQUIRKSDIR="$root/libinput" >/dev/null
 echo "== systemd-analyze verify gestured.socket gestured.service"
 systemd-analyze verify "$root/system/gestured.socket" "$root/system/gestured.service"
 mkdir -p "$root/run" && chmod 700 "$root/run"

@@ -20,6 +20,13 @@ chmod 755 "$run"
 sed 's/u:gestured:/u:daemon:/' "$repo/systemd/74-gestured.rules" >/run/udev/rules.d/74-gestured.rules
 sed "s|@BINDIR@|$(dirname "$gestured")|" "$repo/systemd/81-gestured-clone.rules" >/run/udev/rules.d/81-gestured-clone.rules
 cp "$repo/systemd/76-gestured-touchpad.rules" /run/udev/rules.d/
+# The shipped libinput quirk for the virtual touchpad, beside libinput's own:
+# a copy of its data folder mounted over it for this run (the package step
+# after it installs into the real one).
+quirks=$(mktemp -d)
+cp -a /usr/share/libinput/. "$quirks/"
+cp "$repo/systemd/50-gestured-touchpad.quirks" "$quirks/"
+mount --bind "$quirks" /usr/share/libinput || log "cannot mount the quirks: the touchpad runs without its quirk"
 # What a machine's rules would give its touchscreen: the clone must get it too.
 printf '%s\n' 'ACTION!="remove", SUBSYSTEM=="input", KERNEL=="event*", ATTRS{name}=="*#claim-*", ATTRS{name}!="*(gestured)", ENV{WL_OUTPUT}="DSI-1", ENV{LIBINPUT_CALIBRATION_MATRIX}="1 0 0 0 1 0"' \
     >/run/udev/rules.d/60-claim-test.rules
@@ -350,6 +357,7 @@ read_pad() {
             >"$out/claim-touchpad-devices.out" 2>&1
         udevadm info "$(node_named "$(name_of "$tag") #claim-$tag (gestured)")" >"$out/claim-clone-udev.out" 2>&1
     fi
+    libinput quirks list "$pad" >"$out/claim-touchpad-quirks-$tag.out" 2>&1
     libinput debug-events --device "$pad" >"$out/claim-touchpad-$tag.out" 2>&1 &
     padli=$!
     for _ in $(seq 600); do grep -qs 'DEVICE_ADDED' "$out/claim-touchpad-$tag.out" && break; sleep 0.05; done
@@ -467,3 +475,5 @@ kill -TERM "$rest"
 wait "$rest"
 echo "rest daemon exited $?" >>"$out/claim-rest.log"
 log "rest done"
+umount /usr/share/libinput
+rm -rf "$quirks"

@@ -73,6 +73,7 @@ DEBIAN_FRONTEND=noninteractive dpkg -i "$deb"
 echo "dpkg exited $?"
 getent passwd gestured | cut -d: -f1,7
 ls /lib/udev/rules.d | grep gestured
+ls /usr/share/libinput | grep gestured
 udevadm settle --timeout=10
 # Under emulation the replayed "change" event can still be on its way
 # after settle gives up: look for the ACL for up to 30 s more.

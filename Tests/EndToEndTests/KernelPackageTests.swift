@@ -22,7 +22,7 @@ extension KernelTests {
         #expect(out.contains("gestured:/usr/sbin/nologin"), "\(out)")
         for rules in [
             "70-gestured.rules", "74-gestured.rules", "75-gestured-uinput.rules", "76-gestured-touchpad.rules",
-            "81-gestured-clone.rules",
+            "81-gestured-clone.rules", "50-gestured-touchpad.quirks",
         ] {
             #expect(out.contains(rules), "\(rules) not installed:\n\(out)")
         }

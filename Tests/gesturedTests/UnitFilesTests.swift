@@ -34,7 +34,7 @@ struct SystemdUnitTests {
         let defaults = [
             "/usr/local/share/gestured", "/usr/local/share/man/man1/gestured.1", "/usr/local/bin/gestured",
             "/usr/local/lib/udev/rules.d/70-gestured.rules", "/usr/local/share/bash-completion/completions/gestured",
-            "/etc/polkit-1/rules.d/50-gestured-sensor.rules",
+            "/etc/polkit-1/rules.d/50-gestured-sensor.rules", "/usr/share/libinput/50-gestured-touchpad.quirks",
         ]
         let before = defaults.filter { FileManager.default.fileExists(atPath: $0) }
         let (status, output) = try Self.script("check-units.sh")
