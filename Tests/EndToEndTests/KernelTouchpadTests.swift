@@ -156,19 +156,19 @@ extension KernelTests {
             let quirks = try Self.claimFile(run, "touchpad-quirks-\(tag).out")
             #expect(quirks.contains("ModelLenovoX1Gen6Touchpad=1"), "\(tag): the pad's quirks: \(quirks)")
             let deltas = (1..<pad.count).map { pad[$0].y - pad[$0 - 1].y }
-            var (next, first, count, followed) = (0, Int?.none, 0, 0.0)
-            for m in swipe.motions.dropFirst() {
-                let u = m.y / Self.libinputUnitsPerMM
-                if first != nil { followed += u }
+            // `first`: the first pad frame matched; `from`: the update that matched it.
+            let updates = swipe.motions.map { $0.y / Self.libinputUnitsPerMM }
+            var (next, first, from, count) = (0, Int?.none, Int?.none, 0)
+            for (i, u) in updates.enumerated().dropFirst() {
                 guard let k = deltas[next...].firstIndex(where: { abs($0 - u) <= max(0.02 * abs($0), 0.05) }) else {
                     continue
                 }
-                if first == nil { followed = u }
-                first = first ?? k
+                (first, from) = (first ?? k, from ?? i)
                 count += 1
                 next = k + 1
             }
             let after = deltas[(first ?? deltas.count)...].reduce(0, +)
+            let followed = updates[(from ?? updates.count)...].reduce(0, +)
             let all = swipe.dy / Self.libinputUnitsPerMM
             print(
                 "touchpad \(tag): the fingers moved \(moved.dy) mm on the screen, \(onPad.dy) on the pad; libinput's \(swipe.updates) updates add up to \(all) mm (its start took \(moved.dy - all)); from the first that is a frame of the pad (\(count) are), \(followed) of the \(after) mm the pad moved since"

@@ -91,9 +91,9 @@ struct RecordTests {
     func droppedEvents() throws {
         let (path, device) = try LibinputEndToEndTests.recording("slow-drag-right.tablet.evemu")
         // The trace with a SYN_DROPPED frame in the middle of the drag.
-        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-        let events = lines.indices.filter { lines[$0].hasPrefix("E: ") && lines[$0].hasSuffix(" 0000 0000 0") }
-        let middle = events[events.count / 2]
+        let recorded = try DaemonProcess.evemuLines(path)
+        var lines = recorded.lines
+        let middle = recorded.reports[recorded.reports.count / 2]
         let time = lines[middle].split(separator: " ")[1]
         lines.insert("E: \(time) 0000 0003 0", at: middle + 1)
         lines.insert("E: \(time) 0000 0000 0", at: middle + 2)

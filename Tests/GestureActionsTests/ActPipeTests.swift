@@ -206,9 +206,7 @@ struct ActPipeTests {
         """.write(toFile: s.actions, atomically: true, encoding: .utf8)
         // The drag's first half with the finger never lifted: it cannot end
         // before the kill however slowly the machine runs.
-        let lines = try String(contentsOfFile: DaemonProcess.recording("slow-drag-right.tablet.evemu"), encoding: .utf8)
-            .split(separator: "\n", omittingEmptySubsequences: false)
-        let reports = lines.indices.filter { lines[$0].hasPrefix("E: ") && lines[$0].hasSuffix(" 0000 0000 0") }
+        let (lines, reports) = try DaemonProcess.evemuLines(DaemonProcess.recording("slow-drag-right.tablet.evemu"))
         let held = s.path + "/held-drag.evemu"
         let half = lines[...reports[reports.count / 2]].joined(separator: "\n") + "\n"
         try half.write(toFile: held, atomically: true, encoding: .utf8)

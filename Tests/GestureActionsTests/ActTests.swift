@@ -536,8 +536,8 @@ struct ActTests {
             while Date() < deadline && lines(name).count < count { usleep(20_000) }
             return lines(name)
         }
-        /// A `gestured serve` replaying `trace` on this folder's socket once `act` subscribes.
-        /// Serves `trace`: a file of Recordings by name, or any trace by absolute path.
+        /// A `gestured serve` replaying `trace` (a file of Recordings by name,
+        /// or any trace by absolute path) on this folder's socket once `act` subscribes.
         func serve(_ trace: String, loop: Bool = false) throws -> Child {
             let child = try Child(
                 [

@@ -73,6 +73,13 @@ public final class DaemonProcess {
     /// A recording of the repository's Recordings/.
     public static func recording(_ name: String) -> String { BuildProducts.packageRoot + "/Recordings/" + name }
 
+    /// An evemu file's lines, and the indices of those that end a frame
+    /// (`SYN_REPORT`), for tests that cut or splice a recording.
+    public static func evemuLines(_ path: String) throws -> (lines: [Substring], reports: [Int]) {
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        return (lines, lines.indices.filter { lines[$0].hasPrefix("E: ") && lines[$0].hasSuffix(" 0000 0000 0") })
+    }
+
     /// The summaries a recording's `.expect` lists (comments and blank lines left out).
     public static func expected(_ name: String) throws -> [String] {
         let path = recording(name.replacingOccurrences(of: ".evemu", with: ".expect"))
