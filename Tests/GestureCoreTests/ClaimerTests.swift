@@ -314,6 +314,89 @@ struct ClaimerTests {
         #expect(b.frame(Self.move(0, to: 100, 120)).count == 1)
     }
 
+    /// The frames that cancel the touches of `slots` on the clone, as claiming writes them.
+    static func cancelFrames(_ slots: [Int32]) -> [[RawEvent]] {
+        [
+            slots.flatMap { [RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, $0), RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, 2)] }
+                + [Self.report],
+            slots.flatMap {
+                [
+                    RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, $0), RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, 0),
+                    RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1),
+                ]
+            } + [RawEvent(Evdev.EV_KEY, Evdev.BTN_TOUCH, 0), Self.report],
+        ]
+    }
+
+    @Test(
+        "a claimed hold: every frame goes on until its time, then the touch is cancelled at that time (by the timer, or by the next frame) and nothing more goes on"
+    )
+    func holdClaimed() {
+        for byFrame in [false, true] {
+            var b = Bench(claims: ClaimSet(holds: [1: 800]))
+            let landed = b.time + 10_000
+            #expect(b.frame(Self.down(0, id: 1, at: 100, 60) + [Self.touch]).count == 1)
+            #expect(b.claimer.deadline == Timestamp(microseconds: landed) + .milliseconds(800))
+            // Trembling within slop (2 mm) goes on as it comes.
+            #expect(b.frame(after: 300, Self.move(0, to: 101.2, 60.9)).count == 1)
+            #expect(b.frame(after: 300, Self.move(0, to: 100.4, 59.2)).count == 1)
+            #expect(b.claimer.state == .passing)
+            let cancel: [RawFrame]
+            if byFrame {
+                // The timer came late: the frame after the deadline finds it passed.
+                cancel = b.frame(after: 250, Self.move(0, to: 100.5, 59.5))
+            } else {
+                #expect(b.advance(ms: 150).isEmpty)
+                cancel = b.advance(ms: 50)
+            }
+            #expect(cancel.map(\.events) == Self.cancelFrames([0]), "\(cancel)")
+            #expect(cancel.allSatisfy { $0.time == Timestamp(microseconds: landed) + .milliseconds(800) })
+            #expect(b.claimer.state == .claimed)
+            #expect(b.frame(Self.move(0, to: 130, 80)).isEmpty)
+            #expect(b.frame(after: 100, Self.up(0) + [Self.release]).isEmpty)
+            #expect(b.claimer.state == .idle && b.claimer.deadline == .never)
+            #expect(b.claimer.log.anomalies.isEmpty)
+        }
+    }
+
+    @Test(
+        "a claimed hold is never claimed when a finger moves beyond slop, lifts, or more land, and never before hold.minDuration"
+    )
+    func holdNotClaimed() {
+        // Moved 5 mm before its time: passed on whole, to its lift.
+        var moved = Bench(claims: ClaimSet(holds: [1: 800]))
+        moved.frame(Self.down(0, id: 1, at: 100, 60) + [Self.touch])
+        moved.frame(after: 200, Self.move(0, to: 105, 60))
+        // Back where it landed: still not a hold.
+        moved.frame(after: 200, Self.move(0, to: 100, 60))
+        #expect(moved.claimer.deadline == .never)
+        #expect(moved.advance(ms: 1_000).isEmpty)
+        #expect(moved.frame(Self.up(0) + [Self.release]).count == 1)
+        #expect(moved.clone.count == 4 && moved.claimer.state == .idle)
+        // A second finger: a count with no hold claimed.
+        var two = Bench(claims: ClaimSet(holds: [1: 800]))
+        two.frame(Self.down(0, id: 1, at: 100, 60) + [Self.touch])
+        two.frame(after: 100, Self.down(1, id: 2, at: 130, 60))
+        #expect(two.advance(ms: 2_000).isEmpty && two.claimer.state == .passing)
+        // Two fingers, one lifts: the other is no hold.
+        var lifted = Bench(claims: ClaimSet(holds: [1: 800, 2: 800]))
+        lifted.frame(Self.down(0, id: 1, at: 100, 60) + Self.down(1, id: 2, at: 130, 60) + [Self.touch])
+        lifted.frame(after: 100, Self.up(1))
+        #expect(lifted.claimer.deadline == .never && lifted.advance(ms: 2_000).isEmpty)
+        // Asked for less than hold.minDuration: claimed at hold.minDuration.
+        var t = GestureThresholds.defaults
+        t.holdMinDuration = 600
+        var short = Bench(claims: ClaimSet(holds: [1: 300]), thresholds: t)
+        short.frame(Self.down(0, id: 1, at: 100, 60) + [Self.touch])
+        #expect(short.claimer.deadline == Timestamp(microseconds: short.time) + .milliseconds(600))
+        // The two-finger hold is timed from the second finger's landing.
+        var pair = Bench(claims: ClaimSet(holds: [2: 800]))
+        pair.frame(Self.down(0, id: 1, at: 100, 60) + [Self.touch])
+        pair.frame(after: 300, Self.down(1, id: 2, at: 130, 60))
+        #expect(pair.claimer.deadline == Timestamp(microseconds: pair.time) + .milliseconds(800))
+        #expect(pair.advance(ms: 800).map(\.events) == Self.cancelFrames([0, 1]))
+    }
+
     @Test("device state and its difference: slots, axes and keys, the slot selected again where it moved")
     func stateDifference() {
         var a = Bench.state()
@@ -432,7 +515,7 @@ struct ClaimerTests {
     }
 
     @Test(
-        "every transition the benches meet, the rare ones included (an edge tap, a timeout, a resync, frames unseen, a cancel, a lost clone), is drawn"
+        "every transition the benches meet, the rare ones included (an edge tap, a timeout, a claimed hold, a resync, frames unseen, a cancel, a lost clone), is drawn"
     )
     func benchTransitionsAreDrawn() throws {
         var seen: [Transition] = []
@@ -464,9 +547,17 @@ struct ClaimerTests {
         w.frame(Self.down(0, id: 1, at: 100, 60) + [Self.touch])
         w.claimer.written(0, at: Timestamp(microseconds: w.time))
         seen += w.claimer.log.transitions
-        #expect(r.claimer.log.anomalies.isEmpty && e.claimer.log.anomalies.isEmpty)
+        // A claimed hold, to its time.
+        var h = Bench(claims: ClaimSet(holds: [1: 800]))
+        h.frame(Self.down(0, id: 1, at: 100, 60) + [Self.touch])
+        _ = h.advance(ms: 900)
+        h.frame(Self.up(0) + [Self.release])
+        seen += h.claimer.log.transitions
+        #expect(r.claimer.log.anomalies.isEmpty && e.claimer.log.anomalies.isEmpty && h.claimer.log.anomalies.isEmpty)
         let events = Set(seen.map(\.event))
-        for name in ["edge-landing", "all-up", "edge-timeout", "away", "resync", "unseen", "cancel-all", "clone-lost"] {
+        for name in [
+            "edge-landing", "all-up", "edge-timeout", "away", "resync", "unseen", "cancel-all", "clone-lost", "hold-deadline",
+        ] {
             #expect(events.contains(name), "\(name) not met")
         }
         let undrawn = try StateDiagrams.load().undrawn(seen)

@@ -148,13 +148,15 @@ struct DiagramTests {
     }
 
     /// The claimer's transitions replaying `trace` with each of a few claims:
-    /// counts of two to five fingers, every edge, and the picture turned.
+    /// counts of two to five fingers, every edge, the picture turned, and
+    /// one- and two-finger holds.
     static func claimerTransitions(_ trace: Trace, size: (width: Double, height: Double)?) throws -> [Transition] {
         let geometry = TouchAssembler.geometry(for: trace.device, size: size, source: .commandLine)!
         var seen: [Transition] = []
         for (claims, transform) in [
             (ClaimSet(fingers: [3, 4, 5]), ScreenTransform.normal), (ClaimSet(fingers: [2]), .normal),
             (ClaimSet(edges: Set(PanelEdge.allCases)), .normal), (ClaimSet(fingers: [3], edges: [.left, .bottom]), .rot90),
+            (ClaimSet(holds: [1: 500, 2: 500]), .normal),
         ] {
             guard let r = try ClaimReplay.run(trace, geometry: geometry, claims: claims, transform: transform) else { break }
             #expect(r.anomalies.isEmpty, "\(trace.file): \(r.anomalies)")
@@ -179,7 +181,9 @@ struct DiagramTests {
             }
         }
         let events = Set(seen.map(\.event))
-        for e in ["landing", "edge-landing", "claimed-landing", "inward", "away", "edge-timeout", "all-up", "frame"] {
+        for e in [
+            "landing", "edge-landing", "claimed-landing", "inward", "away", "edge-timeout", "hold-deadline", "all-up", "frame",
+        ] {
             #expect(events.contains(e), "no recording made the claimer meet \(e)")
         }
         let undrawn = diagrams.undrawn(seen)

@@ -1,8 +1,10 @@
 /// What the clients at the screen claim on a claimed touchscreen
-/// (docs/claiming.md): touch sequences of these finger counts, and
-/// one-finger touches that start at these edges of the picture; of the
-/// finger counts, those whose claimed sequences are also written to the
-/// virtual touchpad (`touchpad`, always within `fingers`).
+/// (docs/claiming.md): touch sequences of these finger counts, one-finger
+/// touches that start at these edges of the picture, and still holds
+/// (`holds`: a count of fingers kept within `slop` of where they landed
+/// for so many ms); of the finger counts, those whose claimed sequences
+/// are also written to the virtual touchpad (`touchpad`, always within
+/// `fingers`).
 public struct ClaimSet: Equatable, Sendable {
     public var fingers: Set<Int> = [] {
         didSet { fingerBits = Self.bits(fingers) }
@@ -10,15 +12,20 @@ public struct ClaimSet: Equatable, Sendable {
     public var edges: Set<PanelEdge> = []
     /// The finger counts the virtual touchpad (`TouchpadFingers`) follows.
     public private(set) var touchpad: Set<Int> = []
+    /// Still holds: finger count → ms from the last landing (the shortest
+    /// when several ask for one count). A count here is not claimed at its
+    /// landing, only when held that long.
+    public var holds: [Int: Int] = [:]
     /// `fingers` as one bit per count (bit N: N fingers), for the claimer's
     /// test on every landing.
     private var fingerBits: UInt64 = 0
 
     /// `touchpad`'s counts are claimed too.
-    public init(fingers: Set<Int> = [], edges: Set<PanelEdge> = [], touchpad: Set<Int> = []) {
+    public init(fingers: Set<Int> = [], edges: Set<PanelEdge> = [], touchpad: Set<Int> = [], holds: [Int: Int] = [:]) {
         self.fingers = fingers.union(touchpad)
         self.edges = edges
         self.touchpad = touchpad
+        self.holds = holds
         fingerBits = Self.bits(self.fingers)
     }
 
@@ -27,10 +34,10 @@ public struct ClaimSet: Equatable, Sendable {
     }
 
     public static func == (a: ClaimSet, b: ClaimSet) -> Bool {
-        a.fingers == b.fingers && a.edges == b.edges && a.touchpad == b.touchpad
+        a.fingers == b.fingers && a.edges == b.edges && a.touchpad == b.touchpad && a.holds == b.holds
     }
 
-    public var isEmpty: Bool { fingers.isEmpty && edges.isEmpty }
+    public var isEmpty: Bool { fingers.isEmpty && edges.isEmpty && holds.isEmpty }
 
     /// Whether a touch sequence with `count` fingers down is claimed.
     public func claims(fingers count: Int) -> Bool { count >= 0 && count < 64 && fingerBits & (1 << UInt64(count)) != 0 }
@@ -38,10 +45,11 @@ public struct ClaimSet: Equatable, Sendable {
     /// Whether a claimed sequence of `count` fingers goes to the virtual touchpad.
     public func toTouchpad(fingers count: Int) -> Bool { touchpad.contains(count) }
 
-    /// "3 fingers, left edge", for people.
+    /// "3 fingers, left edge, 1-finger hold of 800 ms", for people.
     public var summary: String {
         (fingers.sorted().map { "\($0) fingers" + (touchpad.contains($0) ? " (to the touchpad)" : "") }
-            + PanelEdge.allCases.filter(edges.contains).map { "\($0.rawValue) edge" })
+            + PanelEdge.allCases.filter(edges.contains).map { "\($0.rawValue) edge" }
+            + holds.sorted { $0.key < $1.key }.map { "\($0.key)-finger hold of \($0.value) ms" })
             .joined(separator: ", ")
     }
 
@@ -49,5 +57,6 @@ public struct ClaimSet: Equatable, Sendable {
         fingers.formUnion(other.fingers)
         edges.formUnion(other.edges)
         touchpad.formUnion(other.touchpad)
+        holds.merge(other.holds, uniquingKeysWith: min)
     }
 }

@@ -15,7 +15,11 @@
 /// - a first finger that lands in the band of a claimed edge is held back:
 ///   claimed (never passed on) if it moves inward past `slop`; passed on
 ///   from where it landed, then as it comes, if it lifts, moves otherwise,
-///   a second finger lands, or `claim.edgeHold` passes.
+///   a second finger lands, or `claim.edgeHold` passes;
+/// - when the fingers down are a count with a claimed hold and stay within
+///   `slop` of where they landed, with none lifted, for the hold's ms (at
+///   least `hold.minDuration`) from the last landing: cancelled as at a
+///   claimed landing. Until then every frame is passed on as it comes.
 ///
 /// A frame passed on is the device's own, with its own time, when the
 /// clone is in step with the device; after frames were held back or
@@ -56,6 +60,8 @@ public struct Claimer: Sendable {
         case away
         /// `claim.edgeHold` passed with the finger still held.
         case edgeTimeout = "edge-timeout"
+        /// A claimed hold's time passed with its fingers still.
+        case holdDeadline = "hold-deadline"
         /// The last finger lifted.
         case allUp = "all-up"
         /// The device dropped events (`SYN_DROPPED`): what the clone saw no longer follows.
@@ -99,6 +105,9 @@ public struct Claimer: Sendable {
     private var edgeBand: Double
     private var window: Timestamp.Duration
     private var edgeHold: Timestamp.Duration
+    /// The shortest a claimed hold lasts: the recognizer's `hold.minDuration`,
+    /// so that no hold is claimed before it is a touch-and-hold.
+    private var holdFloor: Timestamp.Duration
 
     /// The device as its frames say it is, and the clone as what was
     /// written says it is.
@@ -120,6 +129,14 @@ public struct Claimer: Sendable {
     private var heldBase: DeviceState
     /// Fingers down on the device.
     private var down = SlotSet()
+    /// Where each slot's finger landed, mm on the panel (a claimed hold's
+    /// fingers must stay within `slop` of it).
+    private var landedAt: [(x: Double, y: Double)]
+    /// A claimed hold's deadline, while the sequence may still become one.
+    private var holdAt = Timestamp.never
+    /// The sequence can no longer be a claimed hold: a finger moved beyond
+    /// `slop` or lifted.
+    private var holdSpoiled = false
 
     /// What the last call gives the clone, in order.
     public private(set) var output = EvdevFrames()
@@ -148,6 +165,8 @@ public struct Claimer: Sendable {
         edgeBand = thresholds.edgeBand
         window = .milliseconds(thresholds.claimWindow)
         edgeHold = .milliseconds(thresholds.claimEdgeHold)
+        holdFloor = .milliseconds(thresholds.holdMinDuration)
+        landedAt = Array(repeating: (0, 0), count: TouchFrame.capacity)
     }
 
     public mutating func set(thresholds: GestureThresholds) {
@@ -155,12 +174,14 @@ public struct Claimer: Sendable {
         edgeBand = thresholds.edgeBand
         window = .milliseconds(thresholds.claimWindow)
         edgeHold = .milliseconds(thresholds.claimEdgeHold)
+        holdFloor = .milliseconds(thresholds.holdMinDuration)
     }
 
     /// When `advance` has something to do: a held-back touch's
-    /// `claim.edgeHold` ends, or a cancel the clone is owed is tried again.
+    /// `claim.edgeHold` ends, a claimed hold's time passes, or a cancel
+    /// the clone is owed is tried again.
     public var deadline: Timestamp {
-        let hold = state == .holding ? first + edgeHold : .never
+        let hold = state == .holding ? first + edgeHold : state == .passing ? holdAt : .never
         return min(hold, cancelOwed ? retryAt : .never)
     }
 
@@ -180,7 +201,14 @@ public struct Claimer: Sendable {
         _ events: [RawEvent], at time: Timestamp, touches: TouchFrame, resynchronized: Bool = false
     ) {
         begin(at: time)
-        if down.isEmpty { inForce = wanted }
+        // A hold whose time passed before this frame was claimed then.
+        if state == .passing && time >= holdAt {
+            handle(.holdDeadline, Frame(events: [], time: holdAt, slotBefore: source.currentSlot))
+        }
+        if down.isEmpty {
+            inForce = wanted
+            holdSpoiled = false
+        }
         var landed = 0
         var firstLanding = Contact(slot: 0, phase: .down, x: 0, y: 0)
         var heldMove: Contact?
@@ -192,11 +220,22 @@ public struct Claimer: Sendable {
                 if landed == 0 { firstLanding = c }
                 landed += 1
                 down.insert(c.slot)
+                if c.slot < landedAt.count { landedAt[c.slot] = (c.x, c.y) }
             case .up, .cancel:
                 down.remove(c.slot)
+                holdSpoiled = true
             case .move:
                 if state == .holding && c.slot == held.slot { heldMove = c }
+                if !holdSpoiled && c.slot < landedAt.count {
+                    let (dx, dy) = (c.x - landedAt[c.slot].x, c.y - landedAt[c.slot].y)
+                    if dx * dx + dy * dy > slop * slop { holdSpoiled = true }
+                }
             }
+        }
+        if holdSpoiled || down.isEmpty {
+            holdAt = .never
+        } else if landed > 0 {
+            holdAt = inForce.holds[down.count].map { time + max(.milliseconds(Double($0)), holdFloor) } ?? .never
         }
         // Kept only where a hold may begin: the state before the frame.
         if wasIdle && landed > 0 { heldBase = source }
@@ -261,11 +300,14 @@ public struct Claimer: Sendable {
     }
 
     /// Time passed: a held-back touch whose `claim.edgeHold` ended goes on;
-    /// a cancel the clone is owed is tried again.
+    /// a claimed hold whose time passed is claimed; a cancel the clone is
+    /// owed is tried again.
     public mutating func advance(to now: Timestamp) {
         begin(at: now)
         if state == .holding && now >= first + edgeHold {
             handle(.edgeTimeout, Frame(events: [], time: now, slotBefore: source.currentSlot))
+        } else if state == .passing && now >= holdAt {
+            handle(.holdDeadline, Frame(events: [], time: now, slotBefore: source.currentSlot))
         }
     }
 
@@ -371,7 +413,7 @@ public struct Claimer: Sendable {
             first = frame.time
             inStep = false
             state = .claimed
-        case .frame, .inward, .away, .edgeTimeout, .allUp, .resync, .unseen, .cancelAll, .cloneLost:
+        case .frame, .inward, .away, .edgeTimeout, .holdDeadline, .allUp, .resync, .unseen, .cancelAll, .cloneLost:
             unexpected(event, frame)
         }
     }
@@ -383,9 +425,10 @@ public struct Claimer: Sendable {
         case .allUp:
             pass(frame)
             state = .idle
-        case .claimedLanding, .resync:
+        case .claimedLanding, .resync, .holdDeadline:
             cancel(at: frame.time)
             inStep = false
+            holdAt = .never
             state = down.isEmpty ? .idle : .claimed
         case .stray, .edgeLanding, .inward, .away, .edgeTimeout, .unseen, .cancelAll, .cloneLost:
             unexpected(event, frame)
@@ -408,7 +451,7 @@ public struct Claimer: Sendable {
         case .edgeTimeout:
             release(then: nil)
             state = .passing
-        case .stray, .edgeLanding, .claimedLanding, .resync, .unseen, .cancelAll, .cloneLost:
+        case .stray, .edgeLanding, .claimedLanding, .holdDeadline, .resync, .unseen, .cancelAll, .cloneLost:
             unexpected(event, frame)
         }
     }
@@ -420,8 +463,8 @@ public struct Claimer: Sendable {
         case .allUp:
             inStep = false
             state = .idle
-        case .stray, .edgeLanding, .claimedLanding, .inward, .away, .edgeTimeout, .resync, .unseen, .cancelAll,
-            .cloneLost:
+        case .stray, .edgeLanding, .claimedLanding, .inward, .away, .edgeTimeout, .holdDeadline, .resync, .unseen,
+            .cancelAll, .cloneLost:
             unexpected(event, frame)
         }
     }
