@@ -59,6 +59,8 @@ package struct Client {
     var atScreen = true
     /// The chords it may still have typed this second.
     var keys = RateBucket(perSecond: Server.keysPerSecond)
+    /// Its clicks this second (`pointer`).
+    var clicks = RateBucket(perSecond: Server.clicksPerSecond)
     /// Likewise for `orientation` requests.
     var orientations = RateBucket(perSecond: Server.orientationsPerSecond)
 

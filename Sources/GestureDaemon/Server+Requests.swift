@@ -80,6 +80,7 @@ extension Server {
                 news.merge(send(context, to: i, now: now))
             }
             if sub.keys && clients[i].atScreen { typist.prepare(now: now) }
+            if sub.pointer && clients[i].atScreen { clicker.prepare(now: now) }
             news.subscriptionsChanged = news.subscriptionsChanged || changed
         case .unsubscribe:
             if clients[i].state == .subscribed {
@@ -101,6 +102,17 @@ extension Server {
             let why = String(ServerMessage.pausedReason(seat: settings.seat, state: seat))
             let answer = typist.type(
                 chord, for: clients[i].label, atScreen: clients[i].atScreen, why: why, bucket: &clients[i].keys, now: now)
+            news.merge(send(answer, to: i, now: now))
+        case .pointer(let click) where locked && clients[i].atScreen:
+            let answer = ServerMessage.error(
+                code: "locked",
+                message: "\(click.button.rawValue) click not made: the session at the screen of \(settings.seat) is locked",
+                fatal: false)
+            news.merge(send(answer, to: i, now: now))
+        case .pointer(let click):
+            let why = String(ServerMessage.pausedReason(seat: settings.seat, state: seat))
+            let answer = clicker.click(
+                click, for: clients[i].label, atScreen: clients[i].atScreen, why: why, bucket: &clients[i].clicks, now: now)
             news.merge(send(answer, to: i, now: now))
         case .orientation(let device, let transform):
             news.merge(send(orient(device, transform, for: i, now: now), to: i, now: now))

@@ -42,6 +42,8 @@ package struct Server {
     /// The most chords one client may have typed in a second (a burst of as
     /// many, then as many a second).
     static let keysPerSecond = 20
+    /// The most clicks a client may ask for in a second.
+    static let clicksPerSecond = 5
     /// The most `orientation` requests one client may have taken in a
     /// second (a burst of as many, then as many a second): a compositor
     /// turns its output a few times a minute.
@@ -72,6 +74,7 @@ package struct Server {
     var context: String { ServerMessage.context(locked: locked, tabletMode: tabletMode) }
     /// The chords clients at the screen ask for.
     var typist: Typist
+    var clicker: Clicker
     var logger: Logger
     var serial = 0
     var readScratch = [UInt8](repeating: 0, count: Client.readBudget)
@@ -128,6 +131,7 @@ package struct Server {
         self.logger = logger
         self.seat = seat
         typist = Typist(logger: logger)
+        clicker = Clicker(logger: logger)
     }
 
     /// Serves the clients of `listener` from now on, watching it and them in `loop`.
@@ -427,6 +431,7 @@ package struct Server {
                     send(now2 ? ServerMessage.resumed : ServerMessage.paused(seat: settings.seat, state: seat), to: i, now: now))
                 if now2 { news.merge(send(context, to: i, now: now)) }
                 if now2 && clients[i].subscription.keys { typist.prepare(now: now) }
+                if now2 && clients[i].subscription.pointer { clicker.prepare(now: now) }
             }
         }
         return news

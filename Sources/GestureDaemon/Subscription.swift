@@ -32,6 +32,9 @@ package struct Subscription: Equatable, Sendable {
     /// daemon makes its keyboard now, so that the first chord is not lost
     /// while the compositor meets a new device.
     package var keys = false
+    /// The client will ask the daemon to click (protocol 1.8): the daemon
+    /// makes its pointer now, for the same reason.
+    package var pointer = false
     /// What the client claims on claimed touchscreens (protocol 1.3;
     /// docs/claiming.md): touch sequences of these finger counts (2 or
     /// more), and one-finger touches that start at these edges.
@@ -108,7 +111,8 @@ package struct Subscription: Equatable, Sendable {
 
     package static func == (a: Subscription, b: Subscription) -> Bool {
         a.gestures == b.gestures && a.fingers == b.fingers && a.devices == b.devices && a.phases == b.phases
-            && a.directions == b.directions && a.edges == b.edges && a.keys == b.keys && a.claims == b.claims
+            && a.directions == b.directions && a.edges == b.edges && a.keys == b.keys && a.pointer == b.pointer
+            && a.claims == b.claims
             && a.deviceClaims == b.deviceClaims && a.tracks == b.tracks
             && a.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] } == b.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] }
     }
@@ -145,6 +149,9 @@ package struct Subscription: Equatable, Sendable {
         var s = #"{"fingers":["# + set.fingers.sorted().map(String.init).joined(separator: ",") + #"],"edges":["#
         s += PanelEdge.allCases.filter(set.edges.contains).map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
         if !set.touchpad.isEmpty { s += #","touchpad":["# + set.touchpad.sorted().map(String.init).joined(separator: ",") + "]" }
+        // One object as asked, a list when entries with several were joined.
+        let holds = set.holds.sorted { $0.key < $1.key }.map { #"{"fingers":\#($0.key),"ms":\#($0.value)}"# }
+        if !holds.isEmpty { s += #","hold":"# + (holds.count == 1 ? holds[0] : "[" + holds.joined(separator: ",") + "]") }
         if let devices { s += #","devices":["# + devices.map(jsonString).joined(separator: ",") + "]" }
         return s + "}"
     }
@@ -175,6 +182,7 @@ package struct Subscription: Equatable, Sendable {
             s += "null"
         }
         s += #","keys":\#(keys)"#
+        if pointer { s += #","pointer":true"# }
         s += #","claim":"#
         // One object, as asked before 1.5, unless some claims name devices.
         let parts =

@@ -10,7 +10,7 @@ package import GestureProtocol
 /// and new meanings the major.
 package enum WireProtocol {
     package static let name = "gestured"
-    package static let version = (major: 1, minor: 7)
+    package static let version = (major: 1, minor: 8)
     /// The longest line a client may send, newline excluded.
     package static let maxLineLength = 64 * 1024
     /// The most values (array elements and object members) a request may
@@ -65,6 +65,8 @@ package enum ClientRequest: Equatable, Sendable {
     /// The compositor shows the picture of the touchscreens `device` names
     /// (a name, node or vendor:product id) turned by `transform` (protocol 1.4).
     case orientation(device: String, transform: ScreenTransform)
+    /// Click the daemon's pointer (protocol 1.8).
+    case pointer(PointerClick)
 }
 
 /// A line a client sent that cannot be used: what was wrong and what to send instead.
@@ -86,6 +88,8 @@ extension ClientRequest {
         var directions: [String]?
         var edges: [String]?
         var keys: Bool?
+        /// Since 1.8: the client will ask for clicks.
+        var pointer: Bool?
         var claim: ClaimList?
         var track: TrackList?
     }
@@ -116,7 +120,29 @@ extension ClientRequest {
         var devices: [String]?
         /// Since 1.7: the claimed sequences go on to the virtual touchpad.
         var touchpad: Bool?
+        /// Since 1.8: still holds of so many fingers, each claimed at its time.
+        var hold: HoldList?
     }
+
+    private struct HoldWire: Decodable {
+        var fingers: Double
+        var ms: Double
+    }
+
+    /// `hold`: one object, or a list of them (one per finger count).
+    private struct HoldList: Decodable {
+        var entries: [HoldWire]
+        init(from decoder: any Decoder) throws {
+            if let list = try? [HoldWire](from: decoder) {
+                entries = list
+            } else {
+                entries = [try HoldWire(from: decoder)]
+            }
+        }
+    }
+
+    /// The longest hold a claim may wait for, ms.
+    static let holdLimit = 10_000.0
 
     /// `claim`: one object, or (since 1.5) a list of them.
     private struct ClaimList: Decodable {
@@ -135,6 +161,12 @@ extension ClientRequest {
 
     private struct KeysWire: Decodable {
         var keys: String
+    }
+
+    private struct PointerWire: Decodable {
+        var button: String
+        var x: Double
+        var y: Double
     }
 
     private struct OrientationWire: Decodable {
@@ -180,6 +212,7 @@ extension ClientRequest {
             var subscription = try Subscription(wire.gestures, fingers, wire.devices, wire.phases, wire.region)
             try subscription.set(directions: wire.directions, edges: wire.edges)
             subscription.keys = wire.keys ?? false
+            subscription.pointer = wire.pointer ?? false
             if let claim = wire.claim {
                 guard claim.entries.count <= Self.claimEntryLimit else {
                     throw RequestError(code: "bad-request", message: "\"claim\" has at most \(Self.claimEntryLimit) entries")
@@ -204,7 +237,24 @@ extension ClientRequest {
                         )
                     }
                     let counts = Set(fingers.map { Int($0) })
-                    let set = ClaimSet(fingers: counts, edges: edges, touchpad: toTouchpad ? counts : [])
+                    var holds: [Int: Int] = [:]
+                    for hold in entry.hold?.entries ?? [] {
+                        guard
+                            hold.fingers == hold.fingers.rounded() && hold.fingers >= 1
+                                && hold.fingers <= Double(TouchFrame.capacity) && hold.ms == hold.ms.rounded()
+                                && hold.ms >= 0 && hold.ms <= Self.holdLimit && !toTouchpad
+                                && (entry.hold?.entries.count ?? 0) <= TouchFrame.capacity
+                        else {
+                            throw RequestError(
+                                code: "bad-request",
+                                message:
+                                    "a \"claim\" entry's \"hold\" is {\"fingers\": 1 to \(TouchFrame.capacity), \"ms\": 0 to \(Int(Self.holdLimit))} (a hold shorter than hold.minDuration is claimed at hold.minDuration), and not with \"touchpad\""
+                            )
+                        }
+                        let (n, ms) = (Int(hold.fingers), Int(hold.ms))
+                        holds[n] = min(holds[n] ?? ms, ms)
+                    }
+                    let set = ClaimSet(fingers: counts, edges: edges, touchpad: toTouchpad ? counts : [], holds: holds)
                     guard let devices = entry.devices else {
                         subscription.claims.formUnion(set)
                         continue
@@ -232,6 +282,21 @@ extension ClientRequest {
             } catch {
                 throw RequestError(code: "bad-request", message: error.message)
             }
+        case "pointer":
+            guard let wire = try? decoder.decode(PointerWire.self, from: data) else {
+                throw RequestError(code: "bad-request", message: "\"button\", \"x\" and \"y\" must be \(fieldHelp["pointer"]!)")
+            }
+            guard let button = PointerClick.Button(rawValue: wire.button) else {
+                throw RequestError(
+                    code: "bad-request",
+                    message: "unknown button '\(wire.button.prefix(40))'; known: "
+                        + PointerClick.Button.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            guard let click = PointerClick(button, x: wire.x, y: wire.y) else {
+                throw RequestError(
+                    code: "bad-request", message: "\"x\" and \"y\" are fractions 0 to 1 of the picture, e.g. 0.25")
+            }
+            return .pointer(click)
         case "orientation":
             guard let wire = try? decoder.decode(OrientationWire.self, from: data), wire.device.utf8.count <= 256 else {
                 throw RequestError(
@@ -246,11 +311,13 @@ extension ClientRequest {
             return .orientation(device: wire.device, transform: transform)
         case nil:
             throw RequestError(
-                code: "bad-request", message: "a request needs \"type\": subscribe, unsubscribe, ping, keys or orientation")
+                code: "bad-request",
+                message: "a request needs \"type\": subscribe, unsubscribe, ping, keys, pointer or orientation")
         case let other?:
             throw RequestError(
                 code: "unknown-type",
-                message: "unknown request type '\(other.prefix(40))'; known: subscribe, unsubscribe, ping, keys, orientation")
+                message:
+                    "unknown request type '\(other.prefix(40))'; known: subscribe, unsubscribe, ping, keys, pointer, orientation")
         }
     }
 
@@ -293,8 +360,9 @@ extension ClientRequest {
         "directions": "a list of directions, e.g. [\"up\",\"left\"]",
         "edges": "a list of panel edges, e.g. [\"left\",\"bottom\"]",
         "keys": "a key chord of at most 128 bytes, e.g. \"alt+Left\"",
+        "pointer": "a button and a position, e.g. {\"button\": \"right\", \"x\": 0.25, \"y\": 0.5}",
         "claim":
-            "{\"fingers\": [3, 4], \"edges\": [\"left\"]}, or a list of such objects, each with \"devices\" if it claims on some touchscreens only and \"touchpad\": true if its fingers go on to the virtual touchpad",
+            "{\"fingers\": [3, 4], \"edges\": [\"left\"]}, or a list of such objects, each with \"devices\" if it claims on some touchscreens only, \"touchpad\": true if its fingers go on to the virtual touchpad, \"hold\": {\"fingers\": 1, \"ms\": 800} for a still hold",
         "track":
             "{\"toward\": \"left\", \"distance\": 60, \"commit\": 0.5}, or a list of such objects, each with \"fingers\" if it follows some finger counts only",
         "transform": "strings, e.g. {\"device\": \"/dev/input/event5\", \"transform\": \"90\"}",
@@ -335,6 +403,11 @@ package enum ServerMessage {
     package static let pong = #"{"type":"pong"}"#
 
     package static func typed(_ chord: Chord) -> String { #"{"type":"typed","keys":"# + jsonString(chord.text) + "}" }
+
+    /// The pointer clicked as asked (protocol 1.8).
+    package static func clicked(_ c: PointerClick) -> String {
+        #"{"type":"clicked","# + c.jsonFields + "}"
+    }
 
     /// The client's user is not at the screen: no gestures come until `resumed`.
     package static func paused(seat: String, state: SeatState?) -> String {

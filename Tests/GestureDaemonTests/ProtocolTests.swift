@@ -20,7 +20,7 @@ struct ProtocolTests {
         let hello = try #require(try c.next())
         #expect(hello["type"] as? String == "hello")
         #expect(hello["protocol"] as? String == "gestured")
-        #expect(hello["version"] as? [Int] == [1, 7])
+        #expect(hello["version"] as? [Int] == [1, 8])
         #expect(hello["gestures"] as? [String] == GestureKind.allCases.map(\.rawValue))
         #expect((hello["gestures"] as? [String])?.contains("rotate") == true)
         let devices = try #require(hello["devices"] as? [[String: Any]])

@@ -13,15 +13,17 @@ import Testing
 struct SessionTests {
     static let tap = DaemonProcess.recording("tap-1f.phone.evemu")
 
-    /// A client that subscribes to taps (saying it will type keys, and with
-    /// `argv[4]`'s fields added to its `subscribe`), asks to type
-    /// `alt+Left` once (`argv[3]` `once`), every half second (`every`) or
-    /// never (`-`), and prints every line it gets for `argv[2]` seconds.
+    /// A client that subscribes to taps (saying it will type keys and
+    /// click, and with `argv[4]`'s fields added to its `subscribe`), sends
+    /// the request `argv[5]` (by default, to type `alt+Left`) once
+    /// (`argv[3]` `once`), every half second (`every`) or never (`-`), and
+    /// prints every line it gets for `argv[2]` seconds.
     static let client = """
         import socket, sys, time
         s = socket.socket(socket.AF_UNIX)
         s.connect(sys.argv[1])
-        s.sendall(b'{"type":"subscribe","gestures":["tap"],"keys":true' + sys.argv[4].encode() + b'}\\n')
+        s.sendall(b'{"type":"subscribe","gestures":["tap"],"keys":true,"pointer":true' + sys.argv[4].encode() + b'}\\n')
+        request = (sys.argv[5] if len(sys.argv) > 5 else '{"type":"keys","keys":"alt+Left"}').encode() + b'\\n'
         s.settimeout(0.1)
         end = time.time() + float(sys.argv[2])
         asked = 0
@@ -29,7 +31,7 @@ struct SessionTests {
         while time.time() < end:
             if sys.argv[3] != '-' and time.time() >= asked + 0.5 and (asked == 0 or sys.argv[3] == 'every'):
                 asked = time.time()
-                s.sendall(b'{"type":"keys","keys":"alt+Left"}\\n')
+                s.sendall(request)
             try:
                 data = s.recv(65536)
             except socket.timeout:
@@ -42,18 +44,22 @@ struct SessionTests {
                 print(line.decode(), flush=True)
         """
 
+    /// A right click at the middle of the picture.
+    static let click = #"{"type":"pointer","button":"right","x":0.5,"y":0.5}"#
+
     /// How often `client` asks for keys.
     enum Keys: String {
         case never = "-"
         case once, every
     }
 
-    /// Runs `client` as `uid` against `socket` for `seconds`.
+    /// Runs `client` as `uid` against `socket` for `seconds`, sending `request` (nil: keys).
     static func start(
-        _ uid: UInt32, _ socket: String, seconds: Double, keys: Keys, subscribing extra: String = ""
+        _ uid: UInt32, _ socket: String, seconds: Double, keys: Keys, subscribing extra: String = "",
+        request: String? = nil
     ) throws -> Child {
-        try Child(
-            Requirement.asUser(uid, ["/usr/bin/python3", "-c", client, socket, "\(seconds)", keys.rawValue, extra]))
+        let arguments = [socket, "\(seconds)", keys.rawValue, extra] + (request.map { [$0] } ?? [])
+        return try Child(Requirement.asUser(uid, ["/usr/bin/python3", "-c", client] + arguments))
     }
 
     /// The types of the lines, with `gesture` for each tap.
@@ -93,13 +99,14 @@ struct SessionTests {
     }
 
     @Test(
-        "no logind on the system bus: nobody is known to be at the screen; a stranger's client is paused, gets no gesture and types no key, the daemon's own user's gets taps; the log says why once",
+        "no logind on the system bus: nobody is known to be at the screen; a stranger's client is paused, gets no gesture, types no key and makes no click, the daemon's own user's gets taps and no more clicks than the rate; the log says why once",
         .requires(.root))
     func withoutLogind() throws {
         let d = try DaemonProcess(
             ["--replay", Self.tap, "--loop"], config: "[daemon]\nsocket-mode = \"0666\"\n")
         chmod(d.directory, 0o755)
         let stranger = try Self.start(Requirement.strangerUID, d.socket, seconds: 3, keys: .once)
+        let clicking = try Self.start(Requirement.strangerUID, d.socket, seconds: 3, keys: .once, request: Self.click)
         let own = try SocketClient(path: d.socket)
         try own.subscribe(#""gestures":["tap"]"#)
         // The looped replay taps about once a trace; the first may come
@@ -112,6 +119,19 @@ struct SessionTests {
         let k = Self.kinds(try stranger.finish(timeout: 30).out)
         #expect(k.contains("paused") && !k.contains("gesture") && !k.contains("resumed"), "\(k)")
         #expect(k.contains("error not-at-screen"), "\(k)")
+        let c = Self.kinds(try clicking.finish(timeout: 30).out)
+        #expect(c.contains("error not-at-screen") && !c.contains("clicked"), "\(c)")
+        // The daemon's own user: a burst of clicks beyond the rate, the rest
+        // refused (the first answered by the pointer, or without uinput by why not).
+        for _ in 0..<8 { try own.send(Self.click) }
+        var answers: [String] = []
+        while answers.count < 8 {
+            let (m, before) = try own.read(until: "error", timeout: 10)
+            answers += before.filter { $0["type"] as? String == "clicked" }.map { _ in "clicked" }
+            answers.append(m["code"] as? String ?? "")
+        }
+        print("clicks beyond the rate: \(answers)")
+        #expect(answers.filter { $0 == "rate-limited" }.count == 3, "\(answers)")
         let said = "nobody is known to be at the screen"
         #expect(d.log.components(separatedBy: said).count == 2, "\(d.log)")
         #expect(d.log.contains("deliver = \"everyone\""), "\(d.log)")
@@ -192,7 +212,7 @@ struct SessionTests {
     }
 
     @Test(
-        "the session at the screen locked (logind's LockedHint): its clients are told, still get gestures, have no key typed, and nothing is claimed; unlocked, the claim comes back",
+        "the session at the screen locked (logind's LockedHint): its clients are told, still get gestures, have no key typed or click made, and nothing is claimed; unlocked, the claim comes back",
         .requires(.root, FakeLogind.requirement))
     func lockedHandsOff() throws {
         let uid = Requirement.strangerUID
@@ -202,6 +222,7 @@ struct SessionTests {
         chmod(d.directory, 0o755)
         try d.waitForLog("seat0: the active session is uid \(uid)'s", timeout: 10)
         let client = try Self.start(uid, d.socket, seconds: 7, keys: .every, subscribing: #","claim":{"fingers":[3]}"#)
+        let clicking = try Self.start(uid, d.socket, seconds: 7, keys: .every, request: Self.click)
         try d.waitForLog("clients at the screen claim 3 fingers", timeout: 10)
         usleep(1_000_000)
         try logind.set(locked: true)
@@ -228,6 +249,11 @@ struct SessionTests {
         #expect(during.contains("error locked") && during.contains("gesture"), "\(during)")
         #expect(!outside.contains("error locked") && outside.contains("gesture"), "\(outside)")
         #expect(!k.contains("paused"), "\(k)")
+        // Clicks the same way: refused as locked only while locked.
+        let clicks = try clicking.finish(timeout: 30).out.split(separator: "\n").map(String.init)
+        let (from, to) = (try #require(clicks.firstIndex(of: contexts[1])), try #require(clicks.lastIndex(of: contexts[2])))
+        #expect(Self.kinds(clicks[from..<to].joined(separator: "\n")).contains("error locked"), "\(clicks)")
+        #expect(!Self.kinds((clicks[..<from] + clicks[to...]).joined(separator: "\n")).contains("error locked"), "\(clicks)")
         // The claim came back once unlocked.
         let log = d.log
         let nothing = try #require(log.range(of: "claim nothing: the session at the screen is locked"))

@@ -156,6 +156,36 @@ struct DaemonPartsTests {
         #expect(s.claims.summary == "3 fingers (to the touchpad), 4 fingers (to the touchpad), left edge")
     }
 
+    @Test("hold claims (1.8): one object or a list, the shortest per count, echoed as asked; a pointer request and its answer")
+    func holdClaimsAndPointer() throws {
+        let line =
+            #"{"type":"subscribe","pointer":true,"claim":[{"hold":{"fingers":1,"ms":800}},{"fingers":[3],"hold":[{"fingers":1,"ms":600},{"fingers":2,"ms":900}]}]}"#
+        guard case .subscribe(let s) = try ClientRequest.parse(Array(line.utf8)) else {
+            Issue.record("not a subscribe")
+            return
+        }
+        #expect(s.claims == ClaimSet(fingers: [3], holds: [1: 600, 2: 900]) && s.pointer)
+        #expect(!s.claims.claims(fingers: 1) && !s.claims.claims(fingers: 2))
+        #expect(
+            s.jsonFields.contains(
+                #""pointer":true,"claim":{"fingers":[3],"edges":[],"hold":[{"fingers":1,"ms":600},{"fingers":2,"ms":900}]}"#),
+            "\(s.jsonFields)")
+        #expect(s.claims.summary == "3 fingers, 1-finger hold of 600 ms, 2-finger hold of 900 ms")
+        let one = try ClientRequest.parse(Array(#"{"type":"subscribe","claim":{"hold":{"fingers":1,"ms":800}}}"#.utf8))
+        guard case .subscribe(let o) = one else { return }
+        #expect(o.jsonFields.contains(#""claim":{"fingers":[],"edges":[],"hold":{"fingers":1,"ms":800}}"#), "\(o.jsonFields)")
+        let click = try ClientRequest.parse(Array(#"{"type":"pointer","button":"right","x":0.25,"y":1}"#.utf8))
+        let want = try #require(PointerClick(.right, x: 0.25, y: 1))
+        #expect(click == .pointer(want))
+        #expect(ServerMessage.clicked(want) == #"{"type":"clicked","button":"right","x":0.25,"y":1.0}"#)
+        #expect(want.request == #"{"type":"pointer","button":"right","x":0.25,"y":1.0}"#)
+        // JSON has no NaN: such a line is no JSON at all.
+        #expect(throws: RequestError.self) {
+            _ = try ClientRequest.parse(Array(#"{"type":"pointer","button":"right","x":NaN,"y":0.5}"#.utf8))
+        }
+        #expect(PointerClick(.left, x: .nan, y: 0) == nil && PointerClick(.left, x: 0, y: -0.01) == nil)
+    }
+
     @Test(
         "bad requests name the field",
         arguments: [
@@ -175,6 +205,16 @@ struct DaemonPartsTests {
             (#"{"type":"subscribe","claim":{"fingers":[3],"edges":["left"],"touchpad":true}}"#, "and no edges"),
             (#"{"type":"subscribe","claim":{"fingers":[6],"touchpad":true}}"#, "from 2 to 5"),
             (#"{"type":"subscribe","claim":{"fingers":[3],"touchpad":"yes"}}"#, "\"claim\""),
+            (#"{"type":"subscribe","claim":{"hold":{"fingers":0,"ms":800}}}"#, "\"hold\" is"),
+            (#"{"type":"subscribe","claim":{"hold":{"fingers":1,"ms":10001}}}"#, "\"ms\": 0 to 10000"),
+            (#"{"type":"subscribe","claim":{"hold":{"fingers":1.5,"ms":800}}}"#, "\"hold\" is"),
+            (#"{"type":"subscribe","claim":{"fingers":[3],"touchpad":true,"hold":{"fingers":1,"ms":800}}}"#, "not with"),
+            (#"{"type":"subscribe","claim":{"hold":{"fingers":1}}}"#, "\"claim\""),
+            (#"{"type":"pointer","button":"right","x":1.5,"y":0.5}"#, "fractions 0 to 1"),
+            (#"{"type":"pointer","button":"right","x":-0.1,"y":0.5}"#, "fractions 0 to 1"),
+            (#"{"type":"pointer","button":"right","x":"NaN","y":0.5}"#, "\"button\", \"x\" and \"y\""),
+            (#"{"type":"pointer","button":"back","x":0.5,"y":0.5}"#, "unknown button 'back'"),
+            (#"{"type":"pointer","x":0.5,"y":0.5}"#, "\"button\""),
             (
                 #"{"type":"subscribe","claim":["# + Array(repeating: #"{"fingers":[3]}"#, count: 17).joined(separator: ",")
                     + "]}",

@@ -1,6 +1,7 @@
 /// **Touch-and-hold** (`began`, `changed`, `ended`, `cancelled`): the fingers
 /// stayed still for `hold.minDuration` from the first touch. `began` fires at
-/// that deadline (a timer, not the next frame). One finger moving afterwards
+/// that deadline (a timer, not the next frame); every event carries
+/// `duration_ms` since the first touch. One finger moving afterwards
 /// is `changed` with `dx_mm`/`dy_mm` since `began` (hold-then-drag); lifting is
 /// `ended`. Those touches make no tap.
 ///
@@ -21,6 +22,9 @@ struct Hold: Sendable {
     /// `tx`, `ty`: the group's translation since its first touch.
     func event(_ phase: GesturePhase, _ base: EventBase, tx: Double, ty: Double) -> GestureEvent {
         var e = base.event(.touchAndHold, phase, id: id, fingers: fingers)
+        // Every phase says how long the fingers have been down, `began` too:
+        // a client that waits longer than `hold.minDuration` counts from it.
+        e.duration = (base.now - base.start).milliseconds
         e.dx = tx - originX
         e.dy = ty - originY
         return e
