@@ -157,7 +157,7 @@ let package = Package(
         // `gestured act`, in process and through the real binary.
         .testTarget(
             name: "GestureActionsTests",
-            dependencies: ["GestureActions", "GestureDaemon", "GestureCore", "Harness", "gestured"]),
+            dependencies: ["GestureActions", "GestureDaemon", "GestureCore", "GestureProtocol", "Harness", "gestured"]),
         // The tools over traces: pictures (`replay --svg`), `gestured tune` and its report.
         .testTarget(
             name: "GestureToolsTests",

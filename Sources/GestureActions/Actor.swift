@@ -64,6 +64,9 @@ package struct Actor {
         var fingers = 1
         var device = ""
         var tracked = false
+        /// Per binding that waits for its `hold-ms`: when it acts, and the
+        /// hold's latest event (where a click goes).
+        var waiting: [Int: (due: Timestamp, event: ReceivedEvent)] = [:]
     }
 
     /// How often each binding may still fire: a bucket of `maxPerSecond`
@@ -197,7 +200,8 @@ package struct Actor {
             for fd in runner.descriptors { _ = poller.add(fd, Int32(POLLIN)) }
             for fd in pipes.blocked { _ = poller.add(fd, Int32(POLLOUT)) }
             var deadline = min(
-                runner.deadline, reloadAt, heldChangedDeadline, screen.deadline, focus.deadline, pipes.deadline)
+                runner.deadline, reloadAt, heldChangedDeadline, waitingDeadline, screen.deadline, focus.deadline,
+                pipes.deadline)
             if socket < 0 { deadline = min(deadline, retryAt) }
             now = poller.wait(until: deadline, clock: clock).now
             if poller.readable(screenSlot) || poller.hungUp(screenSlot), screen.read(now: now, log: log) {
@@ -214,6 +218,7 @@ package struct Actor {
             if socket < 0 && now >= retryAt { connect(now: now) }
             if running && socket >= 0 && (poller.readable(socketSlot) || poller.hungUp(socketSlot)) { receive(now: now) }
             runHeldChanges(now: now)
+            fireWaiting(now: now)
             for child in runner.service(now: now) { pipes.ended(child.pid, status: child.status, now: now) }
             pipes.service(now: now)
         }
@@ -416,7 +421,8 @@ package struct Actor {
     /// them; the directions of swipes and flicks when every binding of those
     /// names them (the daemon filters directions on those only); every
     /// phase but `changed` when no binding acts on a change (`on-changed`,
-    /// `phase = "changed"`, `pipe`), and then the daemon does not make them at all;
+    /// `phase = "changed"`, `pipe`, a hold it waits on), and then the daemon
+    /// does not make them at all;
     /// and `claims` (by default what every binding claims).
     package static func subscribeLine(for bindings: [Binding], claims: Claims? = nil) -> String {
         var r = SubscribeRequest()
@@ -429,10 +435,13 @@ package struct Actor {
         if !strokes.isEmpty, strokes.allSatisfy({ $0.directions != nil }) {
             r.directions = strokes.flatMap { $0.directions ?? [] }.map(\.rawValue)
         }
-        if !bindings.contains(where: { $0.onChanged != nil || $0.phase == .changed || $0.pipe != nil }) {
+        if !bindings.contains(where: {
+            $0.onChanged != nil || $0.phase == .changed || $0.pipe != nil || $0.waitsFor != nil
+        }) {
             r.phases = ["began", "recognized", "ended", "cancelled"]
         }
         r.keys = bindings.contains { $0.keys != nil }
+        r.pointer = bindings.contains { $0.pointer != nil }
         r.claims = claims?.everywhere ?? Self.claims(of: bindings)
         r.deviceClaims = claims?.on ?? []
         var tracks: [TrackRule] = []
@@ -576,6 +585,7 @@ package struct Actor {
             ?? GestureState(start: (event.x, event.y), context: context, output: output(of: event.device), since: now)
         (g.kind, g.fingers, g.device) = (event.gesture, event.fingers, event.device)
         g.tracked = g.tracked || event.tracked
+        holdGoesOn(&g, event)
         // A program gets each line once, however many bindings name it, and
         // every line of a gesture it got a line of. A continuous gesture's
         // direction is known at its end only: a pipe binding's `direction`
@@ -601,7 +611,14 @@ package struct Actor {
             }
             if once && !g.fired.contains(i) {
                 g.fired.insert(i)
-                fire(i, event, now: now)
+                // A daemon before 1.8 does not say how long the hold lasted:
+                // its `began` comes at the default hold.minDuration.
+                let held = event.duration ?? 500
+                if let ms = b.waitsFor, event.phase == .began, held < Double(ms) {
+                    g.waiting[i] = (now + .milliseconds(Double(ms) - held), event)
+                } else {
+                    fire(i, event, now: now)
+                }
             }
             switch event.phase {
             case .began:
@@ -632,6 +649,36 @@ package struct Actor {
         }
     }
 
+    /// A hold some bindings wait on (`hold-ms`): its latest event is where
+    /// they act; it no longer counts if it ends, or moves beyond `holdSlop`
+    /// from where it began.
+    private func holdGoesOn(_ g: inout GestureState, _ event: ReceivedEvent) {
+        guard !g.waiting.isEmpty else { return }
+        let moved = ((event.dx ?? 0) * (event.dx ?? 0) + (event.dy ?? 0) * (event.dy ?? 0)).squareRoot()
+        if event.phase != .changed || moved > Binding.holdSlop {
+            g.waiting.removeAll()
+        } else {
+            for i in g.waiting.keys { g.waiting[i]?.event = event }
+        }
+    }
+
+    /// When the next binding waiting on a hold acts.
+    private var waitingDeadline: Timestamp {
+        gestures.values.reduce(Timestamp.never) { due, g in g.waiting.values.reduce(due) { min($0, $1.due) } }
+    }
+
+    /// The bindings whose hold has lasted their `hold-ms` act.
+    private mutating func fireWaiting(now: Timestamp) {
+        for id in Array(gestures.keys) {
+            guard var g = gestures[id], !g.waiting.isEmpty else { continue }
+            for (i, w) in g.waiting where now >= w.due {
+                g.waiting[i] = nil
+                fire(i, w.event, now: now)
+            }
+            gestures[id] = g
+        }
+    }
+
     /// The `cancelled` line act writes to a pipe program for a gesture
     /// whose end the daemon can no longer send (docs: README, `pipe`).
     static func lostEnd(of g: GestureState, id: Int, now: Timestamp) -> [UInt8] {
@@ -648,6 +695,10 @@ package struct Actor {
         // The daemon types, and only for the user at the screen (protocol 1.3).
         if let chord = b.keys, allowed(i, now: now) {
             send(#"{"type":"keys","keys":"# + jsonString(chord.text) + "}\n")
+        }
+        // So does the pointer (protocol 1.8), at the gesture's place in the picture.
+        if let button = b.pointer, allowed(i, now: now), let click = PointerClick(button, x: event.x, y: event.y) {
+            send(click.request + "\n")
         }
     }
 

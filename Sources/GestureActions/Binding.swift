@@ -27,6 +27,14 @@ package struct Binding: Sendable, Equatable {
 
     package var run: [String]?
     package var keys: Chord?
+    /// `pointer = "right-click"`: the daemon's pointer clicks this button
+    /// where the gesture is (protocol 1.8).
+    package var pointer: PointerClick.Button?
+    /// `hold-ms`: a touch-and-hold binding acts once the hold has lasted
+    /// this long, its fingers still within `holdSlop` of where it began
+    /// (nil: when it begins, at the daemon's `hold.minDuration`; a binding
+    /// with `pointer`: `pointerHold`).
+    package var holdMs: Int?
     package var onBegan: [String]?
     package var onChanged: [String]?
     package var onEnded: [String]?
@@ -65,12 +73,31 @@ package struct Binding: Sendable, Equatable {
     /// `when.output`: only on touchscreens that show on one of these outputs.
     package var whenOutputs: [NamePattern]?
 
+    /// How long a touch-and-hold that clicks waits by default, ms: longer
+    /// than the toolkits' own long press (GTK and Qt: 500 to 800 ms), so
+    /// that the app's menu does not open first.
+    package static let pointerHold = 800
+    /// How far a hold's fingers may move after it began while a binding
+    /// waits for its `hold-ms`, mm (the daemon's default `slop`).
+    package static let holdSlop = 2.0
+
+    /// How long the hold must last before the binding acts, ms (nil: at `began`).
+    package var waitsFor: Int? {
+        guard gesture == .touchAndHold else { return nil }
+        return holdMs ?? (pointer != nil ? Self.pointerHold : nil)
+    }
+
     /// What it claims on a claimed touchscreen: by default its finger
     /// counts of three or more, and its edges (one-finger touches that
     /// start there); with `claim = true` two fingers too; with `claim =
-    /// false` nothing. One and two fingers are what apps use.
+    /// false` nothing. One and two fingers are what apps use. A
+    /// touch-and-hold that clicks claims its still holds instead, at their
+    /// time (`hold-ms`): the app gets the touch until then.
     package var claims: ClaimSet {
         guard claim != false else { return ClaimSet() }
+        if gesture == .touchAndHold, pointer != nil, let ms = waitsFor {
+            return ClaimSet(holds: Dictionary((fingers ?? [1]).map { ($0, ms) }, uniquingKeysWith: min))
+        }
         let least = claim == true ? 2 : 3
         let counts = Set((fingers ?? []).filter { $0 >= least })
         var c = ClaimSet(fingers: counts, touchpad: touchpad ? counts : [])
@@ -134,6 +161,8 @@ package struct Binding: Sendable, Equatable {
         var does: [String] = []
         if let run { does.append("run " + run.joined(separator: " ")) }
         if let keys { does.append("keys " + keys.text) }
+        if let pointer { does.append("\(pointer.rawValue) click") }
+        if let ms = waitsFor { does.append("after \(ms) ms held") }
         if onBegan != nil { does.append("on-began") }
         if onChanged != nil { does.append("on-changed (at most every \(changedInterval.microseconds / 1000) ms)") }
         if onEnded != nil { does.append("on-ended") }

@@ -19,7 +19,7 @@ package enum BindingsReader {
     static let keys = [
         "gesture", "fingers", "direction", "edge", "region", "device", "phase", "run", "keys", "on-began", "on-changed",
         "on-ended", "pipe", "changed-interval-ms", "timeout-ms", "max-per-second", "claim", "when", "track",
-        "touchpad",
+        "touchpad", "pointer", "hold-ms",
     ]
     /// The keys of `track`.
     static let trackKeys = ["axis", "distance-mm", "factor", "degrees", "commit"]
@@ -369,6 +369,26 @@ package enum BindingsReader {
             b.maxPerSecond = n
         }
         check { () throws(ConfigurationError) in
+            guard let v = t["pointer"] else { return }
+            let known = PointerClick.Button.allCases.map { "\"\($0.rawValue)-click\"" }.joined(separator: ", ")
+            guard let name = v.string, name.hasSuffix("-click"),
+                let button = PointerClick.Button(rawValue: String(name.dropLast("-click".count)))
+            else { throw fail("pointer", "pointer must be one of \(known)") }
+            b.pointer = button
+        }
+        check { () throws(ConfigurationError) in
+            guard let v = t["hold-ms"] else { return }
+            guard let ms = v.int, (0...10_000).contains(ms) else {
+                throw fail("hold-ms", "hold-ms must be a whole number of milliseconds, 0 to 10000")
+            }
+            guard gesture == .touchAndHold else {
+                throw fail(
+                    "hold-ms",
+                    "hold-ms is how long a touch-and-hold lasts before the binding acts: it needs gesture = \"touch-and-hold\"")
+            }
+            b.holdMs = ms
+        }
+        check { () throws(ConfigurationError) in
             guard let v = t["claim"] else { return }
             guard let c = v.bool else { throw fail("claim", "claim must be true or false") }
             b.claim = c
@@ -443,10 +463,12 @@ package enum BindingsReader {
         }
         let doesSomething =
             t["run"] != nil || t["keys"] != nil || t["on-began"] != nil || t["on-changed"] != nil
-            || t["on-ended"] != nil || t["pipe"] != nil || t["touchpad"]?.bool == true
+            || t["on-ended"] != nil || t["pipe"] != nil || t["touchpad"]?.bool == true || t["pointer"] != nil
         if !doesSomething {
             errors.append(
-                fail("", "[[bind]] does nothing: give run, keys, on-began, on-changed, on-ended, pipe or touchpad = true"))
+                fail(
+                    "",
+                    "[[bind]] does nothing: give run, keys, pointer, on-began, on-changed, on-ended, pipe or touchpad = true"))
         }
         if gesture.isDiscrete && (t["on-began"] != nil || t["on-changed"] != nil || t["on-ended"] != nil) {
             errors.append(

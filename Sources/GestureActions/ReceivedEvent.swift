@@ -26,6 +26,11 @@ package struct ReceivedEvent: Sendable {
     package var environment: [String]
     /// It carries `progress`: a tracked gesture's (protocol 1.6).
     package var tracked = false
+    /// Time since the first touch, ms (a touch-and-hold's every event, others' ends).
+    package var duration: Double?
+    /// A hold's translation since `began`, mm.
+    package var dx: Double?
+    package var dy: Double?
 
     /// The most bytes of a device's name that reach the environment.
     package static let deviceNameLimit = 256
@@ -133,7 +138,8 @@ package struct ReceivedEvent: Sendable {
         return .event(
             ReceivedEvent(
                 gesture: gesture, phase: phase, id: Int(id), fingers: Int(fingers), direction: direction, edge: edge,
-                device: device, x: w.x ?? 0, y: w.y ?? 0, environment: environment, tracked: w.progress != nil))
+                device: device, x: w.x ?? 0, y: w.y ?? 0, environment: environment, tracked: w.progress != nil,
+                duration: w.duration_ms, dx: w.dx_mm, dy: w.dy_mm))
     }
 
     private struct ErrorMessage: Decodable {

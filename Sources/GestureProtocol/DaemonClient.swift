@@ -22,6 +22,8 @@ package struct SubscribeRequest: Equatable, Sendable {
     package var edges: [String]?
     /// The client will ask for keys to be typed.
     package var keys = false
+    /// The client will ask for clicks (1.8).
+    package var pointer = false
     /// What it claims on every claimed touchscreen, and on some only.
     package var claims = ClaimSet()
     package var deviceClaims: [DeviceClaims] = []
@@ -55,7 +57,9 @@ package struct SubscribeRequest: Equatable, Sendable {
         if let directions { fields.append(#""directions":"# + names(directions)) }
         if let edges { fields.append(#""edges":"# + names(edges)) }
         if keys { fields.append(#""keys":true"#) }
-        // A claim's touchpad counts go in an entry of their own, with `touchpad` (1.7).
+        if pointer { fields.append(#""pointer":true"#) }
+        // A claim's touchpad counts go in an entry of their own, with
+        // `touchpad` (1.7); its holds in one of their own (1.8).
         func claim(_ c: ClaimSet, devices: [String]?) -> [String] {
             let on = devices.map { #","devices":["# + $0.map(jsonString).joined(separator: ",") + "]" } ?? ""
             let plain = c.fingers.subtracting(c.touchpad)
@@ -66,6 +70,10 @@ package struct SubscribeRequest: Equatable, Sendable {
             }
             if !c.touchpad.isEmpty {
                 entries.append(#"{"fingers":"# + numbers(Array(c.touchpad)) + #","touchpad":true"# + on + "}")
+            }
+            if !c.holds.isEmpty {
+                let holds = c.holds.sorted { $0.key < $1.key }.map { #"{"fingers":\#($0.key),"ms":\#($0.value)}"# }
+                entries.append(#"{"hold":["# + holds.joined(separator: ",") + "]" + on + "}")
             }
             return entries
         }

@@ -1,0 +1,167 @@
+import Foundation
+import GestureActions
+import GestureCore
+import GestureProtocol
+import Harness
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `pointer` bindings: what act claims and asks of the daemon, and when,
+/// against a stand-in daemon that sends holds and taps on a schedule and
+/// writes down, in order, what it sent and what act asked.
+@Suite("gestured act: clicks", .serialized)
+struct ActPointerTests {
+    /// Serves one client: hello, then `subscribed` for its subscription,
+    /// then each line of the script FILE (`wait S` waits S seconds), while
+    /// writing to LOG `got LINE` for each line act sends and `sent ID PHASE`
+    /// for each event sent; then listens one more second.
+    static let standIn = """
+        import json, select, socket, sys, time
+        path, script, log = sys.argv[1], sys.argv[2], sys.argv[3]
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(path)
+        s.listen(1)
+        c, _ = s.accept()
+        c.sendall(b'{"type":"hello","protocol":"gestured","version":[1,8]}\\n')
+        out = open(log, 'w')
+        pending = b''
+        def take(seconds):
+            global pending
+            end = time.time() + seconds
+            while True:
+                left = end - time.time()
+                if left <= 0: return
+                r, _, _ = select.select([c], [], [], left)
+                if not r: continue
+                data = c.recv(65536)
+                if not data: return
+                pending += data
+                while b'\\n' in pending:
+                    line, pending = pending.split(b'\\n', 1)
+                    out.write('got ' + line.decode() + '\\n'); out.flush()
+                    if b'"subscribe"' in line: c.sendall(b'{"type":"subscribed"}\\n')
+        take(1.0)
+        for step in open(script).read().splitlines():
+            if step.startswith('wait '):
+                take(float(step[5:]))
+                continue
+            c.sendall(step.encode() + b'\\n')
+            e = json.loads(step)
+            out.write('sent %s %s\\n' % (e['id'], e['phase'])); out.flush()
+        take(1.0)
+        """
+
+    /// A touch-and-hold event: `duration_ms` since the first touch, `dx_mm` since `began`.
+    static func hold(_ id: Int, _ phase: String, duration: Double, dx: Double = 0, x: Double = 0.3) -> String {
+        #"{"type":"gesture","gesture":"touch-and-hold","phase":"\#(phase)","id":\#(id),"time_us":5,"device":"Panel","fingers":1,"x":\#(x),"y":0.4,"dx_mm":\#(dx),"dy_mm":0,"duration_ms":\#(duration)}"#
+    }
+
+    @Test(
+        "a hold bound to right-click: the click is asked where the finger is once the hold has lasted hold-ms, never for a hold that moved or ended first; a two-finger tap clicks at once; act claims the hold and says it will click"
+    )
+    func holdsAndTaps() throws {
+        let s = try ActTests.Scratch()
+        defer { s.stopAll() }
+        try """
+        [[bind]]
+        gesture = "touch-and-hold"
+        fingers = 1
+        pointer = "right-click"
+
+        [[bind]]
+        gesture = "tap"
+        fingers = 2
+        pointer = "middle-click"
+        claim = true
+        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        let script = [
+            // Still: clicked 300 ms after `began`, where it is by then.
+            Self.hold(1, "began", duration: 500), "wait 0.1", Self.hold(1, "changed", duration: 600, dx: 0.5, x: 0.31),
+            "wait 0.9", Self.hold(1, "ended", duration: 1500, x: 0.31),
+            // Moved 5 mm before its time: no click.
+            Self.hold(2, "began", duration: 500), "wait 0.1", Self.hold(2, "changed", duration: 600, dx: 5),
+            "wait 0.9", Self.hold(2, "ended", duration: 1500, dx: 5),
+            // Lifted before its time: no click.
+            Self.hold(3, "began", duration: 500), "wait 0.1", Self.hold(3, "ended", duration: 600),
+            "wait 0.9",
+            // Began after hold-ms already (a daemon whose hold.minDuration is longer): clicked at once.
+            Self.hold(4, "began", duration: 900, x: 0.7), "wait 0.5", Self.hold(4, "ended", duration: 1400, x: 0.7),
+            #"{"type":"gesture","gesture":"tap","phase":"recognized","id":5,"time_us":5,"device":"Panel","fingers":2,"x":0.25,"y":0.75,"taps":1}"#,
+        ]
+        try script.joined(separator: "\n").write(toFile: s.path + "/script", atomically: true, encoding: .utf8)
+        let server = try Child(
+            ["/usr/bin/python3", "-c", Self.standIn, s.socket, s.path + "/script", s.path + "/log"], stdout: .null)
+        defer { ActHostileTests.stop(server) }
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: s.socket) { usleep(10_000) }
+        _ = try s.act()
+        _ = try server.wait(timeout: 30)
+        let log = s.lines("log")
+        print("clicks: \(log.joined(separator: "\n"))")
+        let subscribe = try #require(log.first { $0.hasPrefix("got ") && $0.contains(#""subscribe""#) })
+        #expect(subscribe.contains(#""pointer":true"#), "\(subscribe)")
+        #expect(
+            subscribe.contains(#""claim":[{"fingers":[2],"edges":[]},{"hold":[{"fingers":1,"ms":800}]}]"#), "\(subscribe)")
+        // Act needs the holds' `changed` to see them move.
+        #expect(!subscribe.contains(#""phases""#), "\(subscribe)")
+        let events = log.filter { !$0.contains(#""subscribe""#) }
+        #expect(
+            events == [
+                "sent 1 began", "sent 1 changed", #"got {"type":"pointer","button":"right","x":0.31,"y":0.4}"#,
+                "sent 1 ended", "sent 2 began", "sent 2 changed", "sent 2 ended", "sent 3 began", "sent 3 ended",
+                "sent 4 began", #"got {"type":"pointer","button":"right","x":0.7,"y":0.4}"#, "sent 4 ended",
+                "sent 5 recognized", #"got {"type":"pointer","button":"middle","x":0.25,"y":0.75}"#,
+            ], "\(s.actLog)")
+    }
+
+    @Test("pointer and hold-ms in an actions file: read, claimed and summed up; each mistake named with its line")
+    func reading() throws {
+        let b = try BindingsReader.read(
+            """
+            [[bind]]
+            gesture = "touch-and-hold"
+            pointer = "right-click"
+            hold-ms = 650
+
+            [[bind]]
+            gesture = "touch-and-hold"
+            fingers = [2, 3]
+            run = ["x"]
+            hold-ms = 1000
+
+            [[bind]]
+            gesture = "touch-and-hold"
+            fingers = 2
+            pointer = "left-click"
+            claim = false
+            """, file: "a.toml")
+        #expect(b[0].pointer == .right && b[0].waitsFor == 650 && b[0].claims == ClaimSet(holds: [1: 650]))
+        #expect(b[0].summary == "touch-and-hold → right click, after 650 ms held, claims 1-finger hold of 650 ms")
+        // A hold that runs a command waits too, and claims as any binding of its counts.
+        #expect(b[1].waitsFor == 1000 && b[1].claims == ClaimSet(fingers: [3]))
+        #expect(b[2].waitsFor == Binding.pointerHold && b[2].claims == ClaimSet())
+        for (toml, says) in [
+            (
+                "gesture = \"touch-and-hold\"\npointer = \"right\"",
+                "a.toml:3: pointer must be one of \"left-click\", \"right-click\", \"middle-click\""
+            ),
+            ("gesture = \"touch-and-hold\"\npointer = 1", "pointer must be one of"),
+            (
+                "gesture = \"tap\"\npointer = \"left-click\"\nhold-ms = 300",
+                "a.toml:4: hold-ms is how long a touch-and-hold lasts"
+            ),
+            (
+                "gesture = \"touch-and-hold\"\npointer = \"left-click\"\nhold-ms = 20000",
+                "hold-ms must be a whole number of milliseconds, 0 to 10000"
+            ),
+        ] {
+            #expect {
+                _ = try BindingsReader.read("[[bind]]\n" + toml + "\n", file: "a.toml")
+            } throws: { error in
+                "\(error)".contains(says)
+            }
+        }
+    }
+}
