@@ -82,6 +82,43 @@ print(f"E: {t:.6f} 0001 014a 0")
 print(f"E: {t:.6f} 0000 0000 0")
 PY
 
+# Clicks under the finger, on the tablet panel (4096 x 2560 units at 19 a
+# mm): a finger resting 1.5 s at 25 %, 70 % of the panel (trembling a unit
+# or two); the same finger moving 5 mm right from 200 to 350 ms, then
+# resting; an 80 ms tap; a second finger 30 ms after a first, both lifting
+# at 120 ms (a two-finger tap, its centre at 41.5 %, 46.9 %).
+python3 - "$repo/Recordings/hold-1f.tablet.evemu" "$run" <<'PY'
+import sys
+header = "".join(l for l in open(sys.argv[1]) if not l.startswith("E: "))
+def write(name, frames):
+    with open(f"{sys.argv[2]}/{name}.tablet.evemu", "w") as f:
+        f.write(header)
+        for t, events in frames:
+            for e in events:
+                f.write(f"E: {1000 + t:.6f} {e}\n")
+            f.write(f"E: {1000 + t:.6f} 0000 0000 0\n")
+def finger(slot, x, y, until, move=None):
+    frames = [(0.0, [f"0003 002f {slot}", f"0003 0039 {slot + 1}", f"0003 0035 {x}", f"0003 0036 {y}", "0001 014a 1"])]
+    k = 1
+    while k * 0.016 < until:
+        t = k * 0.016
+        dx = 0 if move is None else round(95 * min(1, max(0, (t - 0.2) / 0.15)))
+        frames.append((t, [f"0003 0035 {x + dx + k % 2}", f"0003 0036 {y + (k // 2) % 2}"]))
+        k += 1
+    frames.append((until, ["0003 0039 -1", "0001 014a 0"]))
+    return frames
+write("click-hold", finger(0, 1024, 1792, 1.5))
+write("click-move", finger(0, 1024, 1792, 1.5, move=True))
+write("click-tap", finger(0, 2048, 1280, 0.08))
+write("click-two", [
+    (0.0, ["0003 002f 0", "0003 0039 1", "0003 0035 1400", "0003 0036 1000", "0001 014a 1"]),
+    (0.03, ["0003 002f 1", "0003 0039 2", "0003 0035 2000", "0003 0036 1400"]),
+    (0.06, ["0003 002f 0", "0003 0035 1401"]),
+    (0.09, ["0003 002f 1", "0003 0036 1401"]),
+    (0.12, ["0003 002f 0", "0003 0039 -1", "0003 002f 1", "0003 0039 -1", "0001 014a 0"]),
+])
+PY
+
 # Each scenario: TAG and the recording it plays.
 file_of() {
     case $1 in
@@ -94,6 +131,10 @@ file_of() {
         edgetap) echo "$edgetap" ;;
         edgerest) echo "$edgerest" ;;
         rest) echo "$repo/Recordings/hold-1f.tablet.evemu" ;;
+        clickhold) echo "$run/click-hold.tablet.evemu" ;;
+        clickmove) echo "$run/click-move.tablet.evemu" ;;
+        clicktap) echo "$run/click-tap.tablet.evemu" ;;
+        clicktwo) echo "$run/click-two.tablet.evemu" ;;
     esac
 }
 name_of() { sed -n 's/^N: //p' "$(file_of "$1")" | head -n 1; }
@@ -103,13 +144,13 @@ name_of() { sed -n 's/^N: //p' "$(file_of "$1")" | head -n 1; }
 section() { # TAG NAME CLAIM
     local expect size
     expect=$(file_of "$1")
-    expect=$repo/Recordings/$(basename "${expect%.evemu}" | sed 's/^edge-\(tap\|rest\)/edge-swipe-left/; s/^spread-3f/swipe-up-3f/').expect
+    expect=$repo/Recordings/$(basename "${expect%.evemu}" | sed 's/^edge-\(tap\|rest\)/edge-swipe-left/; s/^spread-3f/swipe-up-3f/; s/^click-[a-z]*/hold-1f/').expect
     size=$(sed -n 's/^# size: *//p' "$expect" | head -n 1)
     printf '[[device]]\nmatch = "%s"\nclaim = %s\n' "$2" "$3"
     [ -z "$size" ] || printf 'size = "%s"\n' "$size"
     echo
 }
-claimed_tags="tap drag load pinch free swipe edge edgetap edgerest elsewhere here leftto taken padswipe padpinch padmode removed reload kill term"
+claimed_tags="tap drag load pinch free swipe edge edgetap edgerest elsewhere here leftto taken padswipe padpinch padmode clickhold clickmove clicktap clicktwo removed reload kill term"
 config() { # the daemon's configuration; RELOADED: the reload scenario's device no longer claimed
     local tag
     for tag in $claimed_tags; do
@@ -383,6 +424,43 @@ for tag in padswipe padpinch padmode; do
 done
 kill "$padswitch_pid" "$padkeys_pid" 2>/dev/null
 wait "$padswitch_pid" "$padkeys_pid" 2>/dev/null
+
+# 2d. Clicks under the finger: act with a one-finger touch-and-hold and a
+#     two-finger tap bound to right-click (the tap with claim = true). The
+#     daemon makes its pointer when act subscribes; libinput debug-events
+#     reads it, as a compositor would, during each scenario.
+kill "$act"
+wait "$act" 2>/dev/null
+printf '[[bind]]\ngesture = "touch-and-hold"\nfingers = 1\npointer = "right-click"\n\n[[bind]]\ngesture = "tap"\nfingers = 2\npointer = "right-click"\nclaim = true\n' \
+    >"$run/click.toml"
+chmod 644 "$run/click.toml"
+"$gestured" act --config "$run/click.toml" --socket "$run/c.sock" >"$out/claim-act-click.log" 2>&1 &
+act=$!
+for _ in $(seq 600); do grep -q 'connected to' "$out/claim-act-click.log" && break; sleep 0.05; done
+# The daemon takes a subscription within a turn; the claimed thread, the next command.
+sleep 2
+read_pointer() {
+    local pointer
+    pointer=$(node_named "gestured virtual pointer")
+    [ -s "$out/claim-pointer-udev.out" ] || { udevadm settle; udevadm info "$pointer" >"$out/claim-pointer-udev.out" 2>&1; }
+    libinput debug-events --device "$pointer" >"$out/claim-pointer-$tag.out" 2>&1 &
+    pointerli=$!
+    for _ in $(seq 600); do grep -qs 'DEVICE_ADDED' "$out/claim-pointer-$tag.out" && break; sleep 0.05; done
+}
+for tag in clickhold clicktap clickmove clicktwo; do
+    before_touches=read_pointer play claim "$tag"
+    finish
+    sleep 1
+    kill "$pointerli" 2>/dev/null
+    wait "$pointerli" 2>/dev/null
+done
+# What follows runs with the touchpad bindings' claims, as before 2d.
+kill "$act"
+wait "$act" 2>/dev/null
+"$gestured" act --config "$run/touchpad.toml" --socket "$run/c.sock" >>"$out/claim-act-touchpad.log" 2>&1 &
+act=$!
+for _ in $(seq 600); do [ "$(grep -c 'claiming 3 fingers (to the touchpad)' "$out/claim-act-touchpad.log")" -ge 2 ] && break; sleep 0.05; done
+sleep 2
 
 # 3. Endings in the middle of a claimed touchscreen's touches. After each:
 #    the devices there are, whether the source can be grabbed (it cannot
