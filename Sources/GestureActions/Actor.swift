@@ -696,9 +696,16 @@ package struct Actor {
         if let chord = b.keys, allowed(i, now: now) {
             send(#"{"type":"keys","keys":"# + jsonString(chord.text) + "}\n")
         }
-        // So does the pointer (protocol 1.8), at the gesture's place in the picture.
+        // A click, at the gesture's place in the picture: on a wlroots
+        // compositor with act's own virtual pointer on the touchscreen's
+        // output, else by the daemon (protocol 1.8), which clicks only for
+        // the user at the screen. Never while the session is locked.
         if let button = b.pointer, allowed(i, now: now), let click = PointerClick(button, x: event.x, y: event.y) {
-            send(click.request + "\n")
+            if context.locked {
+                log("\(b.origin): no \(button.rawValue) click while the session at the screen is locked")
+            } else if !screen.click(click, onScreenOf: event.device, log: log) {
+                send(click.request + "\n")
+            }
         }
     }
 

@@ -1,6 +1,6 @@
 import CWayland
 package import GestureCore
-import GestureProtocol
+package import GestureProtocol
 
 #if canImport(Glibc)
     import Glibc
@@ -48,6 +48,8 @@ package struct ScreenFollower {
     private var told: [String: ScreenTransform] = [:]
     /// Touchscreens whose output could not be chosen, said once each.
     private var saidUnmapped: Set<String> = []
+    /// Which pointer clicks, said once: the compositor's virtual one or the daemon's.
+    private var saidPointer: Bool?
 
     /// How long a compositor that is not there (yet, or any more) is left alone.
     static let retryInterval = Timestamp.Duration.milliseconds(5000)
@@ -149,6 +151,30 @@ package struct ScreenFollower {
         if outputs.count == 1 { return 0 }
         let builtIn = outputs.indices.filter { i in ["eDP", "LVDS", "DSI"].contains { outputs[i].name.hasPrefix($0) } }
         return builtIn.count == 1 ? builtIn[0] : nil
+    }
+
+    /// Clicks with a virtual pointer of act's own on the output the
+    /// touchscreen named `device` shows on (wlroots compositors'
+    /// wlr-virtual-pointer: the position is that output's, whatever else
+    /// the layout holds). False where the compositor offers none or the
+    /// output cannot be told: the daemon's pointer clicks instead. Which
+    /// one clicks is said the first time.
+    package mutating func click(_ c: PointerClick, onScreenOf device: String, log: (String) -> Void) -> Bool {
+        var clicked = false
+        if let d = display, cwl_pointer_supported(d) != 0, let t = touchscreens.first(where: { $0.name == device }),
+            let i = Self.output(for: t, in: outputs, configured: settings.output)
+        {
+            clicked = cwl_click(d, Int32(i), c.button.code, c.x, c.y) == 0
+        }
+        if saidPointer != clicked {
+            saidPointer = clicked
+            log(
+                clicked
+                    ? "clicking with the compositor's virtual pointer (wlr-virtual-pointer) on the touchscreen's output"
+                    : "clicking with the daemon's pointer (the compositor offers no wlr-virtual-pointer, or the touchscreen's output is not known)"
+            )
+        }
+        return clicked
     }
 
     // MARK: The daemon's side

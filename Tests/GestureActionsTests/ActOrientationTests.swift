@@ -50,16 +50,19 @@ struct ActOrientationTests {
         throw ChannelError("no swipe \(direction) came; swipes: \(got.split(separator: "\n").suffix(6)); \(log())")
     }
 
-    /// The daemon replaying a swipe up for ever. `rootFolder`: started as
+    /// The daemon replaying a swipe up (or `recording`, of Recordings) for ever. `rootFolder`: started as
     /// root (through sudo -n, as a user), its socket in that folder of
     /// root's, so that the other users' acts believe it.
     /// Without `systemBus` no session is asked about (`deliver = "everyone"`).
     /// `verbose`: its debug lines too (what the clients claim).
-    static func daemon(systemBus: String? = nil, rootFolder: String? = nil, verbose: Bool = false) throws -> DaemonProcess {
+    static func daemon(
+        systemBus: String? = nil, rootFolder: String? = nil, verbose: Bool = false, replaying recording: String? = nil
+    ) throws -> DaemonProcess {
         let sudo = ["/usr/bin/sudo", "-n", "--preserve-env=NOTIFY_SOCKET,DBUS_SYSTEM_BUS_ADDRESS", "--"]
         let deliver = systemBus == nil ? "deliver = \"everyone\"\n" : ""
         let d = try DaemonProcess(
-            ["--replay", swipe, "--loop", "--wait-subscribers", "1"] + (verbose ? ["-v"] : []),
+            ["--replay", recording.map(DaemonProcess.recording) ?? swipe, "--loop", "--wait-subscribers", "1"]
+                + (verbose ? ["-v"] : []),
             config: "[daemon]\nsocket-mode = \"0666\"\n" + deliver,
             wrapper: rootFolder != nil && !Requirement.isRoot ? sudo : [], systemBus: systemBus,
             socketPath: rootFolder.map { $0 + "/gestured.sock" })

@@ -116,6 +116,73 @@ struct ActPointerTests {
             ], "\(s.actLog)")
     }
 
+    static let wevRequirement = Requirement(
+        met: FileManager.default.isExecutableFile(atPath: "/usr/bin/wev"),
+        missing: "no wev: `make setup-tests` installs it (Debian package wev), the Wayland client the click test reads")
+
+    @Test(
+        "in a headless sway, a hold bound to right-click: a Wayland client (wev) filling the touchscreen's output gets the right button where the finger is (within 1 mm), from act's own virtual pointer",
+        .requires(HeadlessSway.requirement, Self.wevRequirement))
+    func swayClick() throws {
+        let d = try ActOrientationTests.daemon(replaying: "hold-1f.tablet.evemu")
+        let sway = try HeadlessSway()
+        let path = sway.scratch + "/actions.toml"
+        try """
+        [[bind]]
+        gesture = "touch-and-hold"
+        pointer = "right-click"
+        hold-ms = 600
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o644)
+        if let uid = sway.uid, uid != geteuid() {
+            _ = try Child.run(Requirement.asRoot(["/bin/chown", "\(uid):\(uid)", path]), timeout: 20)
+        }
+        let wevLog = sway.scratch + "/wev.log"
+        let wev = try Child(
+            HeadlessSway.command(["/usr/bin/stdbuf", "-oL", "/usr/bin/wev"], as: sway.uid, environment: sway.clientEnvironment),
+            stdout: .file(wevLog))
+        defer { wev.signal(SIGTERM) }
+        let read = { (try? String(contentsOfFile: wevLog, encoding: .utf8)) ?? "" }
+        let actLog = { (try? String(contentsOfFile: sway.scratch + "/act.log", encoding: .utf8)) ?? "" }
+        let log = { "act: \(actLog())\nwev: \(read().suffix(2000))\nsway: \(sway.log.suffix(2000))" }
+        // Focused, then fullscreen: its surface is the whole output.
+        try ActFocusTests.wait(for: "activated", in: read, log: log)
+        try sway.message(["fullscreen", "enable"])
+        try ActFocusTests.wait(for: "fullscreen", in: read, log: log)
+        let act = try Child(
+            HeadlessSway.command(
+                [BuildProducts.gestured, "act", "--config", path, "--socket", d.socket], as: sway.uid,
+                environment: sway.clientEnvironment), stdout: .file(sway.scratch + "/act.log"))
+        defer { act.signal(SIGTERM) }
+        try ActFocusTests.wait(for: "button: 273 (right), state: 0", in: read, log: log)
+        #expect(actLog().contains("clicking with the compositor's virtual pointer"), "\(log())")
+        // Where the pointer was when the button went down: its last position before.
+        let pointer = read().split(separator: "\n").filter { $0.contains("wl_pointer") }
+        let press = try #require(pointer.firstIndex { $0.contains("button: 273 (right), state: 1") })
+        let position = try #require(
+            pointer[..<press].last { $0.contains("x, y: ") }.flatMap { $0.components(separatedBy: "x, y: ").last })
+        let xy = position.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        try #require(xy.count == 2, "\(position)")
+        let outputs = try Child.run(
+            HeadlessSway.command(
+                ["/usr/bin/swaymsg", "-r", "-t", "get_outputs"], as: sway.uid,
+                environment: sway.clientEnvironment.merging(["SWAYSOCK": sway.ipcSocket]) { $1 }), timeout: 20)
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(outputs.out.utf8)) as? [[String: Any]])
+        let rect = try #require(list.first?["rect"] as? [String: Any])
+        let (w, h) = (try #require(rect["width"] as? Double), try #require(rect["height"] as? Double))
+        // Where the finger rests: the mean of the hold's positions, as replay gives them.
+        let replay = try runGestured(["replay", "--format", "jsonl", DaemonProcess.recording("hold-1f.tablet.evemu")])
+        let held = replay.out.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["gesture"] as? String == "touch-and-hold" }.compactMap { e in
+            (e["x"] as? Double).flatMap { x in (e["y"] as? Double).map { (x, $0) } }
+        }
+        try #require(!held.isEmpty, "\(replay.err)")
+        let (fx, fy) = (held.map(\.0).reduce(0, +) / Double(held.count), held.map(\.1).reduce(0, +) / Double(held.count))
+        print("sway click: at \(xy[0]), \(xy[1]) of \(w) x \(h); the finger at \(fx * w), \(fy * h)")
+        #expect(abs(xy[0] - fx * w) <= w / 216 && abs(xy[1] - fy * h) <= h / 135, "\(xy) \(log())")
+    }
+
     @Test("pointer and hold-ms in an actions file: read, claimed and summed up; each mistake named with its line")
     func reading() throws {
         let b = try BindingsReader.read(

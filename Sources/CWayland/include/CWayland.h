@@ -30,6 +30,14 @@ int cwl_output_count(struct cwl_display *d);
  * wl_output.transform). */
 const char *cwl_output_name(struct cwl_display *d, int i);
 int cwl_output_transform(struct cwl_display *d, int i);
+/* Whether the compositor offers wlr-virtual-pointer (wlroots compositors). */
+int cwl_pointer_supported(struct cwl_display *d);
+/* Clicks BUTTON (a kernel code, BTN_RIGHT) at X, Y (fractions 0 to 1 of
+ * output I) with a virtual pointer of this client's own, made for that
+ * output at its first click: an absolute motion, a press and a release,
+ * each in a frame. 0, or -1 when the compositor offers no virtual pointer
+ * or the connection failed. */
+int cwl_click(struct cwl_display *d, int i, unsigned button, double x, double y);
 
 /*
  * The focused window, from wlr-foreign-toplevel-management (toplevels.c):
