@@ -374,4 +374,4 @@ package struct Daemon {
 }
 
 /// The version `hello` and `--version` report.
-package let gesturedVersion = "0.5.0"
+package let gesturedVersion = "0.6.0"
