@@ -27,8 +27,9 @@ package struct Binding: Sendable, Equatable {
 
     package var run: [String]?
     package var keys: Chord?
-    /// `pointer = "right-click"`: the daemon's pointer clicks this button
-    /// where the gesture is (protocol 1.8).
+    /// `pointer = "right-click"`: a click of this button where the gesture
+    /// is (act's own virtual pointer on wlroots compositors, else the
+    /// daemon's: protocol 1.8).
     package var pointer: PointerClick.Button?
     /// `hold-ms`: a touch-and-hold binding acts once the hold has lasted
     /// this long, its fingers still within `holdSlop` of where it began
