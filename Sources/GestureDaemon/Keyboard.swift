@@ -50,15 +50,10 @@ struct Typist {
     mutating func type(
         _ chord: Chord, for client: String, atScreen: Bool, why: String, bucket: inout RateBucket, now: Timestamp
     ) -> String {
-        guard atScreen else {
-            return ServerMessage.error(code: "not-at-screen", message: "not typed: \(why)", fatal: false)
-        }
-        guard bucket.take(now: now) else {
-            return ServerMessage.error(
-                code: "rate-limited", message: "not typed: more than \(bucket.perSecond) chords in a second", fatal: false)
-        }
-        if let failure = keyboard.prepare(now: now) {
-            return ServerMessage.error(code: "no-keyboard", message: failure, fatal: false)
+        if let refused = keyboard.refusal(
+            atScreen: atScreen, why: why, bucket: &bucket, now: now, done: "typed", units: "chords", noDevice: "no-keyboard")
+        {
+            return refused
         }
         guard keyboard.device!.type(chord) else {
             return ServerMessage.error(code: "no-keyboard", message: "the kernel refused the keys of \(chord.text)", fatal: false)

@@ -64,15 +64,10 @@ struct Clicker {
     mutating func click(
         _ c: PointerClick, for client: String, atScreen: Bool, why: String, bucket: inout RateBucket, now: Timestamp
     ) -> String {
-        guard atScreen else {
-            return ServerMessage.error(code: "not-at-screen", message: "not clicked: \(why)", fatal: false)
-        }
-        guard bucket.take(now: now) else {
-            return ServerMessage.error(
-                code: "rate-limited", message: "not clicked: more than \(bucket.perSecond) clicks in a second", fatal: false)
-        }
-        if let failure = pointer.prepare(now: now) {
-            return ServerMessage.error(code: "no-pointer", message: failure, fatal: false)
+        if let refused = pointer.refusal(
+            atScreen: atScreen, why: why, bucket: &bucket, now: now, done: "clicked", units: "clicks", noDevice: "no-pointer")
+        {
+            return refused
         }
         guard pointer.device!.click(c) else {
             return ServerMessage.error(

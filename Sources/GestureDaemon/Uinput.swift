@@ -76,4 +76,24 @@ struct OnDemand<Device: UinputMade> {
             return error.message
         }
     }
+
+    /// The error that answers a client's request for the device, if it may
+    /// not have it now: its user is not at the screen (`why` says who is),
+    /// its `bucket` has no token left this second, or there is no device
+    /// (`noDevice`, the code). `done` says what the request would have
+    /// done ("typed"), `units` what the bucket counts ("chords").
+    mutating func refusal(
+        atScreen: Bool, why: String, bucket: inout RateBucket, now: Timestamp, done: String, units: String,
+        noDevice: String
+    ) -> String? {
+        guard atScreen else {
+            return ServerMessage.error(code: "not-at-screen", message: "not \(done): \(why)", fatal: false)
+        }
+        guard bucket.take(now: now) else {
+            return ServerMessage.error(
+                code: "rate-limited", message: "not \(done): more than \(bucket.perSecond) \(units) in a second", fatal: false)
+        }
+        if let failure = prepare(now: now) { return ServerMessage.error(code: noDevice, message: failure, fatal: false) }
+        return nil
+    }
 }

@@ -90,8 +90,8 @@ extension ClientRequest {
         var keys: Bool?
         /// Since 1.8: the client will ask for clicks.
         var pointer: Bool?
-        var claim: ClaimList?
-        var track: TrackList?
+        var claim: OneOrMany<ClaimWire>?
+        var track: OneOrMany<TrackWire>?
     }
 
     private struct TrackWire: Decodable {
@@ -101,14 +101,15 @@ extension ClientRequest {
         var fingers: [Double]?
     }
 
-    /// `track` (since 1.6): one object, or a list of them.
-    private struct TrackList: Decodable {
-        var entries: [TrackWire]
+    /// A field that is one object or a list of them: `claim` (a list since
+    /// 1.5), `track` (since 1.6), a claim's `hold` (since 1.8).
+    private struct OneOrMany<Entry: Decodable>: Decodable {
+        var entries: [Entry]
         init(from decoder: any Decoder) throws {
-            if let list = try? [TrackWire](from: decoder) {
+            if let list = try? [Entry](from: decoder) {
                 entries = list
             } else {
-                entries = [try TrackWire(from: decoder)]
+                entries = [try Entry(from: decoder)]
             }
         }
     }
@@ -121,7 +122,7 @@ extension ClientRequest {
         /// Since 1.7: the claimed sequences go on to the virtual touchpad.
         var touchpad: Bool?
         /// Since 1.8: still holds of so many fingers, each claimed at its time.
-        var hold: HoldList?
+        var hold: OneOrMany<HoldWire>?
     }
 
     private struct HoldWire: Decodable {
@@ -129,32 +130,8 @@ extension ClientRequest {
         var ms: Double
     }
 
-    /// `hold`: one object, or a list of them (one per finger count).
-    private struct HoldList: Decodable {
-        var entries: [HoldWire]
-        init(from decoder: any Decoder) throws {
-            if let list = try? [HoldWire](from: decoder) {
-                entries = list
-            } else {
-                entries = [try HoldWire(from: decoder)]
-            }
-        }
-    }
-
     /// The longest hold a claim may wait for, ms.
     static let holdLimit = 10_000.0
-
-    /// `claim`: one object, or (since 1.5) a list of them.
-    private struct ClaimList: Decodable {
-        var entries: [ClaimWire]
-        init(from decoder: any Decoder) throws {
-            if let list = try? [ClaimWire](from: decoder) {
-                entries = list
-            } else {
-                entries = [try ClaimWire(from: decoder)]
-            }
-        }
-    }
 
     /// The most entries a `claim` list may have.
     static let claimEntryLimit = 16
