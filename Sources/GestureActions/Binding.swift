@@ -74,9 +74,9 @@ package struct Binding: Sendable, Equatable {
     /// `when.output`: only on touchscreens that show on one of these outputs.
     package var whenOutputs: [NamePattern]?
 
-    /// How long a touch-and-hold that clicks waits by default, ms: longer
-    /// than the toolkits' own long press (GTK and Qt: 500 to 800 ms), so
-    /// that the app's menu does not open first.
+    /// How long a touch-and-hold that clicks waits by default, ms: Qt's
+    /// own press-and-hold; a toolkit whose long press comes sooner (GTK:
+    /// 500 ms) acts on it first unless `hold-ms` is shorter (docs/claiming.md).
     package static let pointerHold = 800
     /// How far a hold's fingers may move after it began while a binding
     /// waits for its `hold-ms`, mm (the daemon's default `slop`).
