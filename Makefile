@@ -28,7 +28,7 @@ MANDIR ?= $(DATADIR)/man
 TEST_LIMIT ?= 1200
 TEST_RUN = scripts/test-run.sh $(TEST_LIMIT)
 
-.PHONY: all setup setup-tests build release release-profiled deb check test test-kernel sanitize fuzz bench bench-smoke bench-update perf-guard lint format harness install install-files uninstall check-units systemd-smoke recordings throughput demo pictures man clean
+.PHONY: all setup setup-tests build release release-profiled deb check test test-kernel sanitize fuzz bench bench-smoke bench-update perf-guard lint format harness install install-files uninstall check-units systemd-smoke wayland-protocols recordings throughput demo pictures man clean
 
 # `make` builds, as you, what `sudo make install` copies: the release binary
 # and the man pages (about 2 minutes the first time on two cores, most of it
@@ -312,6 +312,12 @@ check-units:
 # shipped socket and service units, reload, stop (scripts/systemd-smoke.sh).
 systemd-smoke: release
 	scripts/systemd-smoke.sh
+
+# wayland-scanner's C for the Wayland protocols act speaks beyond the
+# core one, from their XML in Sources/CWayland/protocols into
+# Sources/CWayland/generated (WaylandProtocolTests checks it is current).
+wayland-protocols:
+	scripts/wayland-protocols.sh
 
 # Regenerates Recordings/ from the synthesizer (tests check the two agree).
 recordings:

@@ -79,9 +79,13 @@ let package = Package(
             cSettings: [.define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("input")]
         ),
-        // The outputs a Wayland compositor announces and how each is turned,
-        // for `gestured act` (Debian: libwayland-dev).
-        .target(name: "CWayland", linkerSettings: [.linkedLibrary("wayland-client")]),
+        // act's one connection to its Wayland compositor: the outputs and
+        // how each is turned, the focused window (wlr-foreign-toplevel),
+        // act's own pointer (wlr-virtual-pointer); the protocols' XML in
+        // protocols/, wayland-scanner's C in generated/ (Debian:
+        // libwayland-dev, libwayland-bin).
+        .target(
+            name: "CWayland", exclude: ["protocols"], linkerSettings: [.linkedLibrary("wayland-client")]),
         // The active window of an X11 session (EWMH), for `gestured act`'s
         // per-app bindings (Debian: libxcb1-dev).
         .target(name: "CX11", linkerSettings: [.linkedLibrary("xcb")]),

@@ -29,6 +29,8 @@ struct cx11_focus {
     char app[CX11_TEXT], title[CX11_TEXT];
     int fullscreen;
     int changed;
+    /* The last dispatch stopped at its budget: events may wait in libxcb's queue. */
+    int more;
 };
 
 /* A property's value, at most `words` 32-bit units of it; NULL when the
@@ -129,9 +131,16 @@ static void read_supported(struct cx11_focus *f) {
     read_active(f);
 }
 
+/* The most events handled in one call: a server that floods leaves the
+ * rest for the next turn of act's loop (cx11_focus_more). */
+#define CX11_BUDGET 256
+
 static void dispatch(struct cx11_focus *f) {
     xcb_generic_event_t *ev;
-    while ((ev = xcb_poll_for_event(f->c))) {
+    int budget = CX11_BUDGET;
+    f->more = 0;
+    while (budget > 0 && (ev = xcb_poll_for_event(f->c))) {
+        budget--;
         if ((ev->response_type & 0x7f) == XCB_PROPERTY_NOTIFY) {
             const xcb_property_notify_event_t *p = (const xcb_property_notify_event_t *)ev;
             if (p->window == f->root && p->atom == f->atoms[SUPPORTED]) {
@@ -146,6 +155,7 @@ static void dispatch(struct cx11_focus *f) {
         }
         free(ev);
     }
+    if (budget == 0) f->more = 1;
 }
 
 struct cx11_focus *cx11_focus_connect(void) {
@@ -203,6 +213,8 @@ int cx11_focus_read(struct cx11_focus *f) {
     dispatch(f);
     return xcb_connection_has_error(f->c) ? -1 : 0;
 }
+
+int cx11_focus_more(struct cx11_focus *f) { return f->more; }
 
 int cx11_focus_take_changed(struct cx11_focus *f) {
     int c = f->changed;

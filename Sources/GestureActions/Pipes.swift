@@ -1,4 +1,4 @@
-package import GestureCore
+import GestureCore
 import SystemPackage
 import ToolSupport
 
@@ -19,7 +19,15 @@ import ToolSupport
 /// again `restartDelay` later (with what came meanwhile), at most
 /// `restartLimit` times a minute; after that, not until the actions files
 /// are read again. Its standard output and error are act's.
-package struct Pipes {
+///
+/// A program stopped (no longer bound, or act stops) is stopped whole, as
+/// a command at its timeout is (`Runner.stop`): its process group, its
+/// descendants, and every process that carries its mark, left by an
+/// earlier start of it too.
+///
+/// A source of act's loop: it waits to write to the programs whose lines
+/// wait, and its deadline is the next restart or kill.
+final class Pipes: ActSource {
     struct Line {
         var bytes: [UInt8]
         var gesture: Int
@@ -30,6 +38,8 @@ package struct Pipes {
         let argv: [String]
         /// The first binding that names it ("FILE:LINE"), for the log.
         var label: String
+        /// `GESTURED_RUN` of every start of it and what they start.
+        var mark: String
         var pid: pid_t = 0
         /// The write end of its standard input (-1: none).
         var input: Int32 = -1
@@ -82,6 +92,7 @@ package struct Pipes {
 
     private(set) var programs: [Program] = []
     private let log: (String) -> Void
+    private var serial = 0
 
     /// The most bytes of `began`, `recognized` and end lines a program may leave unread.
     static let backlogLimit = 1 << 20
@@ -91,20 +102,21 @@ package struct Pipes {
     /// How long a program asked to stop (SIGTERM) has before SIGKILL.
     static let stopGrace = Timestamp.Duration.milliseconds(1000)
 
-    package init(log: @escaping (String) -> Void) { self.log = log }
+    init(log: @escaping (String) -> Void) { self.log = log }
 
     /// The programs the bindings name now: those still named keep running
     /// (and may be started again, the count of restarts forgotten), the
     /// others are stopped.
-    package mutating func follow(_ bindings: [Binding]) {
+    func follow(_ bindings: [Binding]) {
         let named = bindings.compactMap(\.pipe)
         for i in programs.indices.reversed() where !named.contains(programs[i].argv) {
-            if programs[i].running { stop(i, why: nil, now: .zero) }
+            stop(i, why: nil, now: .zero)
             programs.remove(at: i)
         }
         for b in bindings {
             guard let argv = b.pipe, !programs.contains(where: { $0.argv == argv }) else { continue }
-            programs.append(Program(argv: argv, label: b.origin))
+            serial += 1
+            programs.append(Program(argv: argv, label: b.origin, mark: "\(getpid()).pipe\(serial)"))
         }
         for i in programs.indices {
             programs[i].givenUp = false
@@ -114,13 +126,11 @@ package struct Pipes {
 
     /// Hands `line`, an event of gesture `gesture`, to the program `argv`
     /// (started if it is not running), and writes what it can now.
-    package mutating func send(
-        _ line: ArraySlice<UInt8>, gesture: Int, phase: GesturePhase, to argv: [String], now: Timestamp
-    ) {
+    func send(_ line: [UInt8], gesture: Int, phase: GesturePhase, to argv: [String], now: Timestamp) {
         guard let i = programs.firstIndex(where: { $0.argv == argv }), !programs[i].givenUp else { return }
         if !programs[i].running && programs[i].restartAt == .never && programs[i].stopping == nil { start(i, now: now) }
         guard !programs[i].givenUp else { return }
-        if programs[i].enqueue(Line(bytes: Array(line) + [10], gesture: gesture, changed: phase == .changed)) {
+        if programs[i].enqueue(Line(bytes: line + [10], gesture: gesture, changed: phase == .changed)) {
             programs[i].dropped += 1
             if now - programs[i].saidDroppedAt >= .milliseconds(10_000) {
                 let p = programs[i]
@@ -139,7 +149,7 @@ package struct Pipes {
     }
 
     /// Writes what waits until the program's pipe is full.
-    private mutating func flush(_ i: Int, now: Timestamp) {
+    private func flush(_ i: Int, now: Timestamp) {
         while programs[i].input >= 0 && programs[i].pending > 0 {
             let p = programs[i]
             let line = p.waiting[p.head]
@@ -161,7 +171,7 @@ package struct Pipes {
         if programs[i].pending == 0 { programs[i].clearWaiting() }
     }
 
-    private mutating func start(_ i: Int, now: Timestamp) {
+    private func start(_ i: Int, now: Timestamp) {
         programs[i].restartAt = .never
         programs[i].starts = programs[i].starts.filter { now - $0 < .milliseconds(60_000) }
         var fds: [Int32] = [-1, -1]
@@ -173,15 +183,17 @@ package struct Pipes {
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
         let spawned = spawnProcess(
-            programs[i].argv, environment: ["GESTURED_BINDING=\(programs[i].label)"], stdin: fds[0], stderr: nil)
-        close(fds[0])
+            programs[i].argv,
+            environment: ["GESTURED_BINDING=\(programs[i].label)", "GESTURED_RUN=\(programs[i].mark)"],
+            stdin: fds[0], stderr: nil)
+        Glibc.close(fds[0])
         switch spawned {
         case .success(let pid):
             programs[i].pid = pid
             programs[i].input = fds[1]
             programs[i].starts.append(now)
         case .failure(let e):
-            close(fds[1])
+            Glibc.close(fds[1])
             programs[i].givenUp = true
             log(
                 "\(programs[i].label) pipe: cannot run \(programs[i].argv[0]): \(e); not tried again until the actions files are read again"
@@ -189,23 +201,23 @@ package struct Pipes {
         }
     }
 
-    /// Asks a running program to stop: its input closed, SIGTERM to its
-    /// process group, SIGKILL `stopGrace` later if it is still there.
-    private mutating func stop(_ i: Int, why: String?, now: Timestamp) {
-        if programs[i].input >= 0 { close(programs[i].input) }
+    /// Asks a program to stop: its input closed, SIGTERM to it and all it
+    /// started (`Runner.stop`), SIGKILL `stopGrace` later if it is still there.
+    private func stop(_ i: Int, why: String?, now: Timestamp) {
+        if programs[i].input >= 0 { Glibc.close(programs[i].input) }
         programs[i].input = -1
+        Runner.stop(pid: programs[i].pid, mark: programs[i].mark, SIGTERM)
         guard programs[i].running else { return }
-        kill(-programs[i].pid, SIGTERM)
         programs[i].stopping = why ?? "act no longer needs it"
         programs[i].killAt = now + Self.stopGrace
     }
 
     /// A child act reaped: if it was a program's, it is started again
     /// after `restartDelay`, unless it ended too often.
-    package mutating func ended(_ pid: Int32, status: Int32, now: Timestamp) {
+    func ended(_ pid: Int32, status: Int32, now: Timestamp) {
         guard let i = programs.firstIndex(where: { $0.pid == pid }) else { return }
         var p = programs[i]
-        if p.input >= 0 { close(p.input) }
+        if p.input >= 0 { Glibc.close(p.input) }
         p.input = -1
         p.pid = 0
         p.killAt = .never
@@ -227,26 +239,28 @@ package struct Pipes {
         programs[i] = p
     }
 
-    /// The inputs with lines waiting (for the loop's poll, POLLOUT).
-    package var blocked: [Int32] { programs.filter { $0.input >= 0 && $0.pending > 0 }.map(\.input) }
-
     /// The next restart or kill.
-    package var deadline: Timestamp { programs.map { min($0.restartAt, $0.killAt) }.min() ?? .never }
+    var deadline: Timestamp { programs.map { min($0.restartAt, $0.killAt) }.min() ?? .never }
+
+    /// Waits to write to the programs whose lines wait.
+    func prepare(_ poller: inout Poller, now: Timestamp, into news: inout [ActNews]) {
+        for p in programs where p.input >= 0 && p.pending > 0 { _ = poller.add(p.input, Int32(POLLOUT)) }
+    }
 
     /// Writes what waits, starts what is due, kills what did not stop.
-    package mutating func service(now: Timestamp) {
+    func serve(_ poller: Poller, now: Timestamp, into news: inout [ActNews]) {
         for i in programs.indices {
             if programs[i].pending > 0 { flush(i, now: now) }
             if now >= programs[i].restartAt && !programs[i].givenUp { start(i, now: now) }
             if now >= programs[i].killAt && programs[i].running {
-                kill(-programs[i].pid, SIGKILL)
+                Runner.stop(pid: programs[i].pid, mark: programs[i].mark, SIGKILL)
                 programs[i].killAt = .never
             }
         }
     }
 
-    /// Stops every program (act is stopping).
-    package mutating func stopAll() {
+    /// Stops every program and all they started (act is stopping).
+    func close() {
         for i in programs.indices { stop(i, why: nil, now: .zero) }
     }
 }

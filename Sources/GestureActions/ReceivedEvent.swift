@@ -154,6 +154,14 @@ package struct ReceivedEvent: Sendable {
         return logSafe((e?.code ?? "error") + ": " + (e?.message ?? ""), limit: 1000)
     }
 
+    private struct PausedWire: Decodable { var reason: String? }
+
+    /// Why a `paused` message says nothing comes, made safe for the log.
+    package static func pausedText(_ line: some Collection<UInt8>) -> String {
+        let w = try? JSONDecoder().decode(PausedWire.self, from: Data(line))
+        return logSafe(w?.reason ?? "you are not at the screen", limit: 300)
+    }
+
     private struct ContextWire: Decodable {
         var locked: Bool?
         var tablet_mode: Bool?

@@ -1,5 +1,5 @@
 import CLinux
-package import GestureCore
+import GestureCore
 import SystemPackage
 import ToolSupport
 
@@ -18,12 +18,17 @@ import ToolSupport
 /// group and were orphaned (`setsid`, a double fork). act is their
 /// subreaper, so those orphans are its children and it reaps them. Only a
 /// process that both clears its environment and leaves the tree escapes.
-package struct Runner {
-    package struct Running {
-        package var pid: Int32
+/// `pipe` programs are stopped the same way (`Runner.stop(pid:mark:_:)`).
+///
+/// A source of act's loop: its descriptors are the commands' standard
+/// error pipes, its deadline the next timeout; each turn it reaps, and
+/// hands on the children that are not its commands (`childEnded`).
+final class Runner: ActSource {
+    struct Running {
+        var pid: Int32
         /// `GESTURED_RUN`'s value for it and everything it starts.
-        package var mark: String
-        package var label: String
+        var mark: String
+        var label: String
         /// The read end of its standard error; -1 once at its end.
         var stderr: Int32
         /// What it wrote there and was not logged yet.
@@ -32,16 +37,16 @@ package struct Runner {
         var terminated = false
     }
 
-    package private(set) var running: [Running] = []
+    private(set) var running: [Running] = []
     /// The longest line of a command's standard error logged as one.
     static let lineLength = 4096
     /// Where standard error is read into, kept from one read to the next.
     private var scratch = [UInt8](repeating: 0, count: Runner.lineLength)
-    package let limit: Int
+    let limit: Int
     private let log: (String) -> Void
     private var serial = 0
 
-    package init(limit: Int = 8, log: @escaping (String) -> Void) {
+    init(limit: Int = 8, log: @escaping (String) -> Void) {
         self.limit = limit
         self.log = log
         _ = clinux_set_child_subreaper()
@@ -50,7 +55,7 @@ package struct Runner {
     /// Starts `argv` with the environment plus `environment`; false (and a
     /// log line) when it could not start or `limit` commands run already.
     @discardableResult
-    package mutating func start(
+    func start(
         _ argv: [String], environment: [String], label: String, timeout: Timestamp.Duration, now: Timestamp
     ) -> Bool {
         guard running.count < limit else {
@@ -68,9 +73,9 @@ package struct Runner {
         serial += 1
         let mark = "\(getpid()).\(serial)"
         let spawned = spawnProcess(argv, environment: environment + ["GESTURED_RUN=" + mark], stdin: nil, stderr: pipeFDs[1])
-        close(pipeFDs[1])
+        Glibc.close(pipeFDs[1])
         guard case .success(let pid) = spawned else {
-            close(pipeFDs[0])
+            Glibc.close(pipeFDs[0])
             if case .failure(let e) = spawned { log("\(label): cannot run \(argv[0]): \(e)") }
             return false
         }
@@ -78,11 +83,20 @@ package struct Runner {
         return true
     }
 
-    /// The standard-error pipes still open (for the loop's poll).
-    package var descriptors: [Int32] { running.map(\.stderr).filter { $0 >= 0 } }
-
     /// The earliest timeout (or the SIGKILL after it).
-    package var deadline: Timestamp { running.map(\.deadline).min() ?? .never }
+    var deadline: Timestamp { running.map(\.deadline).min() ?? .never }
+
+    func prepare(_ poller: inout Poller, now: Timestamp, into news: inout [ActNews]) {
+        for r in running where r.stderr >= 0 { _ = poller.add(r.stderr, Int32(POLLIN)) }
+    }
+
+    /// Every turn: the commands' standard error read, the ended reaped, the
+    /// late stopped (the SIGCHLD that woke the loop needs nothing more).
+    func serve(_ poller: Poller, now: Timestamp, into news: inout [ActNews]) {
+        for child in service(now: now) { news.append(.childEnded(pid: child.pid, status: child.status)) }
+    }
+
+    func close() { stopAll() }
 
     /// Reads what the commands wrote to standard error, logs whole lines;
     /// reaps the ones that ended; stops the ones past their deadline.
@@ -90,7 +104,7 @@ package struct Runner {
     /// commands leave behind, and the parent of `pipe` programs), with
     /// their wait statuses.
     @discardableResult
-    package mutating func service(now: Timestamp) -> [(pid: Int32, status: Int32)] {
+    func service(now: Timestamp) -> [(pid: Int32, status: Int32)] {
         for i in running.indices where running[i].stderr >= 0 { drain(i) }
         var others: [(pid: Int32, status: Int32)] = []
         while true {
@@ -103,7 +117,7 @@ package struct Runner {
             }
             if running[i].stderr >= 0 { drain(i) }
             let r = running.remove(at: i)
-            if r.stderr >= 0 { close(r.stderr) }
+            if r.stderr >= 0 { Glibc.close(r.stderr) }
             var errors = r.errors
             if errors.buffered > 0 { log("\(r.label): \(String(decoding: errors.takeRest(), as: UTF8.self))") }
             let code = status & 0x7f == 0 ? (status >> 8) & 0xff : -1
@@ -127,17 +141,19 @@ package struct Runner {
         return others
     }
 
-    /// Sends `signo` to a command's process group and to every process
-    /// that is its descendant or carries its mark.
-    static func stop(_ r: Running, _ signo: Int32) {
-        kill(-r.pid, signo)
-        for pid in processes(of: r) { kill(pid, signo) }
+    static func stop(_ r: Running, _ signo: Int32) { stop(pid: r.pid, mark: r.mark, signo) }
+
+    /// Sends `signo` to the process group of `pid` (0: none running now)
+    /// and to every process that is its descendant or carries `mark`.
+    static func stop(pid: pid_t, mark: String, _ signo: Int32) {
+        if pid > 0 { kill(-pid, signo) }
+        for p in processes(of: pid, mark: mark) { kill(p, signo) }
     }
 
     /// The processes (of this user: others' environments cannot be read)
-    /// descended from `r`'s, or carrying its mark.
-    static func processes(of r: Running) -> [pid_t] {
-        let mark = Array("GESTURED_RUN=\(r.mark)".utf8)
+    /// descended from `root`, or carrying `mark` in `GESTURED_RUN`.
+    static func processes(of root: pid_t, mark: String) -> [pid_t] {
+        let mark = Array("GESTURED_RUN=\(mark)".utf8)
         var parents: [pid_t: pid_t] = [:]
         var marked: Set<pid_t> = []
         for entry in (try? directoryEntries("/proc")) ?? [] {
@@ -161,7 +177,7 @@ package struct Runner {
             var ancestor = parents[pid]
             var hops = 0
             while let a = ancestor, a > 1, hops < 64 {
-                if a == r.pid || marked.contains(a) {
+                if (root > 0 && a == root) || marked.contains(a) {
                     found.insert(pid)
                     break
                 }
@@ -169,11 +185,11 @@ package struct Runner {
                 hops += 1
             }
         }
-        found.remove(r.pid)
+        found.remove(root)
         return Array(found)
     }
 
-    private mutating func drain(_ i: Int) {
+    private func drain(_ i: Int) {
         while true {
             switch running[i].errors.fill(from: running[i].stderr, budget: Self.lineLength, scratch: &scratch) {
             case .read(0):
@@ -185,7 +201,7 @@ package struct Runner {
                     log("\(running[i].label): \(String(decoding: running[i].errors.takeRest(), as: UTF8.self))")
                 }
             case .endOfFile, .failed:
-                close(running[i].stderr)
+                Glibc.close(running[i].stderr)
                 running[i].stderr = -1
                 return
             }
@@ -193,7 +209,7 @@ package struct Runner {
     }
 
     /// Stops every command still running, and what each started (SIGTERM).
-    package mutating func stopAll() {
+    func stopAll() {
         for r in running { Self.stop(r, SIGTERM) }
     }
 }

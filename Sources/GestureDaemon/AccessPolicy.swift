@@ -1,6 +1,7 @@
 package import CLinux
 package import GestureConfiguration
 import GestureCore
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -27,26 +28,26 @@ package struct AccessPolicy: Sendable, Equatable {
     /// Resolves the names of `settings` through NSS (numbers are taken as ids).
     package init(_ settings: DaemonSettings) throws(SetupError) {
         for u in settings.allowUsers {
-            guard let uid = UInt32(u) ?? Self.uid(named: u) else {
+            guard let uid = UInt32(u) ?? Users.uid(named: u) else {
                 throw SetupError("[daemon] allow-users: no user named '\(u)'")
             }
             users.insert(uid)
         }
         for g in settings.allowGroups {
-            guard let gid = UInt32(g) ?? Self.gid(named: g) else {
+            guard let gid = UInt32(g) ?? Users.gid(named: g) else {
                 throw SetupError("[daemon] allow-groups: no group named '\(g)'")
             }
             groups.insert(gid)
         }
         for u in settings.anySessionUsers {
-            guard let uid = UInt32(u) ?? Self.uid(named: u) else {
+            guard let uid = UInt32(u) ?? Users.uid(named: u) else {
                 throw SetupError("[daemon] any-session-users: no user named '\(u)'")
             }
             anySession.insert(uid)
         }
         deliverToEveryone = settings.deliver == "everyone"
         if let g = settings.socketGroup, !g.isEmpty {
-            guard let gid = UInt32(g) ?? Self.gid(named: g) else {
+            guard let gid = UInt32(g) ?? Users.gid(named: g) else {
                 throw SetupError("[daemon] socket-group: no group named '\(g)'")
             }
             socketGroup = gid
@@ -97,30 +98,5 @@ package struct AccessPolicy: Sendable, Equatable {
             n = clinux_peer_groups(fd, &list, Int32(list.count), &needed)
         }
         return n > 0 && list[0..<Int(n)].contains(where: groups.contains)
-    }
-
-    /// The primary group of the user `uid`.
-    static func primaryGroup(of uid: uid_t) -> gid_t? {
-        var pw = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 16 * 1024)
-        guard getpwuid_r(uid, &pw, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
-        return pw.pw_gid
-    }
-
-    static func uid(named name: String) -> uid_t? {
-        var pw = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 16 * 1024)
-        guard getpwnam_r(name, &pw, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
-        return pw.pw_uid
-    }
-
-    static func gid(named name: String) -> gid_t? {
-        var gr = group()
-        var result: UnsafeMutablePointer<group>?
-        var buffer = [CChar](repeating: 0, count: 64 * 1024)
-        guard getgrnam_r(name, &gr, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
-        return gr.gr_gid
     }
 }

@@ -1,4 +1,4 @@
-package import GestureCore
+import GestureCore
 import GestureProtocol
 import SystemPackage
 import ToolSupport
@@ -258,28 +258,5 @@ package struct Client {
         outbox.removeAll(keepingCapacity: outbox.capacity <= 64 * 1024)
         outboxHead = 0
         return .done
-    }
-}
-
-/// At most `perSecond` of something a second, in a burst of as many: a
-/// bucket of that many tokens, refilled at that rate.
-package struct RateBucket {
-    package let perSecond: Int
-    private var tokens: Double
-    private var at = Timestamp.zero
-
-    package init(perSecond: Int) {
-        self.perSecond = perSecond
-        tokens = Double(perSecond)
-    }
-
-    /// Takes a token at `now`; false when there is none.
-    package mutating func take(now: Timestamp) -> Bool {
-        let rate = Double(perSecond)
-        tokens = min(rate, tokens + rate * max(0, (now - at).seconds))
-        at = now
-        guard tokens >= 1 else { return false }
-        tokens -= 1
-        return true
     }
 }

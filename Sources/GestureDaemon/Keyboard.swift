@@ -3,6 +3,7 @@ import GestureCore
 package import GestureProtocol
 import Logging
 import SystemPackage
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc

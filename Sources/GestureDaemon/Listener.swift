@@ -28,7 +28,7 @@ package struct Listener {
             throw SetupError("no socket path: XDG_RUNTIME_DIR is not set; pass --socket PATH or set socket in [daemon]")
         }
         var group = group
-        if settings.socketGroup == nil, let gesture = AccessPolicy.gid(named: "gesture"), Self.mayGive(to: gesture) {
+        if settings.socketGroup == nil, let gesture = Users.gid(named: "gesture"), Self.mayGive(to: gesture) {
             group = gesture
             logger.info("\(path) is given to the group gesture; socket-group in [daemon] chooses another")
         } else if settings.socketGroup == nil && geteuid() == 0 {

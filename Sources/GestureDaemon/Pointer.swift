@@ -2,6 +2,7 @@ import CEvdev
 import GestureCore
 package import GestureProtocol
 import Logging
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -40,16 +40,16 @@ package enum Privileges {
         let name: String
         let uid: uid_t
         if let wanted = runAs {
-            guard let u = AccessPolicy.uid(named: wanted) ?? UInt32(wanted) else {
+            guard let u = Users.uid(named: wanted) ?? UInt32(wanted) else {
                 throw SetupError("--user: no user named '\(wanted)'")
             }
             (name, uid) = (wanted, u)
-        } else if let u = AccessPolicy.uid(named: "gestured") {
+        } else if let u = Users.uid(named: "gestured") {
             (name, uid) = ("gestured", u)
         } else {
-            (name, uid) = ("nobody", AccessPolicy.uid(named: "nobody") ?? 65534)
+            (name, uid) = ("nobody", Users.uid(named: "nobody") ?? 65534)
         }
-        let gid = AccessPolicy.primaryGroup(of: uid) ?? uid
+        let gid = Users.primaryGroup(of: uid) ?? uid
         if clinux_drop_capabilities(uid, gid) == 0 {
             logger.notice("started as root: now running as \(name) (uid \(uid)), every capability dropped")
             if name == "nobody" {

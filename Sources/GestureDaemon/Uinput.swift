@@ -2,6 +2,7 @@ import CEvdev
 import GestureCore
 import Logging
 import SystemPackage
+import ToolSupport
 
 /// A device the daemon makes through uinput: a name, the events `enable`
 /// turns on, and nothing else.

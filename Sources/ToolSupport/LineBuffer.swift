@@ -1,9 +1,12 @@
 package import SystemPackage
 
 /// Lines read from a descriptor (a socket, a pipe): bytes are read in as
-/// they come and taken out a line at a time. The one line splitter of the
-/// package: the daemon's clients, act's connection and its commands'
-/// standard error, the monitor.
+/// they come and taken out a line at a time, or, for a protocol of framed
+/// messages, a frame at a time (`unread`, `consume`). The one reader of
+/// the package's streams: the daemon's clients, act's connection, its
+/// commands' standard error and its compositor's IPC, the monitor. What
+/// was taken is dropped at the next `fill`, once per read: taking costs
+/// nothing however many messages a read brought.
 ///
 /// The bytes before `scanHead` are known to hold no newline, so a long line
 /// that arrives in many pieces is scanned once, not once per piece.
@@ -108,6 +111,17 @@ package struct LineBuffer {
         scanHead = inputHead
         scannedBlank = true
         return rest
+    }
+
+    /// The bytes read and not taken yet (valid until the next `fill`), for
+    /// a protocol whose messages say their own length.
+    package var unread: ArraySlice<UInt8> { input[inputHead...] }
+
+    /// Takes the first `count` bytes of `unread` (a message read whole).
+    package mutating func consume(_ count: Int) {
+        inputHead = min(inputHead + count, input.count)
+        scanHead = max(scanHead, inputHead)
+        scannedBlank = true
     }
 
     /// A complete line waits (a newline among the bytes not yet scanned).

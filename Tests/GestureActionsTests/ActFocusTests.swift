@@ -1,8 +1,9 @@
 import Foundation
-import GestureActions
 import GestureCore
 import Harness
 import Testing
+
+@testable import GestureActions
 
 #if canImport(Glibc)
     import Glibc
@@ -360,12 +361,12 @@ struct ActFocusTests {
     )
     func i3Protocol() throws {
         let ipc = try FakeIPC()
-        var f = FocusFollower(source: FocusFollower.source(environment: ["I3SOCK": ipc.path]))
-        #expect(f.source == .i3(ipc.path))
-        #expect(FocusFollower.source(environment: ["I3SOCK": "/a", "SWAYSOCK": "/b"]) == .sway("/b"))
-        #expect(FocusFollower.source(environment: ["DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-1"]) == .wayland)
-        #expect(FocusFollower.source(environment: ["DISPLAY": ":0"]) == .x11)
-        #expect(FocusFollower.source(environment: [:]) == nil)
+        #expect(FocusFollower.kind(environment: ["I3SOCK": ipc.path]) == .i3(ipc.path))
+        #expect(FocusFollower.kind(environment: ["I3SOCK": "/a", "SWAYSOCK": "/b"]) == .sway("/b"))
+        #expect(FocusFollower.kind(environment: ["DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-1"]) == .wayland)
+        #expect(FocusFollower.kind(environment: ["DISPLAY": ":0"]) == .x11)
+        #expect(FocusFollower.kind(environment: [:]) == nil)
+        let f = SwayIPCFocus(.i3, path: ipc.path)
         var said: [String] = []
         let now = Timestamp(microseconds: 1_000_000)
         _ = f.beforeWait(now: now, log: { said.append($0) })

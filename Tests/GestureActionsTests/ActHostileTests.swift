@@ -155,8 +155,8 @@ struct ActHostileTests {
         var fds: [Int32] = [-1, -1]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
         defer { fds.forEach { close($0) } }
-        #expect(DaemonTrust().problem(peerOf: fds[0]) == nil)
-        let other = DaemonTrust(trusted: [geteuid() &+ 1])
+        #expect(SocketTrust.daemon().problem(peerOf: fds[0]) == nil)
+        let other = SocketTrust(trusted: [geteuid() &+ 1])
         #expect(other.problem(peerOf: fds[0])?.contains("it is served by uid \(geteuid())") == true)
     }
 

@@ -30,7 +30,7 @@ struct ActPipeTests {
         let b = try BindingsReader.read("[[bind]]\ngesture = \"drag\"\npipe = [\"my-panel\", \"-f\"]\n", file: "a.toml")
         #expect(b[0].pipe == ["my-panel", "-f"])
         #expect(b[0].summary.hasSuffix("→ pipe my-panel -f"), "\(b[0].summary)")
-        #expect(!Actor.subscribeLine(for: b).contains(#""phases""#), "\(Actor.subscribeLine(for: b))")
+        #expect(!Subscription.line(for: b).contains(#""phases""#), "\(Subscription.line(for: b))")
         #expect {
             _ = try BindingsReader.read("[[bind]]\ngesture = \"drag\"\npipe = []\n", file: "a.toml")
         } throws: { error in
@@ -85,7 +85,7 @@ struct ActPipeTests {
             """, file: "a.toml")
         #expect(b[0].track == Track(toward: .left, distance: 80, commit: 0.4) && b[1].track == Track(toward: .open, distance: 2))
         #expect(b[0].summary.contains("tracked left over 80.0 mm"), "\(b[0].summary)")
-        let line = Actor.subscribeLine(for: b)
+        let line = Subscription.line(for: b)
         #expect(
             line.contains(
                 #""track":[{"toward":"left","distance":80.0,"commit":0.4,"fingers":[3]},{"toward":"open","distance":2.0,"commit":0.5}]"#

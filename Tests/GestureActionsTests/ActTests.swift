@@ -178,11 +178,11 @@ struct ActTests {
         // An app that keeps its touches: only a binding naming it acts, and nothing is claimed.
         #expect(acting(context("org.kde.krita")) == [])
         #expect(acting(context("gimp-2.10")) == [3])
-        #expect(Actor.claims(of: b, in: context("gimp-2.10"), settings) == ClaimSet())
-        #expect(Actor.claims(of: b, in: context("firefox"), settings) == ClaimSet(fingers: [3, 4]))
-        #expect(Actor.claims(of: b, in: context("foot"), settings) == ClaimSet())
+        #expect(ClaimPlan.claims(of: b, in: context("gimp-2.10"), settings) == ClaimSet())
+        #expect(ClaimPlan.claims(of: b, in: context("firefox"), settings) == ClaimSet(fingers: [3, 4]))
+        #expect(ClaimPlan.claims(of: b, in: context("foot"), settings) == ClaimSet())
         #expect(
-            Actor.claims(of: b, in: context("x", "a - YouTube", fullscreen: true), settings)
+            ClaimPlan.claims(of: b, in: context("x", "a - YouTube", fullscreen: true), settings)
                 == ClaimSet(fingers: [4], edges: [.left]))
         #expect(b[2].summary.contains("title=\"*- YouTube*\" when fullscreen"), "\(b[2].summary)")
     }
@@ -219,7 +219,7 @@ struct ActTests {
             ("/dev/input/event5", "eDP-1"), ("/dev/input/event7", "HDMI-A-1"), ("/dev/input/event9", nil),
         ]
         let firefox = Binding.Context(focus: FocusedWindow(app: "firefox", title: "", fullscreen: false))
-        let claims = Actor.claims(of: b, in: firefox, ContextSettings(), screens: screens)
+        let claims = ClaimPlan(b, in: firefox, ContextSettings(), screens: screens)
         #expect(claims.everywhere == ClaimSet(fingers: [3]))
         #expect(
             claims.on == [
@@ -229,7 +229,7 @@ struct ActTests {
         #expect(
             claims.summary
                 == "3 fingers on claimed touchscreens; left edge on /dev/input/event5; 3 fingers, 4 fingers on /dev/input/event7")
-        let line = Actor.subscribeLine(for: b, claims: claims)
+        let line = Subscription.line(for: b, claims: claims)
         #expect(
             line.contains(
                 #""claim":[{"fingers":[3],"edges":[]},{"fingers":[],"edges":["left"],"devices":["/dev/input/event5"]},{"fingers":[3,4],"edges":[],"devices":["/dev/input/event7"]}]"#
@@ -237,12 +237,12 @@ struct ActTests {
         // Elsewhere than firefox, HDMI-A-1's binding cannot act: it claims nothing there.
         let foot = Binding.Context(focus: FocusedWindow(app: "foot", title: "", fullscreen: false))
         #expect(
-            Actor.claims(of: b, in: foot, ContextSettings(), screens: screens).on == [
+            ClaimPlan(b, in: foot, ContextSettings(), screens: screens).on == [
                 .init(devices: ["/dev/input/event5"], claims: ClaimSet(edges: [.left]))
             ])
         // With no binding naming an output, the claim is the one object it always was.
-        let plain = Actor.subscribeLine(
-            for: [b[0]], claims: Actor.claims(of: [b[0]], in: foot, ContextSettings(), screens: screens))
+        let plain = Subscription.line(
+            for: [b[0]], claims: ClaimPlan([b[0]], in: foot, ContextSettings(), screens: screens))
         #expect(plain.contains(#""claim":{"fingers":[3],"edges":[]}"#), "\(plain)")
     }
 
@@ -289,13 +289,13 @@ struct ActTests {
             run = ["y"]
             """, file: "a.toml")
         #expect(b[0].claims == ClaimSet(touchpad: [3, 4]))
-        #expect(Actor.claims(of: [b[0]], in: Binding.Context(), ContextSettings()) == ClaimSet(touchpad: [3, 4]))
-        let alone = Actor.subscribeLine(
-            for: [b[0]], claims: Actor.claims(of: [b[0]], in: Binding.Context(), ContextSettings(), screens: []))
+        #expect(ClaimPlan.claims(of: [b[0]], in: Binding.Context(), ContextSettings()) == ClaimSet(touchpad: [3, 4]))
+        let alone = Subscription.line(
+            for: [b[0]], claims: ClaimPlan([b[0]], in: Binding.Context(), ContextSettings(), screens: []))
         #expect(alone.contains(#""claim":{"fingers":[3,4],"touchpad":true}"#), "\(alone)")
-        let all = Actor.claims(of: b, in: Binding.Context(), ContextSettings(), screens: [])
+        let all = ClaimPlan(b, in: Binding.Context(), ContextSettings(), screens: [])
         #expect(all.everywhere == ClaimSet(fingers: [5], edges: [.left], touchpad: [3, 4]))
-        let mixed = Actor.subscribeLine(for: b, claims: all)
+        let mixed = Subscription.line(for: b, claims: all)
         #expect(
             mixed.contains(#""claim":[{"fingers":[5],"edges":["left"]},{"fingers":[3,4],"touchpad":true}]"#), "\(mixed)")
         for (toml, says) in [
@@ -333,7 +333,7 @@ struct ActTests {
             run = ["b"]
             """, file: "a.toml")
         #expect(
-            Actor.subscribeLine(for: strokes)
+            Subscription.line(for: strokes)
                 == #"{"type":"subscribe","gestures":["flick","swipe"],"fingers":[1,2,3],"phases":["began","cancelled","ended","recognized"],"directions":["left","right","up"],"edges":["bottom","left"],"claim":{"fingers":[3],"edges":["left"]}}"#
                 + "\n")
         let mixed = try BindingsReader.read(
@@ -348,7 +348,7 @@ struct ActTests {
             on-ended = ["b"]
             """, file: "a.toml")
         #expect(
-            Actor.subscribeLine(for: mixed)
+            Subscription.line(for: mixed)
                 == #"{"type":"subscribe","gestures":["pinch","swipe"],"phases":["began","cancelled","ended","recognized"],"directions":["up"]}"#
                 + "\n")
         // A binding that acts on changes gets them.
@@ -362,7 +362,7 @@ struct ActTests {
             gesture = "pinch"
             on-changed = ["b"]
             """, file: "a.toml")
-        #expect(Actor.subscribeLine(for: following) == #"{"type":"subscribe","gestures":["pinch","swipe"]}"# + "\n")
+        #expect(Subscription.line(for: following) == #"{"type":"subscribe","gestures":["pinch","swipe"]}"# + "\n")
     }
 
     @Test(

@@ -335,19 +335,6 @@ struct DaemonPartsTests {
         }
     }
 
-    @Test("a client's keys and orientations: a burst of the rate, then the rate, never more")
-    func rateBucket() {
-        var b = RateBucket(perSecond: 5)
-        let t0 = Timestamp(microseconds: 1_000_000)
-        #expect((0..<7).map { _ in b.take(now: t0) } == [true, true, true, true, true, false, false])
-        #expect(b.take(now: t0 + .milliseconds(100)) == false)
-        #expect(b.take(now: t0 + .milliseconds(200)) == true)
-        #expect(b.take(now: t0 + .milliseconds(200)) == false)
-        // Idle a long while: the burst again, not more.
-        let later = t0 + .milliseconds(60_000)
-        #expect((0..<6).map { _ in b.take(now: later) } == [true, true, true, true, true, false])
-    }
-
     @Test("server messages are single-line JSON")
     func messages() {
         var d = DeviceInfo(

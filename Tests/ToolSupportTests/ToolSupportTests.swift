@@ -11,6 +11,43 @@ import ToolSupport
 /// read within a limit, log-safe text and its rate, socket addresses.
 @Suite("Tool support")
 struct ToolSupportTests {
+    @Test("a rate: a burst of its count, then its count a second, never more")
+    func rateBucket() {
+        var b = RateBucket(perSecond: 5)
+        let t0 = Timestamp(microseconds: 1_000_000)
+        #expect((0..<7).map { _ in b.take(now: t0) } == [true, true, true, true, true, false, false])
+        #expect(b.take(now: t0 + .milliseconds(100)) == false)
+        #expect(b.take(now: t0 + .milliseconds(200)) == true)
+        #expect(b.take(now: t0 + .milliseconds(200)) == false)
+        // Idle a long while: the burst again, not more.
+        let later = t0 + .milliseconds(60_000)
+        #expect((0..<6).map { _ in b.take(now: later) } == [true, true, true, true, true, false])
+    }
+
+    @Test("framed messages: taken whole from what was read, however they were split, the rest kept")
+    func frames() {
+        var fds: [Int32] = [0, 0]
+        _ = pipe(&fds)
+        defer {
+            close(fds[0])
+            close(fds[1])
+        }
+        var buffer = LineBuffer(limit: 1024)
+        var scratch = [UInt8](repeating: 0, count: 64)
+        var taken: [[UInt8]] = []
+        // Messages of a length byte and that many bytes, split across writes.
+        for chunk in [[3, 1, 2], [3, 2, 9], [9, 0, 1, 7, 4]] as [[UInt8]] {
+            _ = chunk.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
+            _ = buffer.fill(from: fds[0], budget: 64, scratch: &scratch)
+            while let n = buffer.unread.first.map(Int.init), buffer.unread.count > n {
+                taken.append(Array(buffer.unread.dropFirst().prefix(n)))
+                buffer.consume(n + 1)
+            }
+        }
+        #expect(taken == [[1, 2, 3], [9, 9], [], [7]])
+        #expect(Array(buffer.unread) == [4])
+    }
+
     /// A pipe with `chunks` written to it one after another, read by a `LineBuffer`.
     static func lines(_ chunks: [String], limit: Int = 1024) -> [String] {
         var fds: [Int32] = [0, 0]

@@ -8,8 +8,10 @@
  * `WM_NAME`) and `_NET_WM_STATE`. Every window manager that follows EWMH
  * sets it: KWin and GNOME Shell on X11, Xfwm, Openbox, i3, and most others.
  *
- * The same shape as CWayland's cwl_focus_*: connect, wait on the
- * descriptor, read, then take what changed.
+ * act's EWMH focus source: connect, wait on the descriptor, read, then
+ * take what changed. Each read handles at most a bounded number of
+ * events; cx11_focus_more says some may wait in libxcb's queue, where the
+ * descriptor does not show them.
  */
 struct cx11_focus;
 
@@ -23,6 +25,8 @@ int cx11_focus_fd(struct cx11_focus *f);
 /* -1 when the connection failed. */
 int cx11_focus_before_wait(struct cx11_focus *f);
 int cx11_focus_read(struct cx11_focus *f);
+/* Whether the last read or before_wait stopped at its budget. */
+int cx11_focus_more(struct cx11_focus *f);
 /* Whether what the getters below give changed since the last call. */
 int cx11_focus_take_changed(struct cx11_focus *f);
 int cx11_focus_has_window(struct cx11_focus *f);

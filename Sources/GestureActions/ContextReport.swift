@@ -1,0 +1,35 @@
+import ToolSupport
+
+/// What `gestured act --context` prints, a line each time it changes: the
+/// focused window, the daemon's context, and what the bindings do in it.
+enum ContextReport {
+    static func line(
+        _ context: Binding.Context, daemonContextKnown: Bool, bindings: [Binding], _ settings: ContextSettings,
+        claims: ClaimPlan
+    ) -> String {
+        var parts: [String] = []
+        if !context.focusKnown {
+            parts.append("focused app not known")
+        } else if let f = context.focus {
+            parts.append(
+                "app \"\(logSafe(f.app))\", title \"\(logSafe(f.title))\", \(f.fullscreen ? "fullscreen" : "not fullscreen")")
+        } else {
+            parts.append("no window has the focus")
+        }
+        if daemonContextKnown {
+            parts.append(context.locked ? "locked" : "unlocked")
+            parts.append("tablet mode \(context.tabletMode ? "on" : "off")")
+        } else {
+            parts.append("lock and tablet mode not known (not connected to the daemon)")
+        }
+        if context.leftToApp(settings) { parts.append("touches left to the app (leave-to-apps)") }
+        let acting = bindings.indices.filter { bindings[$0].acts(in: context, settings) }
+        var does = "\(acting.count) of \(bindings.count) binding(s) can act"
+        if !acting.isEmpty && acting.count < bindings.count {
+            does += " (" + acting.map { bindings[$0].origin }.joined(separator: ", ") + ")"
+        }
+        parts.append(does)
+        parts.append("claiming \(claims.summary)")
+        return parts.joined(separator: "; ")
+    }
+}
