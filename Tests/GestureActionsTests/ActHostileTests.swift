@@ -16,7 +16,8 @@ struct ActHostileTests {
     /// A server that speaks first like the daemon, takes the subscription,
     /// then does what `mode` says: `lines` sends the lines of FILE and
     /// stays; `newlines` sends empty lines without end; `long` one endless
-    /// line; `began` a new gesture's `began` without end.
+    /// line; `taps` a tap every 0.2 s; `began` a new gesture's `began`
+    /// without end.
     static let fakeDaemon = """
         import os, socket, sys, time
         path, mode = sys.argv[1], sys.argv[2]
@@ -36,6 +37,12 @@ struct ActHostileTests {
                     while True: c.sendall(b'\\n' * 65536)
                 elif mode == 'long':
                     while True: c.sendall(b'x' * 65536)
+                elif mode == 'taps':
+                    i = 0
+                    while True:
+                        i += 1
+                        c.sendall(b'{"type":"gesture","gesture":"tap","phase":"recognized","id":%d,"fingers":1,"x":0.5,"y":0.5}\\n' % i)
+                        time.sleep(0.2)
                 elif mode == 'began':
                     i = 0
                     while True:
@@ -297,6 +304,221 @@ struct ActHostileTests {
         while Date() < deadline && !sleepers().isEmpty { usleep(50_000) }
         #expect(sleepers().isEmpty, "left running: \(sleepers())")
         #expect(s.actLog.contains("stopping it and what it started"), "\(s.actLog)")
+    }
+
+    /// A compositor's IPC as sway and i3 speak it, at `argv[1]`: it answers
+    /// the subscription and says Firefox has the focus, then does what
+    /// `argv[2]` says: `tree` nothing more; `flood` sends window events
+    /// (16 bytes each) without end; `burst` one burst of 16 MiB of 14-byte
+    /// messages, then nothing.
+    static let fakeCompositor = """
+        import os, socket, struct, sys, time
+        path, mode = sys.argv[1], sys.argv[2]
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(path)
+        s.listen(8)
+        def message(kind, payload):
+            return b'i3-ipc' + struct.pack('=II', len(payload), kind) + payload
+        tree = (b'{"id":1,"type":"root","nodes":[{"id":2,"type":"output","nodes":[{"id":3,"type":"workspace",'
+                b'"nodes":[{"id":10,"type":"con","name":"Maps","focused":true,"app_id":"firefox","nodes":[],'
+                b'"floating_nodes":[]}],"floating_nodes":[]}]}]}')
+        while True:
+            c, _ = s.accept()
+            try:
+                c.sendall(message(2, b'{"success":true}') + message(4, tree))
+                if mode == 'flood':
+                    event = message(0x80000003, b'{}')
+                    while True: c.sendall(event * 4096)
+                elif mode == 'burst':
+                    c.sendall(message(0x80000003, b'') * (16 * 1024 * 1024 // 14))
+                time.sleep(3600)
+            except OSError:
+                pass
+        """
+
+    /// Starts the fake compositor at `path` (as `user` when given, through root).
+    static func compositor(
+        _ s: ActTests.Scratch, _ mode: String, at path: String, asUser user: String? = nil
+    ) throws
+        -> Child
+    {
+        var command = ["/usr/bin/python3", "-c", fakeCompositor, path, mode]
+        if let user {
+            command = Requirement.asRoot(
+                ["/usr/bin/setpriv", "--reuid", user, "--regid", user, "--clear-groups", "--"] + command)
+        }
+        let child = try Child(command, stdout: .null)
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: path) { usleep(10_000) }
+        return child
+    }
+
+    /// act with `SWAYSOCK` (or another variable) set, its log in `log`.
+    static func act(_ s: ActTests.Scratch, _ variable: String, _ value: String, log: String = "act.log") throws -> Child {
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["SWAYSOCK", "I3SOCK", "WAYLAND_DISPLAY", "DISPLAY"] { environment[name] = nil }
+        environment[variable] = value
+        return try Child(
+            [BuildProducts.gestured, "act", "--config", s.actions, "--socket", s.socket], environment: environment,
+            stdout: .file(s.path + "/" + log))
+    }
+
+    @Test(
+        "another user's compositor socket where act looks for the focus (SWAYSOCK, I3SOCK, WAYLAND_DISPLAY), in /tmp or their folder, is not believed: a when.app binding never runs; the user's own is followed",
+        .requires(.root))
+    func compositorImpersonation() throws {
+        let s = try ActTests.Scratch()
+        defer { s.stopAll() }
+        try Self.writeBinding(s, #"when = { app = ["firefox"] }"#)
+        chmod(s.path, 0o755)
+        let taps = try Self.fake(s, "taps")
+        defer { Self.stop(taps) }
+        // nobody's socket in a sticky folder everyone may write, as sway's
+        // fallback in /tmp is; and one in nobody's own folder.
+        let sticky = s.path + "/sticky"
+        mkdir(sticky, 0o777)
+        chmod(sticky, 0o1777)
+        let theirs = s.path + "/theirs"
+        mkdir(theirs, 0o755)
+        _ = try Child.run(Requirement.asRoot(["/bin/chown", "65534:65534", theirs]))
+        for (variable, path) in [("SWAYSOCK", sticky + "/sway-ipc.sock"), ("I3SOCK", theirs + "/ipc.sock")] {
+            let squatter = try Self.compositor(s, "tree", at: path, asUser: "65534")
+            defer { Self.stop(squatter) }
+            let act = try Self.act(s, variable, path, log: "act-\(variable).log")
+            defer { Self.stop(act) }
+            usleep(2_000_000)
+            let log = (try? String(contentsOfFile: s.path + "/act-\(variable).log", encoding: .utf8)) ?? ""
+            #expect(s.lines("ran").isEmpty, "\(variable): a when.app binding ran for nobody's compositor: \(log)")
+            #expect(log.contains("not following the focus through"), "\(variable): \(log)")
+            #expect(log.contains("uid 65534"), "\(variable): \(log)")
+        }
+        // A Wayland socket of nobody's: never connected to.
+        let runtime = s.path + "/runtime"
+        mkdir(runtime, 0o700)
+        let wayland = runtime + "/wayland-9"
+        let listener = try Self.compositor(s, "tree", at: wayland, asUser: nil)
+        _ = try Child.run(Requirement.asRoot(["/bin/chown", "65534:65534", wayland]))
+        defer { Self.stop(listener) }
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["SWAYSOCK", "I3SOCK", "DISPLAY"] { environment[name] = nil }
+        environment["WAYLAND_DISPLAY"] = "wayland-9"
+        environment["XDG_RUNTIME_DIR"] = runtime
+        let act = try Child(
+            [BuildProducts.gestured, "act", "--config", s.actions, "--socket", s.socket], environment: environment,
+            stdout: .file(s.path + "/act-wayland.log"))
+        usleep(1_500_000)
+        Self.stop(act)
+        let log = (try? String(contentsOfFile: s.path + "/act-wayland.log", encoding: .utf8)) ?? ""
+        #expect(log.contains("not talking to the compositor at \(wayland): \(wayland) belongs to uid 65534"), "\(log)")
+        // The user's own: followed, and the binding runs (the stand-in daemon serves one act at a time).
+        let own = try Self.compositor(s, "tree", at: s.path + "/own.sock")
+        defer { Self.stop(own) }
+        let believed = try Self.act(s, "SWAYSOCK", s.path + "/own.sock", log: "act-own.log")
+        defer { Self.stop(believed) }
+        let ran = s.waitFor("ran", count: 1)
+        let ownLog = (try? String(contentsOfFile: s.path + "/act-own.log", encoding: .utf8)) ?? ""
+        #expect(!ran.isEmpty, "\(ownLog)")
+    }
+
+    @Test(
+        "a compositor's IPC that floods act with events, endless or in one 16 MiB burst: the bindings still run, and SIGTERM ends act at once"
+    )
+    func compositorFlood() throws {
+        for mode in ["flood", "burst"] {
+            let s = try ActTests.Scratch()
+            defer { s.stopAll() }
+            try Self.writeBinding(s)
+            let taps = try Self.fake(s, "taps")
+            defer { Self.stop(taps) }
+            let ipc = try Self.compositor(s, mode, at: s.path + "/sway.sock")
+            defer { Self.stop(ipc) }
+            let act = try Self.act(s, "SWAYSOCK", s.path + "/sway.sock")
+            let ran = s.waitFor("ran", count: 5)
+            #expect(ran.count >= 5, "\(mode): \(ran.count) taps ran in 10 s: \(s.actLog.suffix(600))")
+            let start = Date()
+            act.signal(SIGTERM)
+            let status = try act.wait(timeout: 30)
+            let took = Date().timeIntervalSince(start)
+            print("act under a compositor's \(mode): \(ran.count) taps ran, stopped \(Int(took * 1000)) ms after SIGTERM")
+            #expect(status == 0)
+            #expect(took < 1.0 * Timing.scale, "\(mode): \(took) s after SIGTERM")
+        }
+    }
+
+    @Test(
+        "the session locks in the middle of a gesture: what began before runs, nothing after (no run, no on-ended); the pipe program gets a cancelled end"
+    )
+    func lockMidGesture() throws {
+        let s = try ActTests.Scratch()
+        defer { s.stopAll() }
+        try """
+        [[bind]]
+        gesture = "pinch"
+        on-began = ["sh", "-c", "echo began >> \(s.path)/ran"]
+        on-ended = ["sh", "-c", "echo ended >> \(s.path)/ran"]
+
+        [[bind]]
+        gesture = "pinch"
+        direction = "open"
+        run = ["sh", "-c", "echo run >> \(s.path)/ran"]
+
+        [[bind]]
+        gesture = "pinch"
+        pipe = ["sh", "-c", "cat >> \(s.path)/piped"]
+        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        func pinch(_ phase: String, _ extra: String = "") -> String {
+            #"{"type":"gesture","gesture":"pinch","phase":""# + phase
+                + #"","id":4,"time_us":5,"device":"Panel","fingers":2,"x":0.5,"y":0.5"# + extra + "}"
+        }
+        let lines = [
+            #"{"type":"context","locked":false,"tablet_mode":false}"#, pinch("began"), pinch("changed", #","scale":1.2"#),
+            #"{"type":"context","locked":true,"tablet_mode":false}"#, pinch("changed", #","scale":1.6"#),
+            pinch("ended", #","scale":2.0,"direction":"open""#),
+        ]
+        let server = try Self.fake(s, "lines", lines: lines)
+        defer { Self.stop(server) }
+        _ = try s.act()
+        #expect(s.waitFor("ran", count: 1) == ["began"], "\(s.actLog)")
+        let piped = s.waitFor("piped", count: 3)
+        usleep(1_000_000)
+        #expect(s.lines("ran") == ["began"], "ran after the lock: \(s.lines("ran")) \(s.actLog)")
+        #expect(piped.count == 3, "\(piped)")
+        #expect(piped.last?.contains(#""phase":"cancelled""#) == true, "\(piped)")
+        #expect(piped.last?.contains("the session at the screen locked") == true, "\(piped)")
+        #expect(s.actLog.contains("not acting on gesture 4: the session at the screen is locked"), "\(s.actLog)")
+    }
+
+    @Test("act stops a pipe program with all it started: children that called setsid too")
+    func pipeChildren() throws {
+        let s = try ActTests.Scratch()
+        defer { s.stopAll() }
+        try """
+        [[bind]]
+        gesture = "tap"
+        pipe = ["sh", "-c", "for i in 1 2 3 4 5; do setsid sleep 311 & done; echo started >> \(s.path)/ran; cat > /dev/null"]
+        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        let server = try Self.fake(s, "lines", lines: [Self.tap()])
+        defer { Self.stop(server) }
+        let act = try s.act()
+        #expect(s.waitFor("ran", count: 1) == ["started"], "\(s.actLog)")
+        func sleepers() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { pid in
+                guard Int32(pid) != nil,
+                    let cmdline = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8),
+                    cmdline == "sleep\u{0}311\u{0}"
+                else { return nil }
+                let environ = (try? String(contentsOfFile: "/proc/\(pid)/environ", encoding: .utf8)) ?? ""
+                return environ.contains("GESTURED_BINDING=\(s.actions):1") ? pid : nil
+            }
+        }
+        for _ in 0..<200 where sleepers().count < 5 { usleep(10_000) }
+        #expect(sleepers().count == 5, "\(sleepers())")
+        act.signal(SIGTERM)
+        #expect(try act.wait(timeout: 10) == 0)
+        let deadline = Date().addingTimeInterval(5 * Timing.scale)
+        while Date() < deadline && !sleepers().isEmpty { usleep(50_000) }
+        let left = sleepers()
+        for pid in left { kill(pid_t(pid)!, SIGKILL) }
+        #expect(left.isEmpty, "left running after act stopped: \(left)")
     }
 
     @Test("actions files: a FIFO is skipped with a message, so is a file others may write; the other files' bindings run")
