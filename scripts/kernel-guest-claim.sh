@@ -454,6 +454,32 @@ for tag in clickhold clicktap clickmove clicktwo; do
     kill "$pointerli" 2>/dev/null
     wait "$pointerli" 2>/dev/null
 done
+# Five left clicks asked back to back by one client: each is to be written
+# whole and spaced, so that libinput reports every press and release.
+tag=clickburst
+read_pointer
+python3 - "$run/c.sock" >"$out/claim-click-burst.out" 2>&1 <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b'{"type":"subscribe","gestures":["tap"],"pointer":true}\n')
+time.sleep(0.5)
+s.sendall(b''.join(b'{"type":"pointer","button":"left","x":0.%d,"y":0.5}\n' % (i + 2) for i in range(5)))
+s.settimeout(0.5)
+got, end = b'', time.time() + 10
+while time.time() < end and got.count(b'"clicked"') + got.count(b'"error"') < 5:
+    try:
+        data = s.recv(65536)
+    except socket.timeout:
+        continue
+    if not data:
+        break
+    got += data
+print(got.decode(), end='')
+PY
+sleep 1
+kill "$pointerli" 2>/dev/null
+wait "$pointerli" 2>/dev/null
 # What follows runs with the touchpad bindings' claims, as before 2d.
 kill "$act"
 wait "$act" 2>/dev/null

@@ -57,12 +57,6 @@ package struct Client {
     /// Its user is at the screen (`AccessPolicy.atScreen`): it receives
     /// gestures and may type keys. Otherwise it was told `paused`.
     var atScreen = true
-    /// The chords it may still have typed this second.
-    var keys = RateBucket(perSecond: Server.keysPerSecond)
-    /// Its clicks this second (`pointer`).
-    var clicks = RateBucket(perSecond: Server.clicksPerSecond)
-    /// Likewise for `orientation` requests.
-    var orientations = RateBucket(perSecond: Server.orientationsPerSecond)
 
     private var outbox: [UInt8] = []
     private var outboxHead = 0

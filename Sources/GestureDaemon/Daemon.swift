@@ -61,7 +61,7 @@ package struct Daemon {
     var libinput: LibinputSource?
     var libinputToken: Readiness.Token?
     var replay: ReplaySource?
-    var claims = Claims()
+    var claims = ClaimedTouchscreens()
     var seat = BusSource<SeatState>(owner: .seat)
     var sensor = BusSource<SensorState>(owner: .sensor)
     var chores: Chores

@@ -79,8 +79,7 @@ extension Server {
             } else if !wasSubscribed {
                 news.merge(send(context, to: i, now: now))
             }
-            if sub.keys && clients[i].atScreen { typist.prepare(now: now) }
-            if sub.pointer && clients[i].atScreen { clicker.prepare(now: now) }
+            if clients[i].atScreen { input.prepare(keys: sub.keys, pointer: sub.pointer, now: now) }
             news.subscriptionsChanged = news.subscriptionsChanged || changed
         case .unsubscribe:
             if clients[i].state == .subscribed {
@@ -93,27 +92,13 @@ extension Server {
             news.merge(send(ServerMessage.unsubscribed, to: i, now: now))
         case .ping:
             news.merge(send(ServerMessage.pong, to: i, now: now))
-        case .keys(let chord) where locked && clients[i].atScreen:
-            let answer = ServerMessage.error(
-                code: "locked", message: "\(chord.text) not typed: the session at the screen of \(settings.seat) is locked",
-                fatal: false)
-            news.merge(send(answer, to: i, now: now))
         case .keys(let chord):
-            let why = String(ServerMessage.pausedReason(seat: settings.seat, state: seat))
-            let answer = typist.type(
-                chord, for: clients[i].label, atScreen: clients[i].atScreen, why: why, bucket: &clients[i].keys, now: now)
-            news.merge(send(answer, to: i, now: now))
-        case .pointer(let click) where locked && clients[i].atScreen:
-            let answer = ServerMessage.error(
-                code: "locked",
-                message: "\(click.button.rawValue) click not made: the session at the screen of \(settings.seat) is locked",
-                fatal: false)
-            news.merge(send(answer, to: i, now: now))
+            news.merge(send(input.keys(chord, from: asker(i), locked: locked, why: pausedReason, now: now), to: i, now: now))
         case .pointer(let click):
-            let why = String(ServerMessage.pausedReason(seat: settings.seat, state: seat))
-            let answer = clicker.click(
-                click, for: clients[i].label, atScreen: clients[i].atScreen, why: why, bucket: &clients[i].clicks, now: now)
-            news.merge(send(answer, to: i, now: now))
+            if let refused = input.click(click, from: asker(i), locked: locked, why: pausedReason, now: now) {
+                news.merge(send(refused, to: i, now: now))
+            }
+            news.merge(advanceClicks(now: now))
         case .orientation(let device, let transform):
             news.merge(send(orient(device, transform, for: i, now: now), to: i, now: now))
         }
@@ -131,7 +116,9 @@ extension Server {
                 message: "orientation not taken: only a client of the session active on \(settings.seat) may turn its screen",
                 fatal: false)
         }
-        guard clients[i].orientations.take(now: now) else {
+        var rate = orientationRates[clients[i].uid] ?? RateBucket(perSecond: Self.orientationsPerSecond)
+        defer { orientationRates[clients[i].uid] = rate }
+        guard rate.take(now: now) else {
             return ServerMessage.error(
                 code: "rate-limited",
                 message: "orientation not taken: more than \(Self.orientationsPerSecond) in a second", fatal: false)
@@ -148,6 +135,39 @@ extension Server {
             OrientationRequest(client: clients[i].serial, devices: matched.map(\.id), transform: transform))
         logger.debug("\(clients[i].label): \(device) shows its picture turned \(transform.name)")
         return ServerMessage.oriented(transform, devices: matched.map(\.node))
+    }
+
+    /// Why a client whose user is not at the screen gets nothing: who is.
+    var pausedReason: String { ServerMessage.pausedReason(seat: settings.seat, state: seat) }
+
+    /// Who client `i` is, for `InputForClients`.
+    func asker(_ i: Int) -> InputForClients.Asker {
+        InputForClients.Asker(
+            serial: clients[i].serial, uid: clients[i].uid, label: clients[i].label, atScreen: clients[i].atScreen)
+    }
+
+    /// Releases and presses what the pointer's clicks are due for, each
+    /// checked again when its turn comes; answers whose clients are still there.
+    mutating func advanceClicks(now: Timestamp) -> News {
+        let (locked, why) = (self.locked, pausedReason)
+        let present = clients.filter { $0.fd >= 0 }.map { (serial: $0.serial, atScreen: $0.atScreen) }
+        let answers = input.advance(now: now) { serial in
+            guard let c = present.first(where: { $0.serial == serial }) else { return "gone" }
+            if locked && c.atScreen {
+                return ServerMessage.error(
+                    code: "locked", message: "click not made: the session at the screen is locked", fatal: false)
+            }
+            guard c.atScreen else {
+                return ServerMessage.error(code: "not-at-screen", message: "click not made: \(why)", fatal: false)
+            }
+            return nil
+        }
+        var news = News()
+        for (serial, answer) in answers {
+            guard let i = clients.firstIndex(where: { $0.serial == serial && $0.fd >= 0 }) else { continue }
+            news.merge(send(answer, to: i, now: now))
+        }
+        return news
     }
 
     /// The `orientation` requests taken since the last call, in order.

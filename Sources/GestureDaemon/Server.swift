@@ -39,14 +39,9 @@ package struct Server {
     static let answerBound = 16 * 1024
     /// How long a closing client's last lines may take to drain.
     static let closeGrace = Timestamp.Duration.milliseconds(1000)
-    /// The most chords one client may have typed in a second (a burst of as
-    /// many, then as many a second).
-    static let keysPerSecond = 20
-    /// The most clicks a client may ask for in a second.
-    static let clicksPerSecond = 5
-    /// The most `orientation` requests one client may have taken in a
-    /// second (a burst of as many, then as many a second): a compositor
-    /// turns its output a few times a minute.
+    /// The most `orientation` requests one user may have taken in a second
+    /// (a burst of as many, then as many a second): a compositor turns its
+    /// output a few times a minute.
     static let orientationsPerSecond = 5
 
     /// An `orientation` request taken: the daemon applies it after the turn.
@@ -72,9 +67,10 @@ package struct Server {
     var tabletMode = false
     /// What the gestures happen in, for the clients at the screen.
     var context: String { ServerMessage.context(locked: locked, tabletMode: tabletMode) }
-    /// The chords clients at the screen ask for.
-    var typist: Typist
-    var clicker: Clicker
+    /// The keys and clicks clients ask for, and who may have them.
+    var input: InputForClients
+    /// Each user's `orientation` requests this second.
+    var orientationRates: [uid_t: RateBucket] = [:]
     var logger: Logger
     var serial = 0
     var readScratch = [UInt8](repeating: 0, count: Client.readBudget)
@@ -130,8 +126,7 @@ package struct Server {
         self.settings = settings
         self.logger = logger
         self.seat = seat
-        typist = Typist(logger: logger)
-        clicker = Clicker(logger: logger)
+        input = InputForClients(logger: logger)
     }
 
     /// Serves the clients of `listener` from now on, watching it and them in `loop`.
@@ -188,41 +183,6 @@ package struct Server {
 
     package var subscriberCount: Int { clients.count { $0.state == .subscribed } }
 
-    /// What the subscribers at the screen claim, together (a claim lasts
-    /// while its client is connected and at the screen). Nothing while the
-    /// session at the screen is locked: the lock screen gets every touch.
-    package var claims: ClaimSet {
-        var all = ClaimSet()
-        guard !locked else { return all }
-        for c in clients where c.state == .subscribed && c.atScreen && c.fd >= 0 { all.formUnion(c.subscription.claims) }
-        return all
-    }
-
-    /// What they claim, for the log: "3 fingers; left edge on /dev/input/event5".
-    package var claimsSummary: String {
-        let all = claims
-        var parts = all.isEmpty ? [] : [all.summary]
-        if !locked {
-            for c in clients where c.state == .subscribed && c.atScreen && c.fd >= 0 {
-                for d in c.subscription.deviceClaims {
-                    let part = "\(d.set.summary) on \(d.devices.joined(separator: ", "))"
-                    if !parts.contains(part) { parts.append(part) }
-                }
-            }
-        }
-        return parts.isEmpty ? "nothing" : parts.joined(separator: "; ")
-    }
-
-    /// What they claim on one touchscreen: `claims` and the claims that name it.
-    package func claims(name: String, node: String, vendorProduct: String) -> ClaimSet {
-        var all = ClaimSet()
-        guard !locked else { return all }
-        for c in clients where c.state == .subscribed && c.atScreen && c.fd >= 0 {
-            all.formUnion(c.subscription.claims(name: name, node: node, vendorProduct: vendorProduct))
-        }
-        return all
-    }
-
     /// What the recognizer should report: the union of the subscriptions;
     /// whether some subscriber wants taps at their lift while another waits
     /// for double taps; the kinds whose `changed` events some subscriber
@@ -258,8 +218,10 @@ package struct Server {
             pausedUntil = .never
             quiet = false
         }
-        if !published && quiet && !loop.anyReady(.listener) && !loop.anyReady(.client) { return News() }
+        let clicksDue = now >= input.deadline
+        if !published && quiet && !clicksDue && !loop.anyReady(.listener) && !loop.anyReady(.client) { return News() }
         var news = serve(loop: loop, devices: devices, now: now)
+        if clicksDue || now >= input.deadline { news.merge(advanceClicks(now: now)) }
         news.merge(flush(now: now))
         watch(loop)
         return news
@@ -304,9 +266,9 @@ package struct Server {
     package mutating func deadline() -> Timestamp {
         if quiet {
             dueAtWatch = .never
-            return pausedUntil
+            return min(pausedUntil, input.deadline)
         }
-        return min(clientsDeadline(), pausedUntil)
+        return min(clientsDeadline(), pausedUntil, input.deadline)
     }
 
     mutating func clientsDeadline() -> Timestamp {
@@ -430,8 +392,10 @@ package struct Server {
                 news.merge(
                     send(now2 ? ServerMessage.resumed : ServerMessage.paused(seat: settings.seat, state: seat), to: i, now: now))
                 if now2 { news.merge(send(context, to: i, now: now)) }
-                if now2 && clients[i].subscription.keys { typist.prepare(now: now) }
-                if now2 && clients[i].subscription.pointer { clicker.prepare(now: now) }
+                if now2 {
+                    input.prepare(
+                        keys: clients[i].subscription.keys, pointer: clients[i].subscription.pointer, now: now)
+                }
             }
         }
         return news
@@ -479,6 +443,7 @@ package struct Server {
         went += 1
         let wasSubscribed = clients[i].state == .subscribed
         Glibc.close(clients[i].fd)
+        input.forget(clients[i].serial)
         if followsClosings { closedSerials.append(clients[i].serial) }
         clients[i].markClosed()
         closedSome = true

@@ -97,4 +97,18 @@ extension KernelTests {
             "kernel harness: a hold cancelled \(Int((cancel - down) * 1000)) ms after it began, clicked at \(at) (finger at \(100.0 * 1024 / 4096), \(100.0 * 1792 / 2560)); a two-finger tap clicked at \(centre)"
         )
     }
+
+    @Test(
+        "five clicks asked back to back by one client: each answered clicked once written whole, and libinput reports all five presses and releases"
+    )
+    func clicksBackToBack() throws {
+        let run = try Self.run()
+        let answers = try Self.claimFile(run, "click-burst.out").split(separator: "\n").filter {
+            $0.contains(#""type":"clicked""#) || $0.contains(#""type":"error""#)
+        }
+        #expect(answers.count == 5 && answers.allSatisfy { $0.contains(#""type":"clicked""#) }, "\(answers)")
+        let buttons = Self.clicks(try Self.claimFile(run, "pointer-clickburst.out")).buttons
+        let one = ["BTN_LEFT pressed", "BTN_LEFT released"]
+        #expect(buttons == Array(repeating: one, count: 5).flatMap { $0 }, "\(buttons)")
+    }
 }

@@ -41,7 +41,7 @@ struct PassThroughTests {
     }
 
     /// A clone written to a pipe; while `failing`, every write fails.
-    final class PipeClone: CloneOutput, @unchecked Sendable {
+    final class PipeClone: UinputOutput, @unchecked Sendable {
         let fd: Int32
         let failing = Atomic<Bool>(false)
         init(fd: Int32) { self.fd = fd }
@@ -76,6 +76,7 @@ struct PassThroughTests {
         let pipeClone: PipeClone
         /// The virtual touchpad, a pipe too.
         let pad: (read: Int32, write: Int32)
+        let padClone: PipeClone
         let trace: Trace
         let lines = Lines()
 
@@ -97,6 +98,7 @@ struct PassThroughTests {
             let handler = lines
             let logger = Logger(label: "pass-through-test") { _ in handler }
             let padClone = PipeClone(fd: pad.write)
+            self.padClone = padClone
             passThrough = try PassThrough(logger: logger, makeTouchpad: { padClone })
             pipeClone = PipeClone(fd: clone.write)
             let geometry = TouchAssembler.geometry(for: trace.device, size: nil, source: .resolution)!
@@ -271,5 +273,53 @@ struct PassThroughTests {
         let lifted = got.joined().filter { $0 == RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1) }
         #expect(lifted.count == 3 && got.last?.contains(touch) == true, "\(got.suffix(3))")
         #expect(rig.lines.lines.contains { $0.contains("made the virtual touchpad pipe:") }, "\(rig.lines.lines)")
+    }
+
+    @Test(
+        "writes to the virtual touchpad fail while a claimed three-finger pinch lifts: once writing works, every slot of the pad is lifted, the rest of that sequence stays off it, and the warnings are a few"
+    )
+    func touchpadRecovers() throws {
+        let rig = try Rig(recording: "pinch-close-3f.tablet.evemu", claims: ClaimSet(touchpad: [3]))
+        defer { rig.close() }
+        // Up to the middle of the pinch: its three fingers are on the pad.
+        let events = rig.trace.events
+        let half = events.count / 2
+        rig.play(events[..<half])
+        var got: [[RawEvent]] = []
+        let end = Date().addingTimeInterval(10)
+        while !got.contains(where: { $0.contains(RawEvent(Evdev.EV_KEY, Evdev.BTN_TOOL_TRIPLETAP, 1)) }) && Date() < end {
+            got += rig.padFrames(1, timeout: 0.5)
+        }
+        #expect(got.joined().filter { $0.code == Evdev.ABS_MT_TRACKING_ID && $0.value >= 0 }.count == 3, "\(got.prefix(2))")
+        // What the pad has had so far, read; then the rest, lifts included,
+        // while every write fails; then writing works.
+        while !rig.padFrames(1, timeout: 0.3).isEmpty {}
+        rig.padClone.failing.store(true, ordering: .relaxed)
+        rig.play(events[half...])
+        usleep(300_000)
+        rig.padClone.failing.store(false, ordering: .relaxed)
+        let lift = rig.padFrames(1, timeout: 2).first ?? []
+        for slot in 0..<Int32(TouchpadFingers.slots) {
+            #expect(lift.contains(RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, slot)), "\(lift)")
+        }
+        #expect(lift.filter { $0 == RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1) }.count == TouchpadFingers.slots)
+        #expect(
+            lift.contains(RawEvent(Evdev.EV_KEY, Evdev.BTN_TOUCH, 0))
+                && lift.contains(RawEvent(Evdev.EV_KEY, Evdev.BTN_TOOL_TRIPLETAP, 0)))
+        #expect(rig.padFrames(1, timeout: 0.5).isEmpty, "the pad got more of the sequence after the lift")
+        let warnings = rig.lines.lines.filter { $0.contains("virtual touchpad") && $0.contains("fail") }
+        #expect(!warnings.isEmpty && warnings.count <= 3, "\(warnings)")
+        #expect(rig.lines.lines.contains { $0.contains("writing to the virtual touchpad works again") }, "\(rig.lines.lines)")
+        // The next pinch goes to the pad whole (the recording starts in
+        // slot 0, where the last pinch left slot 2 selected).
+        rig.play(([EvdevEvent(time: events[0].time, type: Evdev.EV_ABS, code: Evdev.ABS_MT_SLOT, value: 0)] + events)[...])
+        var again: [[RawEvent]] = []
+        let end2 = Date().addingTimeInterval(10)
+        while !again.contains(where: { $0.contains(RawEvent(Evdev.EV_KEY, Evdev.BTN_TOUCH, 0)) }) && Date() < end2 {
+            again += rig.padFrames(1, timeout: 0.5)
+        }
+        #expect(
+            again.first?.filter { $0.code == Evdev.ABS_MT_TRACKING_ID && $0.value >= 0 }.count == 3,
+            "\(again.prefix(2)) \(rig.lines.lines)")
     }
 }

@@ -73,6 +73,37 @@ struct SessionTests {
     }
 
     @Test(
+        "a user's chords are limited per user, not per connection: sixteen connections asking for ten chords each at once get twenty through between them"
+    )
+    func ratesPerUser() throws {
+        let d = try DaemonProcess(["--replay", Self.tap, "--loop"])
+        // The test's own user (the daemon's, or root) is always at the screen.
+        var clients: [SocketClient] = []
+        for _ in 0..<16 {
+            let c = try SocketClient(path: d.socket)
+            _ = try c.subscribe(#""gestures":["tap"],"keys":true"#)
+            clients.append(c)
+        }
+        for c in clients {
+            for _ in 0..<10 { try c.send(#"{"type":"keys","keys":"ctrl+c"}"#) }
+        }
+        var codes: [String: Int] = [:]
+        for c in clients {
+            var answers = 0
+            while answers < 10, let m = try c.next(timeout: 10) {
+                guard let type = m["type"] as? String, type == "typed" || type == "error" else { continue }
+                codes[type == "typed" ? "typed" : (m["code"] as? String ?? "?"), default: 0] += 1
+                answers += 1
+            }
+        }
+        print("one user's 160 chords at once over 16 connections: \(codes)")
+        // Without uinput the ones let through are answered no-keyboard.
+        let through = (codes["typed"] ?? 0) + (codes["no-keyboard"] ?? 0)
+        #expect(through == 20 && codes["rate-limited"] == 140, "\(codes)")
+        #expect(try d.stop() == 0)
+    }
+
+    @Test(
         "two users' clients: only the active session's user gets gestures; after a switch the other does, each told paused or resumed; keys only for the user at the screen",
         .requires(.root, LogindMock.requirement))
     func activeSessionOnly() throws {

@@ -27,6 +27,11 @@ public struct TouchpadFingers: Sendable {
     public static let maxY = Int32(height) * resolution
     /// The largest tracking id the pad's axis allows.
     public static let maxTrackingID: Int32 = 65535
+    /// The keys that say how many fingers are down, one to five.
+    public static let toolKeys = [
+        Evdev.BTN_TOOL_FINGER, Evdev.BTN_TOOL_DOUBLETAP, Evdev.BTN_TOOL_TRIPLETAP, Evdev.BTN_TOOL_QUADTAP,
+        Evdev.BTN_TOOL_QUINTTAP,
+    ]
 
     /// The screen's fingers down, by slot, in the picture's mm.
     private var screen = [(x: Double, y: Double)?](repeating: nil, count: TouchFrame.capacity)
@@ -144,15 +149,7 @@ public struct TouchpadFingers: Sendable {
     /// first finger's), and the report; nothing when nothing changed.
     private mutating func finishFrame() {
         let down = pad.lazy.filter { $0 != nil }.count
-        let tool: UInt16? =
-            switch down {
-            case 0: nil
-            case 1: Evdev.BTN_TOOL_FINGER
-            case 2: Evdev.BTN_TOOL_DOUBLETAP
-            case 3: Evdev.BTN_TOOL_TRIPLETAP
-            case 4: Evdev.BTN_TOOL_QUADTAP
-            default: Evdev.BTN_TOOL_QUINTTAP
-            }
+        let tool: UInt16? = down == 0 ? nil : Self.toolKeys[min(down, Self.toolKeys.count) - 1]
         if tool != lastTool {
             if let old = lastTool { output.append(RawEvent(Evdev.EV_KEY, old, 0)) }
             if let tool { output.append(RawEvent(Evdev.EV_KEY, tool, 1)) }

@@ -33,9 +33,9 @@ package final class ClaimedDevice: @unchecked Sendable {
     package let path: String
     package let name: String
     private let input: any ClaimedInput
-    private var clone: (any CloneOutput)?
+    private var clone: (any UinputOutput)?
     /// Makes a clone again when claiming is turned on again (nil: it cannot).
-    private let makeClone: (() throws(SetupError) -> any CloneOutput)?
+    private let makeClone: (() throws(SetupError) -> any UinputOutput)?
     package private(set) var grabbed = false
     /// A grab failed for a reason waiting will not change (another program holds one).
     package private(set) var grabRefused = false
@@ -58,6 +58,8 @@ package final class ClaimedDevice: @unchecked Sendable {
         didSet { prepareTouchpad() }
     }
     private var padFingers = TouchpadFingers()
+    /// A write to the touchpad failed in this sequence: the rest of it goes to the clone's side only.
+    private var padAbandoned = false
 
     /// The suffix of every clone's name: the daemon never reads, claims or
     /// clones a device that has it.
@@ -94,8 +96,8 @@ package final class ClaimedDevice: @unchecked Sendable {
     /// A claimed device reading `input` and writing `clone`; grabbed at
     /// once if no finger is down.
     package init(
-        id: GestureCore.DeviceID, path: String, input: any ClaimedInput, clone: any CloneOutput,
-        makeClone: (() throws(SetupError) -> any CloneOutput)? = nil, geometry: PanelGeometry,
+        id: GestureCore.DeviceID, path: String, input: any ClaimedInput, clone: any UinputOutput,
+        makeClone: (() throws(SetupError) -> any UinputOutput)? = nil, geometry: PanelGeometry,
         thresholds: GestureThresholds, claims: ClaimSet, logger: Logger
     ) {
         self.id = id
@@ -227,17 +229,22 @@ package final class ClaimedDevice: @unchecked Sendable {
     /// that every finger already down lands on the pad with the claimed one.
     private func followOnTouchpad(_ touches: TouchFrame, at time: Timestamp) {
         guard let touchpad, !claimer.claims.touchpad.isEmpty || padFingers.isDown else { return }
-        let active = claimer.toTouchpad && touchpad.available(to: id)
+        let active = claimer.toTouchpad && touchpad.available(to: id) && !padAbandoned
         padFingers.follow(
             touches, active: active, transform: claimer.transform, width: claimer.width, height: claimer.height)
-        touchpad.write(padFingers.output, at: time, from: id, down: padFingers.isDown)
+        if !touchpad.write(padFingers.output, at: time, from: id, down: padFingers.isDown) {
+            // The pad lifts what it has once writing works; this sequence is over there.
+            padFingers.lift()
+            padAbandoned = true
+        }
+        if padAbandoned && !claimer.anyDown { padAbandoned = false }
     }
 
     /// Lifts whatever this device has on the touchpad (claiming ends, the device goes).
     package func leaveTouchpad(at time: Timestamp) {
         guard let touchpad, padFingers.isDown else { return }
         padFingers.lift()
-        touchpad.write(padFingers.output, at: time, from: id, down: false)
+        _ = touchpad.write(padFingers.output, at: time, from: id, down: false)
     }
 
     package func set(thresholds: GestureThresholds) { claimer.set(thresholds: thresholds) }

@@ -1,4 +1,4 @@
-package import CEvdev
+import CEvdev
 internal import CLinux
 package import GestureCore
 package import SystemPackage
@@ -39,18 +39,9 @@ package enum ClaimedRead {
     case gone
 }
 
-/// What a claimed touchscreen's clone is written through: uinput, or in
-/// tests a pipe.
-package protocol CloneOutput: AnyObject {
-    /// The clone's node, once udev made it.
-    var path: String? { get }
-    /// Writes one frame's events in one write; why not, if it failed.
-    func write(_ events: UnsafeBufferPointer<input_event>) -> Errno?
-}
-
 /// A touchscreen's evdev node, read through libevdev.
 package final class EvdevClaimedInput: ClaimedInput {
-    private let device: EvdevDevice
+    let device: EvdevDevice
     /// After `SYN_DROPPED`: libevdev's difference is being read.
     private var syncing = false
 
@@ -120,80 +111,5 @@ package final class EvdevClaimedInput: ClaimedInput {
             s.set(key: code, down: !fresh && libevdev_get_event_value(dev, UInt32(EV_KEY), UInt32(code)) != 0)
         }
         return s
-    }
-
-    /// Makes the clone: the device's bus, ids, properties, every axis with
-    /// its range and resolution, its keys, and `ABS_MT_TOOL_TYPE` (which
-    /// the cancel needs); its name with `ClaimedDevice.cloneSuffix`; its
-    /// `phys` names the device, so that udev rules can give it the
-    /// device's properties (81-gestured-clone.rules).
-    package func makeClone(path: String) throws(SetupError) -> UinputClone {
-        let dev = device.device
-        let name = device.name
-        let hadTool = libevdev_has_event_code(dev, UInt32(EV_ABS), UInt32(ABS_MT_TOOL_TYPE)) != 0
-        if !hadTool {
-            var tool = input_absinfo(value: 0, minimum: 0, maximum: 2, fuzz: 0, flat: 0, resolution: 0)
-            libevdev_enable_event_code(dev, UInt32(EV_ABS), UInt32(ABS_MT_TOOL_TYPE), &tool)
-        }
-        let sysname = String(path.split(separator: "/").last ?? "")
-        libevdev_set_name(dev, name + ClaimedDevice.cloneSuffix)
-        let made = UinputClone.make(from: dev, phys: "gestured-clone:" + sysname)
-        libevdev_set_name(dev, name)
-        if !hadTool { libevdev_disable_event_code(dev, UInt32(EV_ABS), UInt32(ABS_MT_TOOL_TYPE)) }
-        switch made {
-        case .success(let clone):
-            return clone
-        case .failure(let e):
-            let why =
-                e == .tooManyOpenFiles || e == .tooManyOpenFilesInSystem
-                ? "out of file descriptors (RLIMIT_NOFILE); lower max-clients in [daemon] or raise the limit"
-                : "\(e). The system service gets write access to it from 75-gestured-uinput.rules"
-            throw SetupError("\(path) (\(name)) is not claimed: cannot make its clone through /dev/uinput: \(why)")
-        }
-    }
-}
-
-/// A device made with uinput (a clone, the virtual touchpad); destroyed
-/// (and so removed from the compositor's view) when it goes, or when the
-/// process ends.
-package final class UinputClone: CloneOutput {
-    private let device: OpaquePointer
-    private let fd: Int32
-
-    private init(_ device: OpaquePointer, fd: Int32) {
-        self.device = device
-        self.fd = fd
-    }
-
-    deinit {
-        libevdev_uinput_destroy(device)
-        close(fd)
-    }
-
-    /// Makes the device `dev` describes, its `phys` set to `phys` (which
-    /// udev rules match; libevdev's creation leaves it empty).
-    static func make(from dev: OpaquePointer, phys: String) -> Result<UinputClone, Errno> {
-        let fd = clinux_uinput_open(phys)
-        guard fd >= 0 else { return .failure(Errno.last) }
-        let kept = libevdev_get_phys(dev).map { String(cString: $0) }
-        libevdev_set_phys(dev, nil)
-        var ui: OpaquePointer?
-        let r = libevdev_uinput_create_from_device(dev, fd, &ui)
-        libevdev_set_phys(dev, kept)
-        guard r == 0, let ui else {
-            close(fd)
-            return .failure(Errno(rawValue: -r))
-        }
-        return .success(UinputClone(ui, fd: fd))
-    }
-
-    package var path: String? { libevdev_uinput_get_devnode(device).map { String(cString: $0) } }
-
-    package func write(_ events: UnsafeBufferPointer<input_event>) -> Errno? {
-        while true {
-            let n = Glibc.write(fd, events.baseAddress, events.count * MemoryLayout<input_event>.stride)
-            if n >= 0 { return nil }
-            if errno != EINTR { return Errno.last }
-        }
     }
 }

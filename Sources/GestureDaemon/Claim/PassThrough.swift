@@ -86,11 +86,11 @@ package final class PassThrough: Sendable {
     private let started = Atomic<Bool>(false)
     private let thread = Mutex<pthread_t?>(nil)
     /// Makes the virtual touchpad (uinput; in tests a pipe), on the thread, when a claim first asks for it.
-    private let makeTouchpad: @Sendable () throws(SetupError) -> any CloneOutput
+    private let makeTouchpad: @Sendable () throws(SetupError) -> any UinputOutput
 
     package init(
         logger: Logger,
-        makeTouchpad: @escaping @Sendable () throws(SetupError) -> any CloneOutput = TouchpadOutput.makeUinput
+        makeTouchpad: @escaping @Sendable () throws(SetupError) -> any UinputOutput = TouchpadOutput.makeUinput
     ) throws(SetupError) {
         self.logger = logger
         self.makeTouchpad = makeTouchpad
@@ -188,7 +188,7 @@ package final class PassThrough: Sendable {
         var tokens = [UInt64](repeating: 0, count: 16)
         var events = [UInt32](repeating: 0, count: 16)
         while true {
-            var due = Timestamp.never
+            var due = touchpad.deadline
             for d in devices { due = min(due, d.deadline) }
             let timeout: Int64 = due == .never ? -1 : max(0, (due - monotonicNow()).microseconds)
             let n = clinux_epoll_wait_usec(epoll, &tokens, &events, Int32(tokens.count), timeout)
@@ -221,6 +221,7 @@ package final class PassThrough: Sendable {
                 }
             }
             for d in devices where now >= d.deadline { d.advance(to: now) }
+            touchpad.advance(to: now)
             if !notices.isEmpty {
                 deliver(&notices)
                 _ = clinux_eventfd_signal(fd)

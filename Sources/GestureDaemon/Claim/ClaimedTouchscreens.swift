@@ -4,8 +4,9 @@ import Logging
 
 /// The loop's side of the claimed touchscreens: the pass-through thread
 /// (`PassThrough`), made with the first device to claim, the token of its
-/// queue's descriptor, and which devices it reads.
-struct Claims {
+/// queue's descriptor, which devices it reads, and what the clients at the
+/// screen claim on each (the union of their claims, `claims(of:locked:...)`).
+struct ClaimedTouchscreens {
     private var passThrough: PassThrough?
     private var token: Readiness.Token?
     /// Storage the queue and the loop trade (`PassThrough.take`).
@@ -30,7 +31,8 @@ struct Claims {
         _ r: LibinputSource.ClaimRequest, thresholds: GestureThresholds, server: borrowing Server, loop: Readiness,
         logger: Logger
     ) -> SetupError? {
-        let claims = server.claims(name: r.name, node: r.node, vendorProduct: r.vendorProduct)
+        let claims = Self.claims(
+            of: server.clients, locked: server.locked, name: r.name, node: r.node, vendorProduct: r.vendorProduct)
         do {
             if passThrough == nil {
                 let p = try PassThrough(logger: logger)
@@ -55,7 +57,7 @@ struct Claims {
     /// session there is locked): each claimed touchscreen takes what is
     /// claimed on it, and the log says what changed (debug).
     mutating func follow(_ server: borrowing Server, logger: Logger) {
-        let summary = server.claimsSummary
+        let summary = Self.summary(of: server.clients, locked: server.locked)
         if summary != wanted {
             wanted = summary
             logger.debug(
@@ -63,11 +65,42 @@ struct Claims {
         }
         for id in ids {
             guard let n = names[id] else { continue }
-            let on = server.claims(name: n.name, node: n.node, vendorProduct: n.vendorProduct)
+            let on = Self.claims(
+                of: server.clients, locked: server.locked, name: n.name, node: n.node, vendorProduct: n.vendorProduct)
             guard on != wantedOn[id] else { continue }
             wantedOn[id] = on
             send(.claims(id, on))
         }
+    }
+
+    /// What the subscribers at the screen among `clients` claim on one
+    /// touchscreen: what they claim everywhere and what they claim on it (a
+    /// claim lasts while its client is connected and at the screen).
+    /// Nothing while the session at the screen is `locked`: the lock screen
+    /// gets every touch.
+    static func claims(of clients: [Client], locked: Bool, name: String, node: String, vendorProduct: String) -> ClaimSet {
+        var all = ClaimSet()
+        guard !locked else { return all }
+        for c in clients where c.state == .subscribed && c.atScreen && c.fd >= 0 {
+            all.formUnion(c.subscription.claims(name: name, node: node, vendorProduct: vendorProduct))
+        }
+        return all
+    }
+
+    /// What they claim, for the log: "3 fingers; left edge on /dev/input/event5".
+    static func summary(of clients: [Client], locked: Bool) -> String {
+        guard !locked else { return "nothing" }
+        var everywhere = ClaimSet()
+        var parts: [String] = []
+        for c in clients where c.state == .subscribed && c.atScreen && c.fd >= 0 {
+            everywhere.formUnion(c.subscription.claims)
+            for d in c.subscription.deviceClaims {
+                let part = "\(d.set.summary) on \(d.devices.joined(separator: ", "))"
+                if !parts.contains(part) { parts.append(part) }
+            }
+        }
+        parts.insert(contentsOf: everywhere.isEmpty ? [] : [everywhere.summary], at: 0)
+        return parts.isEmpty ? "nothing" : parts.joined(separator: "; ")
     }
 
     /// Whether the last wait found the pass-through's queue ready.

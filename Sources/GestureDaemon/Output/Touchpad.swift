@@ -16,6 +16,13 @@ import ToolSupport
 /// touchscreen's claimed sequence goes on to the pad only once the first
 /// has lifted from it.
 ///
+/// A write that fails leaves the pad's fingers as the kernel last took
+/// them, which the compositor would take for a gesture that never ends:
+/// the sequence on the pad is then over (`write` says so, and its device
+/// sends it nothing more), and every slot of the pad is lifted as soon as
+/// writing works again, tried at once with the next write or
+/// `retryInterval` later. The warnings are a few a minute.
+///
 /// Owned by the pass-through's thread alone.
 package final class TouchpadOutput {
     /// The pad's name; a udev rule (`76-gestured-touchpad.rules`) matches
@@ -24,17 +31,23 @@ package final class TouchpadOutput {
     /// nor suspends it in tablet mode. It ends with the clones' suffix, so
     /// the daemon never reads it.
     package static let name = "Virtual touchpad" + ClaimedDevice.cloneSuffix
+    /// How soon a lift owed is tried again.
+    static let retryInterval = Timestamp.Duration.milliseconds(100)
 
-    private let make: () throws(SetupError) -> any CloneOutput
+    private let make: () throws(SetupError) -> any UinputOutput
     private let logger: Logger
-    private var device: (any CloneOutput)?
+    private var device: (any UinputOutput)?
     /// Making it failed: said once, not tried again.
     private var failed = false
     /// The touchscreen whose sequence is on the pad.
     private var owner: GestureCore.DeviceID?
     private var buffer: [input_event] = []
+    /// A write failed: every slot is to be lifted, once writing works.
+    private var liftOwed = false
+    private var retryAt = Timestamp.never
+    private var warnings = RepeatLimiter(burst: 3, window: .milliseconds(60_000))
 
-    package init(logger: Logger, make: @escaping () throws(SetupError) -> any CloneOutput = TouchpadOutput.makeUinput) {
+    package init(logger: Logger, make: @escaping () throws(SetupError) -> any UinputOutput = TouchpadOutput.makeUinput) {
         self.logger = logger
         self.make = make
         buffer.reserveCapacity(64)
@@ -57,29 +70,77 @@ package final class TouchpadOutput {
         }
     }
 
-    /// Whether `id` may write now: the pad is there and no other touchscreen's sequence is on it.
+    /// Whether `id` may write now: the pad is there, no lift is owed and no
+    /// other touchscreen's sequence is on it.
     package func available(to id: GestureCore.DeviceID) -> Bool {
-        device != nil && (owner == nil || owner == id)
+        device != nil && !liftOwed && (owner == nil || owner == id)
+    }
+
+    /// When a lift owed is tried again (`.never`: none is owed).
+    package var deadline: Timestamp { retryAt }
+
+    /// Time passed: a lift owed is tried again.
+    package func advance(to now: Timestamp) {
+        guard liftOwed, now >= retryAt else { return }
+        liftEverything(at: now)
     }
 
     /// Writes one frame of `id`'s (`events`, ending with its report; none:
-    /// nothing to write); `down` says whether a finger of it is still on the pad.
-    package func write(_ events: [RawEvent], at time: Timestamp, from id: GestureCore.DeviceID, down: Bool) {
-        guard let device, !events.isEmpty, owner == nil || owner == id else { return }
+    /// nothing to write); `down` says whether a finger of it is still on
+    /// the pad. False when the write failed: the sequence on the pad is
+    /// over, and `id` must send it nothing more of it.
+    @discardableResult
+    package func write(_ events: [RawEvent], at time: Timestamp, from id: GestureCore.DeviceID, down: Bool) -> Bool {
+        guard let device, !events.isEmpty, owner == nil || owner == id else { return true }
+        if liftOwed {
+            liftEverything(at: time)
+            return false
+        }
         owner = down ? id : nil
+        if let e = write(events, at: time, to: device) {
+            owner = nil
+            liftOwed = true
+            retryAt = time + Self.retryInterval
+            warnings.note(now: time, logger) {
+                "writing to the virtual touchpad failed (\(e)); its fingers are lifted once writing works again"
+            }
+            return false
+        }
+        return true
+    }
+
+    /// Lifts every slot of the pad, and every key (the owed lift).
+    private func liftEverything(at time: Timestamp) {
+        guard let device else { return }
+        var events: [RawEvent] = []
+        for slot in 0..<Int32(TouchpadFingers.slots) {
+            events.append(RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, slot))
+            events.append(RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1))
+        }
+        for key in TouchpadFingers.toolKeys + [Evdev.BTN_TOUCH] { events.append(RawEvent(Evdev.EV_KEY, key, 0)) }
+        events.append(.report)
+        if let e = write(events, at: time, to: device) {
+            retryAt = time + Self.retryInterval
+            warnings.note(now: time, logger) { "writing to the virtual touchpad still fails (\(e)); trying again" }
+            return
+        }
+        liftOwed = false
+        retryAt = .never
+        logger.notice("writing to the virtual touchpad works again; its fingers were lifted")
+    }
+
+    private func write(_ events: [RawEvent], at time: Timestamp, to device: any UinputOutput) -> Errno? {
         let t = timeval(tv_sec: Int(time.microseconds / 1_000_000), tv_usec: Int(time.microseconds % 1_000_000))
         buffer.removeAll(keepingCapacity: true)
         for e in events { buffer.append(input_event(time: t, type: e.type, code: e.code, value: e.value)) }
-        if let e = buffer.withUnsafeBufferPointer({ device.write($0) }) {
-            logger.warning("writing to the virtual touchpad failed (\(e))")
-        }
+        return buffer.withUnsafeBufferPointer { device.write($0) }
     }
 
     /// Makes the pad with uinput: a touchpad as libinput knows one (no
     /// `INPUT_PROP_DIRECT`; `BTN_LEFT` and `BTN_RIGHT`, so not a clickpad,
     /// with no button areas or thumb detection), `TouchpadFingers.slots`
     /// slots, its axes `TouchpadFingers.width` × `height` mm.
-    package static func makeUinput() throws(SetupError) -> any CloneOutput {
+    package static func makeUinput() throws(SetupError) -> any UinputOutput {
         guard let dev = libevdev_new() else { throw SetupError("cannot make the virtual touchpad: out of memory") }
         defer { libevdev_free(dev) }
         libevdev_set_name(dev, name)
@@ -105,12 +166,9 @@ package final class TouchpadOutput {
             var info = input_absinfo(value: 0, minimum: 0, maximum: maximum, fuzz: 0, flat: 0, resolution: resolution)
             libevdev_enable_event_code(dev, UInt32(EV_ABS), UInt32(code), &info)
         }
-        switch UinputClone.make(from: dev, phys: "gestured-touchpad") {
+        switch UinputDevice.make(from: dev, phys: "gestured-touchpad") {
         case .success(let pad): return pad
-        case .failure(let e):
-            throw SetupError(
-                "cannot make the virtual touchpad through /dev/uinput: \(e). The system service gets write access to it from 75-gestured-uinput.rules"
-            )
+        case .failure(let e): throw SetupError(UinputDevice.cannotMake("the virtual touchpad", e))
         }
     }
 }
