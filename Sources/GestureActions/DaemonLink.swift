@@ -67,6 +67,9 @@ final class DaemonLink: ActSource {
     private var lastRefusal: String?
     /// Lines from the daemon that were skipped, said a few times a second at most.
     private var badLines = RepeatLimiter()
+    /// `paused` and `resumed`, said a few times a minute at most (a busy
+    /// logind makes the daemon pause and resume its clients often).
+    private var pauses = RepeatLimiter(burst: 4, window: .milliseconds(60_000))
     /// Where the socket is read into, kept from one read to the next.
     private var chunk = [UInt8](repeating: 0, count: DaemonLink.readBudget)
 
@@ -237,9 +240,9 @@ final class DaemonLink: ActSource {
             case "error":
                 log("the daemon says: \(ReceivedEvent.errorText(line))")
             case "paused":
-                log("the daemon sends nothing now: \(ReceivedEvent.pausedText(line))")
+                pauses.note(now: now, log) { "the daemon sends nothing now: \(ReceivedEvent.pausedText(line))" }
             case "resumed":
-                log("your session is active on the daemon's seat again: gestures come")
+                pauses.note(now: now, log) { "your session is active on the daemon's seat again: gestures come" }
             case "context":
                 let (locked, tabletMode) = ReceivedEvent.context(line)
                 news.append(.daemon(.context(locked: locked, tabletMode: tabletMode)))

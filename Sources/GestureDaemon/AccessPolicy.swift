@@ -80,7 +80,7 @@ package struct AccessPolicy: Sendable, Equatable {
     private static func active(_ uid: uid_t, seat: SeatState?) -> Bool {
         switch seat {
         case nil: return true
-        case .waiting, .nobody, .unavailable: return false
+        case .waiting, .nobody, .unavailable, .unconfirmed: return false
         case .active(let active, _): return uid == active
         }
     }

@@ -220,7 +220,14 @@ package class BusConnection {
     package var deadline: Timestamp { busDeadline }
 
     /// Reads what the bus has and does what is due by `now`.
-    package func process(now: Timestamp) { process() }
+    package func process(now: Timestamp) { behind = process() }
+
+    /// The last `process` stopped at its budget: messages wait unread.
+    package internal(set) var behind = false
+
+    /// The daemon is in use now (a frame came, a client was answered), for
+    /// a watcher that asks more often then.
+    package func inUse(now: Timestamp) {}
 
     /// When the bus must be processed even if nothing arrives (a call's
     /// timeout; at once when messages wait to be handled).
@@ -234,17 +241,20 @@ package class BusConnection {
     /// Handles what the bus has (replies, signals) and writes what waits;
     /// at most `budget` messages, so that a flood of them leaves the loop
     /// its other work (the rest waits, and the deadline is at once).
-    package func process(budget: Int = 256) {
-        guard let bus else { return }
+    /// Whether it stopped at the budget with more waiting.
+    @discardableResult
+    package func process(budget: Int = 256) -> Bool {
+        guard let bus else { return false }
         for _ in 0..<budget {
             let r = sd_bus_process(bus, nil)
             if r < 0 {
                 failed("the system bus connection failed (\(Errno(rawValue: -r)))")
                 close()
-                return
+                return false
             }
-            if r == 0 { return }
+            if r == 0 { return false }
         }
+        return true
     }
 }
 

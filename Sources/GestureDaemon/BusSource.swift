@@ -41,6 +41,12 @@ struct BusSource<State: Equatable & Sendable> {
         return now >= deadline || (token.map { loop.events($0) != 0 } ?? false)
     }
 
+    /// The last turn left its service's messages unread.
+    var behind: Bool { watcher?.behind ?? false }
+
+    /// The daemon is in use now (see `BusConnection.inUse`).
+    func inUse(now: Timestamp) { watcher?.inUse(now: now) }
+
     /// Lets the watcher read and write; its new state, if it changed.
     mutating func follow(_ loop: Readiness, now: Timestamp) -> State? {
         guard let w = watcher else { return nil }

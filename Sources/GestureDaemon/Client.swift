@@ -54,6 +54,9 @@ package struct Client {
     var skippedChanges = 0
     /// What the loop watches its socket for (EPOLLIN, EPOLLOUT): input from the start.
     var watched = Readiness.input
+    /// A `keys` or `pointer` request read while logind's messages waited
+    /// unread (`Server.seatBehind`): answered once they are read.
+    var deferred: ClientRequest?
     /// Its user is at the screen (`AccessPolicy.atScreen`): it receives
     /// gestures and may type keys. Otherwise it was told `paused`.
     var atScreen = true

@@ -94,6 +94,8 @@ extension Daemon {
                     : "\(seatName): the active session is uid \(uid)'s: gestures go to its clients"
             case .nobody:
                 "\(seatName): no session is active: gestures go only to root, the daemon's user and any-session-users"
+            case .unconfirmed:
+                "\(seatName): logind has not confirmed who is at the screen (it said the active session changed, or has not answered within \(SeatWatcher.answerBound.microseconds / 1000) ms): until it does, gestures go only to root, the daemon's user and any-session-users"
             case .unavailable(let why):
                 "\(seatName): \(why): nobody is known to be at the screen, so gestures go only to root, the daemon's user and any-session-users (on a machine without logind, set deliver = \"everyone\" in [daemon])"
             }

@@ -237,6 +237,7 @@ package struct Daemon {
         if claims.isReady(loop) { takeClaimed(now: now) }
         if signals?.isReady(loop) == true { handleSignals(now: now) }
         if seat.isDue(loop, now: now), let state = seat.follow(loop, now: now) { news.merge(seatChanged(state, now: now)) }
+        server.seatBehind = seat.behind
         if sensor.isDue(loop, now: now) { news.merge(followSensor(now: now)) }
 
         // 3. The sources: what they saw, into the recognizer; its timers.
@@ -255,8 +256,10 @@ package struct Daemon {
         let published = !outbound.isEmpty
         if published { news.merge(publish(now: now)) }
 
-        // 5. The server: new clients, requests, writes.
+        // 5. The server: new clients, requests, writes. Frames and answers
+        // are the daemon in use: logind is asked more often then.
         news.merge(server.turn(loop: loop, devices: screens.devices, now: now, published: published))
+        if sourceEvents.count > 0 || news.answered { seat.inUse(now: now) }
         if !news.isEmpty { follow(news, now: now) }
 
         // 6. The chores: STATUS= and WATCHDOG=1 for systemd, pages given back, the clients counted.

@@ -9,18 +9,30 @@ package import GestureCore
 /// on the daemon's seat (`org.freedesktop.login1`, the seat's
 /// `ActiveSession`, then that session's `User`), and whether that session
 /// is locked (its `LockedHint`, which screen lockers set through logind),
-/// followed on the system bus
-/// through sd-bus, inside the daemon's loop: its descriptor is in the
-/// loop's set and its timeout among the deadlines, and every call is
-/// asynchronous, so a slow or absent logind never holds up a frame.
+/// followed on the system bus through sd-bus, inside the daemon's loop:
+/// its descriptor is in the loop's set and its timeout among the
+/// deadlines, and every call is asynchronous, so a slow or absent logind
+/// never holds up a frame.
 ///
-/// It fails closed: until logind has answered, and whenever it errs, does
-/// not answer within a second, leaves the bus or answers with something
-/// else than it should, the state says so (`waiting`, `unavailable`) and
-/// nobody counts as at the screen. Only logind's own signals and answers
-/// are taken (`BusWatcher`); however many signals ask it to, it has one
-/// question under way at a time, and after a failure it asks again after a
-/// second, then two, up to thirty.
+/// It fails closed: until logind has answered, and whenever it errs,
+/// leaves the bus or answers with something else than it should, the state
+/// says so (`waiting`, `unavailable`) and nobody counts as at the screen.
+/// Only logind's own signals and answers are taken (`BusWatcher`); however
+/// many signals ask it to, it has one question under way at a time, and
+/// after a failure it asks again after a second, then two, up to thirty.
+///
+/// It does not rely on logind's signals alone, which a busy logind (or a
+/// busy bus) sends late: while someone is at the screen and the daemon is
+/// in use (frames, requests: `inUse`), it asks again every
+/// `confirmInterval`, and a question left unanswered for `answerBound` is
+/// itself the sign of a slow logind: nobody counts as at the screen
+/// (`unconfirmed`) until it answers, whenever that is (a call waits up to
+/// `callTimeout`). So the user who left gets nothing more than about
+/// `confirmInterval` + `answerBound` after a switch, however slow logind
+/// is, and the user who came is let in as soon as logind says so. A
+/// signal that says the active session changed pauses everyone at once,
+/// before the question it starts; one that carries a session's new
+/// `LockedHint` applies it at once. An idle daemon asks nothing.
 ///
 /// `$DBUS_SYSTEM_BUS_ADDRESS` points it at another bus (the tests' private
 /// one, where python-dbusmock plays logind).
@@ -41,6 +53,27 @@ package final class SeatWatcher: BusWatcher<SeatState> {
     private var backoff = SeatWatcher.firstBackoff
     static let firstBackoff = Timestamp.Duration.milliseconds(1000)
     static let lastBackoff = Timestamp.Duration.milliseconds(30_000)
+    /// How often logind is asked again while someone is at the screen and the daemon is in use.
+    static let confirmInterval = Timestamp.Duration.milliseconds(500)
+    /// How long a question may wait for its answer before nobody counts as at the screen.
+    static let answerBound = Timestamp.Duration.milliseconds(500)
+    /// How long after its last use the daemon counts as in use.
+    static let useWindow = Timestamp.Duration.milliseconds(5000)
+    /// How long a call waits for logind's answer before it fails: a busy
+    /// logind's answer seconds late is still taken, a hung one's question
+    /// is asked again.
+    static let callTimeout: UInt64 = 10_000_000
+    /// The most of logind's messages read in one turn: its signals are
+    /// read whole before the turn serves clients, unless a flood outlasts it.
+    static let messageBudget = 4096
+    /// The time of the turn (handlers read it).
+    private var now = Timestamp.zero
+    /// When the question under way was asked (nil: none is).
+    private var askedAt: Timestamp?
+    /// When logind last answered.
+    private var answeredAt = Timestamp(microseconds: .min / 2)
+    /// When the daemon was last in use.
+    private var usedAt = Timestamp(microseconds: .min / 2)
 
     static let login1 = "org.freedesktop.login1"
 
@@ -74,12 +107,30 @@ package final class SeatWatcher: BusWatcher<SeatState> {
         return String(cString: out)
     }
 
-    /// When the loop must call `process`: a call's timeout, or the next try after a failure.
-    override package var deadline: Timestamp { min(busDeadline, retryAt) }
+    /// When the loop must call `process`: a call's timeout, the next try
+    /// after a failure, the bound of the question under way, the next
+    /// confirmation while in use.
+    override package var deadline: Timestamp {
+        var due = min(busDeadline, retryAt)
+        guard case .active = state else { return due }
+        if let askedAt {
+            due = min(due, askedAt + Self.answerBound)
+        } else if answeredAt + Self.confirmInterval <= usedAt + Self.useWindow {
+            due = min(due, max(answeredAt + Self.confirmInterval, usedAt))
+        }
+        return due
+    }
 
-    /// Reads what the bus has; asks again when a failure's wait is over.
+    /// The daemon is in use (a frame came, a client was answered): while
+    /// someone is at the screen, logind is asked again every `confirmInterval`.
+    override package func inUse(now: Timestamp) { usedAt = now }
+
+    /// Reads what the bus has; asks again when a failure's wait is over, or
+    /// when a confirmation is due; nobody counts as at the screen once a
+    /// question waits longer than its bound.
     override package func process(now: Timestamp) {
-        process()
+        self.now = now
+        behind = process(budget: Self.messageBudget)
         if failedSinceProcess {
             failedSinceProcess = false
             retryAt = now + backoff
@@ -87,6 +138,12 @@ package final class SeatWatcher: BusWatcher<SeatState> {
         }
         if now >= retryAt {
             retryAt = .never
+            ask()
+        }
+        guard case .active = state else { return }
+        if let askedAt, now >= askedAt + Self.answerBound {
+            set(.unconfirmed)
+        } else if askedAt == nil && now >= answeredAt + Self.confirmInterval && now < usedAt + Self.useWindow {
             ask()
         }
     }
@@ -108,15 +165,20 @@ package final class SeatWatcher: BusWatcher<SeatState> {
         }
         let m = call(
             seatPath, "org.freedesktop.DBus.Properties", "Get", ["org.freedesktop.login1.Seat", "ActiveSession"])
-        BusMessage.send(bus, m, Self.onActiveSession, Unmanaged.passUnretained(self).toOpaque(), slot: &question.slot)
+        BusMessage.send(
+            bus, m, Self.onActiveSession, Unmanaged.passUnretained(self).toOpaque(), slot: &question.slot,
+            timeout: Self.callTimeout)
+        if question.underWay { askedAt = now }
     }
 
     /// The question ended in `new` (a failure: `why`); asked again meanwhile, it is asked again now.
     private func answered(_ new: State) {
+        askedAt = nil
         if case .unavailable = new {
             failedSinceProcess = true
         } else {
             backoff = Self.firstBackoff
+            answeredAt = now
         }
         set(new)
         if question.answered() { ask() }
@@ -144,11 +206,65 @@ package final class SeatWatcher: BusWatcher<SeatState> {
         }
     }
 
-    /// The seat's or the active session's properties changed (logind said so): ask again.
+    /// The seat's or the active session's properties changed (logind said
+    /// so, `PropertiesChanged`: `sa{sv}as`): asked again. What the signal
+    /// says of the seat's `ActiveSession` (a value, or that it changed)
+    /// pauses everyone until the answer; a session's new `LockedHint`
+    /// applies at once.
     private static let onSeatChanged: sd_bus_message_handler_t = { m, userdata, _ in
         let me = watcher(userdata)
-        if let m, me.fromService(m) { me.ask() }
+        guard let m, me.fromService(m) else { return 0 }
+        switch SeatWatcher.changes(in: m) {
+        case .activeSession(let path) where path != me.sessionPath:
+            me.set(SeatState.unconfirmed)
+        case .locked(let locked):
+            if case .active(let uid, _) = me.state { me.set(SeatState.active(uid, locked: locked)) }
+        case .activeSession, .other:
+            break
+        }
+        me.ask()
         return 0
+    }
+
+    /// What a `PropertiesChanged` of logind's says of the properties it follows.
+    private enum Change {
+        /// The seat's `ActiveSession` changed: its new object path, or nil when only invalidated.
+        case activeSession(String?)
+        case locked(Bool)
+        case other
+    }
+
+    private static func changes(in m: OpaquePointer) -> Change {
+        guard BusMessage.readString(m, UInt8(ascii: "s")) != nil, BusMessage.enter(m, UInt8(ascii: "a"), "{sv}") else {
+            return .other
+        }
+        var found = Change.other
+        while BusMessage.enter(m, UInt8(ascii: "e"), "sv") {
+            guard let key = BusMessage.readString(m, UInt8(ascii: "s")) else { return .other }
+            switch key {
+            case "ActiveSession":
+                guard BusMessage.enter(m, UInt8(ascii: "v"), "(so)"), BusMessage.enter(m, UInt8(ascii: "r"), "so"),
+                    BusMessage.readString(m, UInt8(ascii: "s")) != nil, let path = BusMessage.readString(m, UInt8(ascii: "o"))
+                else { return .activeSession(nil) }
+                found = .activeSession(path)
+                _ = sd_bus_message_exit_container(m)
+                _ = sd_bus_message_exit_container(m)
+            case "LockedHint":
+                var b: Int32 = 0
+                guard BusMessage.enter(m, UInt8(ascii: "v"), "b"), sd_bus_message_read_basic(m, CChar(UInt8(ascii: "b")), &b) > 0
+                else { return .other }
+                found = .locked(b != 0)
+                _ = sd_bus_message_exit_container(m)
+            default:
+                guard sd_bus_message_skip(m, "v") >= 0 else { return found }
+            }
+            guard sd_bus_message_exit_container(m) >= 0 else { return found }
+        }
+        guard sd_bus_message_exit_container(m) >= 0, BusMessage.enter(m, UInt8(ascii: "a"), "s") else { return found }
+        while let name = BusMessage.readString(m, UInt8(ascii: "s")) {
+            if name == "ActiveSession" { return .activeSession(nil) }
+        }
+        return found
     }
 
     /// `ActiveSession` is `(so)`: the session's id and object path ("/" for none).
@@ -176,7 +292,9 @@ package final class SeatWatcher: BusWatcher<SeatState> {
         sd_bus_slot_unref(me.question.slot)
         me.question.slot = nil
         let q = me.call(path, "org.freedesktop.DBus.Properties", "GetAll", ["org.freedesktop.login1.Session"])
-        BusMessage.send(me.bus, q, onSession, Unmanaged.passUnretained(me).toOpaque(), slot: &me.question.slot)
+        BusMessage.send(
+            me.bus, q, onSession, Unmanaged.passUnretained(me).toOpaque(), slot: &me.question.slot,
+            timeout: SeatWatcher.callTimeout)
         return 0
     }
 
@@ -236,6 +354,10 @@ package enum SeatState: Equatable, Sendable {
     case active(UInt32, locked: Bool)
     /// No session is active on the seat (a greeter may be switching).
     case nobody
+    /// Someone was at the screen, but logind has not confirmed it within
+    /// `SeatWatcher.answerBound`, or said the active session changed:
+    /// nobody counts as at the screen until it answers.
+    case unconfirmed
 
     /// The session at the screen is locked: nothing is claimed, no key is typed.
     package var isLocked: Bool {

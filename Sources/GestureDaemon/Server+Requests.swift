@@ -26,7 +26,16 @@ extension Server {
             }
         }
         var answered = 0
-        while answered < Self.requestBudget && clients[i].state != .closing && clients[i].pending < Self.answerBound {
+        if let d = clients[i].deferred {
+            guard !seatBehind else { return news }
+            clients[i].deferred = nil
+            news.merge(handle(d, from: i, now: now))
+            news.answered = true
+            answered += 1
+        }
+        while answered < Self.requestBudget && clients[i].state != .closing && clients[i].pending < Self.answerBound
+            && clients[i].deferred == nil
+        {
             guard let line = clients[i].nextLine() else {
                 if clients[i].lineTooLong { news.merge(lineTooLong(i, now: now)) }
                 return news
@@ -52,7 +61,6 @@ extension Server {
     }
 
     mutating func handle(_ line: ArraySlice<UInt8>, from i: Int, now: Timestamp) -> News {
-        var news = News()
         let request: ClientRequest
         do {
             request = try ClientRequest.parse(line)
@@ -60,6 +68,17 @@ extension Server {
             logger.debug("\(clients[i].label): \(error.code): \(error.message)")
             return send(ServerMessage.error(code: error.code, message: error.message, fatal: false), to: i, now: now)
         }
+        switch request {
+        case .keys where seatBehind, .pointer where seatBehind:
+            clients[i].deferred = request
+            return News()
+        default:
+            return handle(request, from: i, now: now)
+        }
+    }
+
+    mutating func handle(_ request: ClientRequest, from i: Int, now: Timestamp) -> News {
+        var news = News()
         switch request {
         case .subscribe(let sub):
             let changed =

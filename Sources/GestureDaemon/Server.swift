@@ -71,6 +71,10 @@ package struct Server {
     var input: InputForClients
     /// Each user's `orientation` requests this second.
     var orientationRates: [uid_t: RateBucket] = [:]
+    /// logind's messages wait unread (a flood of them): a `keys` or
+    /// `pointer` request waits too, so that no lock or switch in them is
+    /// read after the request it should have refused.
+    package var seatBehind = false
     var logger: Logger
     var serial = 0
     var readScratch = [UInt8](repeating: 0, count: Client.readBudget)
@@ -252,7 +256,11 @@ package struct Server {
                 clients[i].watched = events
                 loop.change(clients[i].fd, events, token: clients[i].token)
             }
-            if clients[i].state != .subscribed || clients[i].pending > 0 || clients[i].buffered > 0 { quiet = false }
+            if clients[i].state != .subscribed || clients[i].pending > 0 || clients[i].buffered > 0
+                || clients[i].deferred != nil
+            {
+                quiet = false
+            }
         }
         self.quiet = quiet
     }
@@ -280,8 +288,9 @@ package struct Server {
             case .connected: due = min(due, clients[i].subscribeDeadline)
             case .subscribed: break
             }
-            if !answerWaits && clients[i].state != .closing && clients[i].buffered > 0
-                && clients[i].pending < Self.answerBound && clients[i].hasLine
+            if !answerWaits && clients[i].state != .closing
+                && ((clients[i].buffered > 0 && clients[i].pending < Self.answerBound && clients[i].hasLine)
+                    || (clients[i].deferred != nil && !seatBehind))
             {
                 answerWaits = true
             }
@@ -305,7 +314,7 @@ package struct Server {
             let token = clients[i].token
             let events = loop.events(token)
             // Nothing happened to it and nothing of its input waits: nothing to do.
-            guard events != 0 || clients[i].buffered > 0 else { continue }
+            guard events != 0 || clients[i].buffered > 0 || clients[i].deferred != nil else { continue }
             if !timeUp {
                 news.merge(serveRequests(i, readable: events & Readiness.input != 0, until: stop, now: now))
                 if monotonicNow() >= stop {

@@ -396,6 +396,7 @@ package enum ServerMessage {
         switch state {
         case .unavailable, .waiting: "nobody is known to be at the screen of \(seat): logind has not said"
         case .nobody: "no session is active on \(seat)"
+        case .unconfirmed: "logind has not confirmed who is at the screen of \(seat) (a session switch, or a slow logind)"
         case .active, nil: "another user's session is active on \(seat)"
         }
     }

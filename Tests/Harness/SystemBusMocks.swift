@@ -207,6 +207,13 @@ public final class FakeLogind {
         _ = try control("SetLocked(\(locked ? "True" : "False"), dbus_interface='test.Control')")
     }
 
+    /// Answers, and the signal of the next switch, come `seconds` late (a busy logind).
+    public func set(delay seconds: Double) throws { _ = try control("SetDelay(\(seconds), dbus_interface='test.Control')") }
+
+    /// `count` changes of the active session's `LockedHint` as fast as they
+    /// go, each with logind's signal, the last one locking it.
+    public func flip(_ count: Int) throws { _ = try control("Flip(\(count), dbus_interface='test.Control')") }
+
     /// How many questions it has been asked.
     public func questions() throws -> Int {
         guard let n = Int(try control("Questions(dbus_interface='test.Control')").trimmingCharacters(in: .whitespacesAndNewlines))
