@@ -150,7 +150,7 @@ let package = Package(
         .testTarget(
             name: "GestureDaemonTests",
             dependencies: [
-                "GestureDaemon", "GestureCore", "TOML", "Harness", "TraceSynth", "gestured", "CEvdev",
+                "GestureDaemon", "GestureCore", "GestureConfiguration", "TOML", "Harness", "TraceSynth", "gestured", "CEvdev",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),

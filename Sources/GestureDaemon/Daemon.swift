@@ -321,7 +321,7 @@ package struct Daemon {
     mutating func follow(_ news: Server.News, now: Timestamp) {
         if news.subscriptionsChanged {
             followSubscriptions(now: now)
-            claims.follow(server, logger: logger)
+            claims.follow(server, logger: logger, claimantLeft: news.claimantLeft)
         }
         if news.countsChanged { chores.countsChanged() }
         if news.answered {

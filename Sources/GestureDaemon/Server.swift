@@ -156,6 +156,7 @@ package struct Server {
         private static let subscriptions: UInt8 = 1
         private static let counts: UInt8 = 2
         private static let answer: UInt8 = 4
+        private static let claimant: UInt8 = 8
 
         func has(_ bit: UInt8) -> Bool { bits & bit != 0 }
         mutating func set(_ bit: UInt8, _ on: Bool) { bits = on ? bits | bit : bits & ~bit }
@@ -174,6 +175,12 @@ package struct Server {
         package var answered: Bool {
             get { has(Self.answer) }
             set { set(Self.answer, newValue) }
+        }
+        /// A client that claimed touches went (closed, or its user left the
+        /// screen): what it claimed ends now, as far as nothing was taken.
+        package var claimantLeft: Bool {
+            get { has(Self.claimant) }
+            set { set(Self.claimant, newValue) }
         }
 
         /// Nothing happened but frames (and their gestures).
@@ -395,7 +402,10 @@ package struct Server {
             let now2 = access.atScreen(clients[i].uid, seat: state)
             guard now2 != clients[i].atScreen else { continue }
             clients[i].atScreen = now2
-            if clients[i].subscription.claimsAnything { news.subscriptionsChanged = true }
+            if clients[i].subscription.claimsAnything {
+                news.subscriptionsChanged = true
+                if !now2 { news.claimantLeft = true }
+            }
             if !now2 { clients[i].admitted.removeAll() }
             if clients[i].state == .subscribed {
                 news.merge(
@@ -451,6 +461,7 @@ package struct Server {
     mutating func close(_ i: Int) -> News {
         went += 1
         let wasSubscribed = clients[i].state == .subscribed
+        let claimed = wasSubscribed && clients[i].atScreen && clients[i].subscription.claimsAnything
         Glibc.close(clients[i].fd)
         input.forget(clients[i].serial)
         if followsClosings { closedSerials.append(clients[i].serial) }
@@ -458,7 +469,9 @@ package struct Server {
         closedSome = true
         listenerPaused = false
         pausedUntil = .never
-        return News(subscriptionsChanged: wasSubscribed, countsChanged: true)
+        var news = News(subscriptionsChanged: wasSubscribed, countsChanged: true)
+        news.claimantLeft = claimed
+        return news
     }
 
     /// Removes the closed clients.

@@ -397,6 +397,47 @@ struct ClaimerTests {
         #expect(pair.advance(ms: 800).map(\.events) == Self.cancelFrames([0, 1]))
     }
 
+    @Test(
+        "a claim whose client goes while nothing of the sequence is taken yet takes nothing: a hold waiting for its time, a count whose last finger has yet to land; one already taken keeps to its end; claims a client changes wait for the next sequence"
+    )
+    func claimEndsWithItsClient() {
+        // A one-finger hold claim: its client goes 200 ms after the landing.
+        var hold = Bench(claims: ClaimSet(holds: [1: 800]))
+        hold.frame(Self.down(0, id: 1, at: 100, 60) + [Self.touch])
+        hold.claimer.withdraw(to: ClaimSet())
+        #expect(hold.claimer.deadline == .never)
+        #expect(hold.advance(ms: 2_000).isEmpty, "the hold was claimed after its client went")
+        #expect(hold.frame(Self.up(0) + [Self.release]).count == 1)
+        #expect(hold.clone.count == 2 && hold.claimer.state == .idle)
+        // Another client still asks for the hold, for longer: claimed at its time.
+        var longer = Bench(claims: ClaimSet(holds: [1: 800]))
+        let landed = longer.time + 10_000
+        longer.frame(Self.down(0, id: 1, at: 100, 60) + [Self.touch])
+        longer.claimer.withdraw(to: ClaimSet(holds: [1: 1200]))
+        #expect(longer.claimer.deadline == Timestamp(microseconds: landed) + .milliseconds(1200))
+        // Three fingers claimed: two are down when the claim goes; the third's landing takes nothing.
+        var three = Bench(claims: ClaimSet(fingers: [3]))
+        three.frame(Self.down(0, id: 1, at: 100, 60) + Self.down(1, id: 2, at: 130, 60) + [Self.touch])
+        three.claimer.withdraw(to: ClaimSet())
+        #expect(three.frame(after: 30, Self.down(2, id: 3, at: 160, 60)).count == 1)
+        #expect(three.claimer.state == .passing)
+        // Already taken: the sequence keeps to its end, and the next one follows the new claims.
+        var taken = Bench(claims: ClaimSet(fingers: [3]))
+        taken.frame(
+            Self.down(0, id: 1, at: 100, 60) + Self.down(1, id: 2, at: 130, 60) + Self.down(2, id: 3, at: 160, 60)
+                + [Self.touch])
+        #expect(taken.claimer.state == .claimed)
+        taken.claimer.withdraw(to: ClaimSet())
+        #expect(taken.frame(after: 30, Self.move(0, to: 120, 70)).isEmpty)
+        #expect(taken.claimer.state == .claimed)
+        // Changed (not gone): the hold waiting keeps its time.
+        var changed = Bench(claims: ClaimSet(holds: [1: 800]))
+        changed.frame(Self.down(0, id: 1, at: 100, 60) + [Self.touch])
+        changed.claimer.claims = ClaimSet()
+        #expect(changed.advance(ms: 900).map(\.events) == Self.cancelFrames([0]))
+        for slot in hold.claimer.log.anomalies { Issue.record("anomaly: \(slot)") }
+    }
+
     @Test("device state and its difference: slots, axes and keys, the slot selected again where it moved")
     func stateDifference() {
         var a = Bench.state()

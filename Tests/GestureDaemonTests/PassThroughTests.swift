@@ -322,4 +322,33 @@ struct PassThroughTests {
             again.first?.filter { $0.code == Evdev.ABS_MT_TRACKING_ID && $0.value >= 0 }.count == 3,
             "\(again.prefix(2)) \(rig.lines.lines)")
     }
+
+    @Test(
+        "a one-finger hold claim whose client goes 200 ms after the landing: the hold reaches the clone whole, to its lift, with no cancel; a claim only changed meanwhile still takes it at its time"
+    )
+    func holdClaimEndsWithItsClient() throws {
+        for withdrawn in [true, false] {
+            let rig = try Rig(recording: "hold-1f.tablet.evemu", claims: ClaimSet(holds: [1: 800]))
+            defer { rig.close() }
+            let events = rig.trace.events
+            let landed = try #require(events.first).time
+            let split = try #require(events.firstIndex { $0.time - landed > .milliseconds(200) })
+            rig.play(events[..<split])
+            _ = rig.cloneFrames(Self.frameCount(events[..<split]), timeout: 3)
+            rig.passThrough.send(.claims(DeviceID(1), ClaimSet(), withdrawn: withdrawn))
+            usleep(100_000)
+            rig.play(events[split...])
+            var rest: [[RawEvent]] = []
+            while let more = Optional(rig.cloneFrames(1, timeout: 1)), !more.isEmpty { rest += more }
+            let palm = RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, 2)
+            let lift = RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1)
+            let cancelled = rest.contains { $0.contains(palm) }
+            let lifted = rest.contains { $0.contains(lift) }
+            if withdrawn {
+                #expect(!cancelled && lifted, "the hold of a client gone was taken: \(rest.suffix(3))")
+            } else {
+                #expect(cancelled, "a claim only changed no longer took the hold: \(rest.suffix(3))")
+            }
+        }
+    }
 }

@@ -1,5 +1,7 @@
+import GestureConfiguration
 import GestureCore
 import GestureProtocol
+import Logging
 import Testing
 
 @testable import GestureDaemon
@@ -333,6 +335,39 @@ struct DaemonPartsTests {
                 if !fx && !fy { #expect(Calibration.rotation(of: m) == rotation) }
             }
         }
+    }
+
+    @Test(
+        "a client that claimed touches going (closed, or its user leaving the screen) is news of its own: its claims end even for a sequence nothing was taken of; one that claimed nothing is not"
+    )
+    func claimantLeaving() throws {
+        var server = Server(
+            access: AccessPolicy(), settings: DaemonSettings(), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        var fds: [Int32] = [0, 0]
+        for claims in [ClaimSet(holds: [1: 800]), ClaimSet()] {
+            _ = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds)
+            defer { close(fds[1]) }
+            var c = Client(fd: fds[0], token: Readiness.Token(rawValue: 1), serial: 1, pid: 0, uid: 0, gid: 0, outboxLimit: 1024)
+            c.state = .subscribed
+            c.subscription.claims = claims
+            server.clients = [c]
+            let news = server.close(0)
+            #expect(news.subscriptionsChanged && news.claimantLeft == !claims.isEmpty, "\(claims)")
+            server.sweep()
+        }
+        // Leaving the screen: a stranger's client, once logind says another session is active.
+        _ = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds)
+        defer {
+            close(fds[0])
+            close(fds[1])
+        }
+        var stranger = Client(
+            fd: fds[0], token: Readiness.Token(rawValue: 2), serial: 2, pid: 0, uid: 4321, gid: 0, outboxLimit: 1024)
+        stranger.state = .subscribed
+        stranger.subscription.claims = ClaimSet(fingers: [3])
+        server.clients = [stranger]
+        _ = server.seatChanged(.active(4321, locked: false), now: .zero)
+        #expect(server.seatChanged(.active(4322, locked: false), now: .zero).claimantLeft)
     }
 
     @Test("server messages are single-line JSON")

@@ -53,6 +53,16 @@ public struct ClaimSet: Equatable, Sendable {
             .joined(separator: ", ")
     }
 
+    /// What both claim: the counts and edges both name, the holds both ask
+    /// for (at the later of their times).
+    public func intersection(_ other: ClaimSet) -> ClaimSet {
+        var holds: [Int: Int] = [:]
+        for (count, ms) in self.holds { if let theirs = other.holds[count] { holds[count] = max(ms, theirs) } }
+        return ClaimSet(
+            fingers: fingers.intersection(other.fingers), edges: edges.intersection(other.edges),
+            touchpad: touchpad.intersection(other.touchpad), holds: holds)
+    }
+
     public mutating func formUnion(_ other: ClaimSet) {
         fingers.formUnion(other.fingers)
         edges.formUnion(other.edges)

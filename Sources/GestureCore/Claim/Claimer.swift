@@ -82,12 +82,30 @@ public struct Claimer: Sendable {
     /// grabbed (`unseen`).
     public private(set) var toTouchpad = false
     /// What is claimed. A change takes effect when no finger is down: a
-    /// touch sequence under way keeps the claims it began with.
+    /// touch sequence under way keeps the claims it began with (the
+    /// clients act on it by the context it began in).
     public var claims: ClaimSet {
         get { wanted }
         set {
             wanted = newValue
             if down.isEmpty { inForce = newValue }
+        }
+    }
+
+    /// What is claimed now that a client that claimed went (it closed, or
+    /// its user left the screen): as `claims`, but a sequence nothing was
+    /// taken of yet (`passing`) keeps only what is still claimed, so that
+    /// what the client went with (a hold waiting for its time, a count
+    /// whose last finger has yet to land) takes nothing.
+    public mutating func withdraw(to newValue: ClaimSet) {
+        claims = newValue
+        guard !down.isEmpty, state == .passing else { return }
+        inForce = inForce.intersection(newValue)
+        if let ms = inForce.holds[down.count], holdAt != .never {
+            // Timed from the last landing, at the time still asked for.
+            holdAt = max(holdAt, lastLanding + max(.milliseconds(Double(ms)), holdFloor))
+        } else {
+            holdAt = .never
         }
     }
     private var wanted = ClaimSet()
@@ -134,6 +152,8 @@ public struct Claimer: Sendable {
     private var landedAt: [(x: Double, y: Double)]
     /// A claimed hold's deadline, while the sequence may still become one.
     private var holdAt = Timestamp.never
+    /// When the last finger of the sequence landed (a hold's time counts from it).
+    private var lastLanding = Timestamp.zero
     /// The sequence can no longer be a claimed hold: a finger moved beyond
     /// `slop` or lifted.
     private var holdSpoiled = false
@@ -235,6 +255,7 @@ public struct Claimer: Sendable {
         if holdSpoiled || down.isEmpty {
             holdAt = .never
         } else if landed > 0 {
+            lastLanding = time
             holdAt = inForce.holds[down.count].map { time + max(.milliseconds(Double($0)), holdFloor) } ?? .never
         }
         // Kept only where a hold may begin: the state before the frame.

@@ -212,9 +212,10 @@ package final class ClaimedDevice: @unchecked Sendable {
     /// When `advance` must be called (`.never`: nothing waits).
     package var deadline: Timestamp { grabbed ? claimer.deadline : .never }
 
-    /// What is claimed changed (clients came, went or subscribed again).
-    package func set(claims: ClaimSet) {
-        claimer.claims = claims
+    /// What is claimed changed (clients came, went or subscribed again);
+    /// `withdrawn`: a client that claimed went.
+    package func set(claims: ClaimSet, withdrawn: Bool = false) {
+        if withdrawn { claimer.withdraw(to: claims) } else { claimer.claims = claims }
         prepareTouchpad()
     }
 

@@ -55,8 +55,11 @@ struct ClaimedTouchscreens {
 
     /// What the clients at the screen claim now (`server`; none while the
     /// session there is locked): each claimed touchscreen takes what is
-    /// claimed on it, and the log says what changed (debug).
-    mutating func follow(_ server: borrowing Server, logger: Logger) {
+    /// claimed on it, and the log says what changed (debug). With
+    /// `claimantLeft` (a client that claimed went), what the change takes
+    /// away ends even for a sequence under way, as far as nothing of it was
+    /// taken yet (`Claimer.withdraw`).
+    mutating func follow(_ server: borrowing Server, logger: Logger, claimantLeft: Bool = false) {
         let summary = Self.summary(of: server.clients, locked: server.locked)
         if summary != wanted {
             wanted = summary
@@ -69,7 +72,7 @@ struct ClaimedTouchscreens {
                 of: server.clients, locked: server.locked, name: n.name, node: n.node, vendorProduct: n.vendorProduct)
             guard on != wantedOn[id] else { continue }
             wantedOn[id] = on
-            send(.claims(id, on))
+            send(.claims(id, on, withdrawn: claimantLeft))
         }
     }
 

@@ -28,8 +28,9 @@ package final class PassThrough: Sendable {
         case add(ClaimedDevice)
         /// libinput saw the device go: stop reading it.
         case remove(GestureCore.DeviceID)
-        /// What the clients at the screen claim on this device.
-        case claims(GestureCore.DeviceID, ClaimSet)
+        /// What the clients at the screen claim on this device; `withdrawn`:
+        /// because a client that claimed went (`Claimer.withdraw`).
+        case claims(GestureCore.DeviceID, ClaimSet, withdrawn: Bool)
         case thresholds(GestureCore.DeviceID, GestureThresholds)
         case transform(GestureCore.DeviceID, ScreenTransform)
         /// Claiming turned off: cancel, let go once no finger is down, keep reading it.
@@ -253,8 +254,8 @@ package final class PassThrough: Sendable {
                 devices[k].leaveTouchpad(at: now)
                 devices.remove(at: k)
             }
-        case .claims(let id, let c):
-            device(id)?.set(claims: c)
+        case .claims(let id, let c, let withdrawn):
+            device(id)?.set(claims: c, withdrawn: withdrawn)
         case .thresholds(let id, let t):
             device(id)?.set(thresholds: t)
         case .transform(let id, let t):
