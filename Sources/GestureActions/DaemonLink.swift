@@ -118,8 +118,9 @@ final class DaemonLink: ActSource {
             refuse(problem)
             return retry()
         }
+        // Non-blocking: a backlog another client keeps full is a retry, never a wait.
         let fd: Int32
-        switch connectToDaemon(path) {
+        switch connectToDaemon(path, nonBlocking: true) {
         case .success(let connected): fd = connected
         case .failure(let why):
             if !saidWaiting {
@@ -134,7 +135,6 @@ final class DaemonLink: ActSource {
             return retry()
         }
         lastRefusal = nil
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         state = .connected(Connection(fd: fd))
         news.append(.daemon(.connected))
     }

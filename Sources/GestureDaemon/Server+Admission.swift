@@ -53,12 +53,16 @@ extension Server {
             if activityDue == .never { activityDue = now + Self.activityInterval }
             news.countsChanged = true
             let limit = settings.maxClients
-            if active >= limit {
-                // Clients that hung up since the last turn do not hold slots.
+            let share = settings.clientsPerUser
+            if active >= limit || clients.count(where: { $0.uid == uid && $0.fd >= 0 }) >= share {
+                // Clients that hung up since the last turn hold no slot: not
+                // the whole daemon's, nor their user's. (A client connecting
+                // and closing in a loop leaves connections that are gone by
+                // the time this turn accepted them; the user's next newcomer
+                // is not refused for them.)
                 news.merge(reapHungUp())
                 active = clients.count { $0.fd >= 0 }
             }
-            let share = settings.clientsPerUser
             let refusal: (code: String, message: String, log: String)?
             if !access.allows(fd: fd, uid: uid, gid: gid) {
                 refusal = (

@@ -115,6 +115,8 @@ package struct ConnectFailure: Error, CustomStringConvertible, Sendable {
                 "\(path) is a socket nobody listens on, left by a gestured that stopped: start it again (it replaces the file), or remove the file"
         case .permissionDenied, .notPermitted:
             return "cannot open \(path): \(Self.whyNot(path))"
+        case .resourceTemporarilyUnavailable:
+            return "\(path) takes no more connections now (its backlog is full: the daemon is busy, or a client connects in a loop)"
         default:
             return "cannot connect to \(path): \(error)"
         }
@@ -153,13 +155,15 @@ package struct ConnectFailure: Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// Connects a stream socket to the daemon at `path` (blocking; the caller
-/// makes it non-blocking if it wants): the descriptor, or why not.
-package func connectToDaemon(_ path: String) -> Result<Int32, ConnectFailure> {
+/// Connects a stream socket to the daemon at `path`: the descriptor, or
+/// why not. Blocking by default; `nonBlocking`, the socket is, and a
+/// connect finding the daemon's backlog full fails at once
+/// (`EAGAIN`: try again later) instead of waiting for room.
+package func connectToDaemon(_ path: String, nonBlocking: Bool = false) -> Result<Int32, ConnectFailure> {
     guard let address = UnixAddress(path) else {
         return .failure(ConnectFailure(path: path, error: .fileNameTooLong))
     }
-    let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), 0)
+    let fd = clinux_unix_socket(Int32(SOCK_STREAM.rawValue), nonBlocking ? 1 : 0)
     guard fd >= 0 else { return .failure(ConnectFailure(path: path, error: Errno.last)) }
     guard address.connect(fd) == 0 else {
         let e = Errno.last
