@@ -491,26 +491,33 @@ sleep 2
 # 3. Endings in the middle of a claimed touchscreen's touches. After each:
 #    the devices there are, whether the source can be grabbed (it cannot
 #    while a grab is held), then the rest of the recording.
+# The device itself read as the compositor reads it: libinput debug-events
+# on the node, into claim-libinput-source-TAG.out. Sets `source_li`.
+read_source() {
+    libinput debug-events --device "$source" >"$out/claim-libinput-source-$tag.out" 2>&1 &
+    source_li=$!
+    for _ in $(seq 600); do grep -qs 'DEVICE_ADDED' "$out/claim-libinput-source-$tag.out" && break; sleep 0.05; done
+}
 interrupted() { # TAG HOW
     local tag=$1 how=$2 events
     events=$(grep -c '^E: ' "$(file_of "$tag")")
+    source_li=""
     if [ "$how" = removed ]; then
         play claim "$tag" --stop-after $((events / 2))
     else
-        # Kept until the grab below has tried it (and, let go by a reload, played once more).
-        local again=()
-        [ "$how" != reload ] || again=(--again "$run/again-$tag")
-        play claim "$tag" --pause-after $((events / 2)) "$run/resume-$tag" --keep-until "$run/looked-$tag" "${again[@]}"
+        # Kept until the grab below has tried it (and, let go by a reload,
+        # played once more). A reload's device is read from before its
+        # touches, as a compositor has it open all along: what it read
+        # last is what it must find again once the device is let go.
+        local again=() first=""
+        [ "$how" != reload ] || { again=(--again "$run/again-$tag"); first=read_source; }
+        before_touches=$first play claim "$tag" --pause-after $((events / 2)) "$run/resume-$tag" \
+            --keep-until "$run/looked-$tag" "${again[@]}"
         for _ in $(seq 600); do grep -q '^paused' "$out/claim-play-claim-$tag.out" && break; sleep 0.05; done
         log "$tag paused with its fingers down"
     fi
     # The device as the compositor reads it, once the claim has ended.
-    local source_li=""
-    if [ "$how" != removed ]; then
-        libinput debug-events --device "$source" >"$out/claim-libinput-source-$tag.out" 2>&1 &
-        source_li=$!
-        for _ in $(seq 600); do grep -qs 'DEVICE_ADDED' "$out/claim-libinput-source-$tag.out" && break; sleep 0.05; done
-    fi
+    if [ "$how" != removed ] && [ -z "$source_li" ]; then read_source; fi
     log "$how in the middle of $tag"
     case $how in
         kill) kill -KILL "$daemon" ;;

@@ -14,11 +14,17 @@ package final class EvdevDevice {
     let fd: Int32
     let device: OpaquePointer
 
-    /// Opens `path` read-only and non-blocking. Does not grab it: the
+    /// Whether it was opened for writing too.
+    let writable: Bool
+
+    /// Opens `path` read-only (with `forWriting`, read-write where that is
+    /// allowed, else read-only) and non-blocking. Does not grab it: the
     /// compositor and the daemon keep receiving its events.
-    package init(path: String) throws(SetupError) {
+    package init(path: String, forWriting: Bool = false) throws(SetupError) {
         self.path = path
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        var fd = forWriting ? open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC) : -1
+        writable = fd >= 0
+        if fd < 0 { fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else {
             let e = errno
             switch e {

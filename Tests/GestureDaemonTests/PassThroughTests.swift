@@ -38,6 +38,7 @@ struct PassThroughTests {
         func grab() -> Errno? { nil }
         func ungrab() {}
         func state(fresh: Bool) -> DeviceState { DeviceState(description: description) }
+        func restore(_ state: DeviceState) -> Errno? { nil }
     }
 
     /// A clone written to a pipe; while `failing`, every write fails.

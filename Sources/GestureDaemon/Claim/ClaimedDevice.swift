@@ -39,6 +39,10 @@ package final class ClaimedDevice: @unchecked Sendable {
     package private(set) var grabbed = false
     /// A grab failed for a reason waiting will not change (another program holds one).
     package private(set) var grabRefused = false
+    /// The device as its other readers last read it: its state when it was grabbed.
+    private var beforeGrab: DeviceState?
+    /// Giving the device back as it was could not be done, said once.
+    private var saidNoRestore = false
     private var assembler: TouchAssembler
     package private(set) var claimer: Claimer
     private let logger: Logger
@@ -143,6 +147,7 @@ package final class ClaimedDevice: @unchecked Sendable {
             logger.warning("\(name): cannot grab \(path) (\(why)): not claimed; it is read as any other")
         } else {
             grabbed = true
+            beforeGrab = input.state(fresh: false)
             logger.info("\(name): grabbed; its frames reach the compositor through the clone")
         }
     }
@@ -290,11 +295,28 @@ package final class ClaimedDevice: @unchecked Sendable {
     private func letGo() {
         releasing = false
         if grabbed {
+            giveBack()
             input.ungrab()
             grabbed = false
         }
         clone = nil
         logger.info("\(name): let go; the compositor reads it again")
+    }
+
+    /// Makes the device's state what its other readers (the compositor's
+    /// libinput) last read of it before the grab, while it is still
+    /// grabbed: the kernel names a slot or a value only when it changes,
+    /// so a reader that missed the claimed touches would otherwise take the
+    /// next touch's first values for another slot's ("double tracking ID").
+    private func giveBack() {
+        guard let before = beforeGrab, !claimer.anyDown else { return }
+        beforeGrab = nil
+        if let e = input.restore(before), !saidNoRestore {
+            saidNoRestore = true
+            logger.warning(
+                "\(name): cannot give the compositor back the device's state (\(e)): it may misread its next touch; 74-gestured.rules gives the daemon write access to claimed touchscreens"
+            )
+        }
     }
 
     /// Writes the claimer's output to the clone, one `write` per frame,

@@ -25,6 +25,11 @@ package protocol ClaimedInput: AnyObject {
     /// The device's state now (every slot, the axes, the keys down), or
     /// with `fresh` what a clone of it holds when uinput has just made it.
     func state(fresh: Bool) -> DeviceState
+    /// Makes the kernel's state of the device `state` again (while it is
+    /// grabbed, only the grabber reads what this writes): what its other
+    /// readers last read before the grab, so that they read its next touch
+    /// right once it is let go. Why not, if it cannot.
+    func restore(_ state: DeviceState) -> Errno?
 }
 
 package enum ClaimedRead {
@@ -46,7 +51,7 @@ package final class EvdevClaimedInput: ClaimedInput {
     private var syncing = false
 
     package init(path: String) throws(SetupError) {
-        device = try EvdevDevice(path: path)
+        device = try EvdevDevice(path: path, forWriting: true)
         // The device's own clock is CLOCK_MONOTONIC, as libinput's and as uinput expects.
         _ = libevdev_set_clock_id(device.device, CLOCK_MONOTONIC)
     }
@@ -90,6 +95,55 @@ package final class EvdevClaimedInput: ClaimedInput {
     }
 
     package func ungrab() { libevdev_grab(device.device, LIBEVDEV_UNGRAB) }
+
+    /// Writes to the device's node (the kernel takes what a reader writes
+    /// as the device's own events: `input_inject_event`, which a grab sends
+    /// to the grabber alone) the events that make its state `target`: each
+    /// value that differs, by way of a value far from it first where the
+    /// axis smooths small changes (`fuzz`); and last, a value of the slot
+    /// `target` had selected changed and changed back, so that the kernel,
+    /// which names a slot only when a value in it changes, has that slot
+    /// selected for its other readers' next event.
+    package func restore(_ target: DeviceState) -> Errno? {
+        guard device.writable else { return .badFileDescriptor }
+        let dev = device.device
+        var now = state(fresh: false)
+        var frames = EvdevFrames()
+        now.move(to: target, writing: &frames)
+        var events: [RawEvent] = []
+        var flushed = now.currentSlot
+        var selected = flushed
+        func put(_ e: RawEvent) {
+            guard e.type == Evdev.EV_ABS, e.code != Evdev.ABS_MT_SLOT else {
+                if e.type == Evdev.EV_ABS { selected = e.value }
+                events.append(e)
+                return
+            }
+            let fuzz = libevdev_get_abs_fuzz(dev, UInt32(e.code))
+            if fuzz > 0 && e.code != Evdev.ABS_MT_TRACKING_ID {
+                let step = 4 * fuzz + 1
+                let far = e.value + step <= libevdev_get_abs_maximum(dev, UInt32(e.code)) ? e.value + step : e.value - step
+                events.append(RawEvent(e.type, e.code, far))
+            }
+            events.append(e)
+            if e.code >= Evdev.ABS_MT_TOUCH_MAJOR { flushed = selected }
+        }
+        for e in frames.events { put(e) }
+        if flushed != target.currentSlot, let x = target.value(slot: target.currentSlot, Evdev.ABS_MT_POSITION_X) {
+            let away = x < libevdev_get_abs_maximum(dev, UInt32(ABS_MT_POSITION_X)) ? x + 1 : x - 1
+            if selected != target.currentSlot { events.append(RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, target.currentSlot)) }
+            for v in [away, x] { put(RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_POSITION_X, v)) }
+        }
+        guard !events.isEmpty else { return nil }
+        events.append(.report)
+        let written = events.map { input_event(time: timeval(), type: $0.type, code: $0.code, value: $0.value) }
+        do {
+            _ = try written.withUnsafeBytes { try FileDescriptor(rawValue: device.fd).write($0) }
+            return nil
+        } catch {
+            return error as? Errno ?? .ioError
+        }
+    }
 
     package func state(fresh: Bool) -> DeviceState {
         let dev = device.device
