@@ -1,5 +1,6 @@
 import FoundationEssentials
 package import GestureCore
+import GestureProtocol
 import ToolSupport
 
 /// A gesture event as the daemon sent it: the fields bindings match on, and
@@ -48,39 +49,10 @@ package struct ReceivedEvent: Sendable {
         case invalid(String)
     }
 
-    /// The fields of a gesture event, as they arrive. Counts and ids are
-    /// integers: a fraction, or a number beyond 64 bits, fails the decoding.
-    private struct Wire: Decodable {
-        var gesture: String?
-        var phase: String?
-        var id: Int64?
-        var time_us: Int64?
-        var device: String?
-        var fingers: Int64?
-        var taps: Int64?
-        var direction: String?
-        var edge: String?
-        var x_mm: Double?
-        var y_mm: Double?
-        var x: Double?
-        var y: Double?
-        var distance_mm: Double?
-        var dx_mm: Double?
-        var dy_mm: Double?
-        var vx_mm_s: Double?
-        var vy_mm_s: Double?
-        var scale: Double?
-        var rotation: Double?
-        var deceleration: Double?
-        var duration_ms: Double?
-        var progress: Double?
-        var completed: Bool?
-    }
-
     private struct Kind: Decodable { var type: String? }
 
     /// The measures that become variables, in order, with their names.
-    private static func measures(_ w: Wire) -> KeyValuePairs<String, Double?> {
+    private static func measures(_ w: DaemonMessage) -> KeyValuePairs<String, Double?> {
         [
             "X_MM": w.x_mm, "Y_MM": w.y_mm, "X": w.x, "Y": w.y, "DISTANCE_MM": w.distance_mm, "DX_MM": w.dx_mm,
             "DY_MM": w.dy_mm, "VX_MM_S": w.vx_mm_s, "VY_MM_S": w.vy_mm_s, "SCALE": w.scale, "ROTATION": w.rotation,
@@ -94,10 +66,7 @@ package struct ReceivedEvent: Sendable {
         guard let kind = try? JSONDecoder().decode(Kind.self, from: data) else { return .invalid("not a JSON object") }
         guard let type = kind.type else { return .invalid("no \"type\"") }
         guard type == "gesture" else { return .message(type: type) }
-        let w: Wire
-        do {
-            w = try JSONDecoder().decode(Wire.self, from: data)
-        } catch {
+        guard let w = DaemonMessage.decode(line) else {
             return .invalid("a gesture event with a field of the wrong type or out of range")
         }
         guard let g = w.gesture, let gesture = GestureKind(rawValue: g) else { return .invalid("an unknown gesture") }
@@ -142,52 +111,30 @@ package struct ReceivedEvent: Sendable {
                 duration: w.duration_ms, dx: w.dx_mm, dy: w.dy_mm))
     }
 
-    private struct ErrorMessage: Decodable {
-        var code: String?
-        var message: String?
-    }
-
     /// An `error` message's code and text, made safe for the log.
     package static func errorText(_ line: some Collection<UInt8>) -> String {
-        let e = try? JSONDecoder().decode(ErrorMessage.self, from: Data(line))
+        let e = DaemonMessage.decode(line)
         // The daemon's messages say what to do: kept whole, within a bound.
         return logSafe((e?.code ?? "error") + ": " + (e?.message ?? ""), limit: 1000)
     }
 
-    private struct PausedWire: Decodable { var reason: String? }
-
     /// Why a `paused` message says nothing comes, made safe for the log.
     package static func pausedText(_ line: some Collection<UInt8>) -> String {
-        let w = try? JSONDecoder().decode(PausedWire.self, from: Data(line))
-        return logSafe(w?.reason ?? "you are not at the screen", limit: 300)
-    }
-
-    private struct ContextWire: Decodable {
-        var locked: Bool?
-        var tablet_mode: Bool?
+        logSafe(DaemonMessage.decode(line)?.reason ?? "you are not at the screen", limit: 300)
     }
 
     /// A `context` message: whether the session at the screen is locked and
     /// whether a tablet-mode switch is on (absent or unreadable: no; the
     /// daemon holds claims and keys back itself while the session is locked).
     package static func context(_ line: some Collection<UInt8>) -> (locked: Bool, tabletMode: Bool) {
-        let w = try? JSONDecoder().decode(ContextWire.self, from: Data(line))
+        let w = DaemonMessage.decode(line)
         return (w?.locked ?? false, w?.tablet_mode ?? false)
-    }
-
-    private struct DeviceWire: Decodable {
-        var device: String?
-        var node: String?
-        var output: String?
-        var transform: String?
-        var source: String?
-        var devices: [DeviceWire]?
     }
 
     /// The touchscreens of a `hello`, or the one of a `device_added` or
     /// `device_removed`; names made printable.
     package static func touchscreens(_ line: some Collection<UInt8>) -> [ScreenFollower.Touchscreen] {
-        guard let w = try? JSONDecoder().decode(DeviceWire.self, from: Data(line)) else { return [] }
+        guard let w = DaemonMessage.decode(line) else { return [] }
         return (w.devices ?? [w]).compactMap { d in
             guard let node = d.node else { return nil }
             return ScreenFollower.Touchscreen(node: node, name: printable(d.device ?? node), output: d.output)
@@ -196,7 +143,7 @@ package struct ReceivedEvent: Sendable {
 
     /// An `orientation` message, for the log.
     package static func orientationText(_ line: some Collection<UInt8>) -> String {
-        let w = try? JSONDecoder().decode(DeviceWire.self, from: Data(line))
+        let w = DaemonMessage.decode(line)
         return logSafe("\(w?.device ?? "?") is read turned \(w?.transform ?? "?") (\(w?.source ?? "?"))")
     }
 

@@ -117,14 +117,14 @@ struct DevicesCommand: ParsableCommand {
 
     /// The devices the daemon at `path` serves, from its `hello`; nil when
     /// none answers within a second.
-    static func served(at path: String) -> [WireMessage]? {
+    static func served(at path: String) -> [DaemonMessage]? {
         guard case .success(let fd) = connectToDaemon(path) else { return nil }
         defer { close(fd) }
         var limit = timeval(tv_sec: 1, tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         var reader = LineReader(fd: fd)
         while let lines = reader.read() {
-            if let first = lines.first { return WireMessage.decode(first).devices }
+            if let first = lines.first { return DaemonMessage.decode(first).devices }
         }
         return nil
     }

@@ -126,19 +126,19 @@ struct MonitorCommand: ParsableCommand {
         var saidGoodbye = false
         var refusedSubscription = false
         var received: [(connection: Int, time: Int64)] = []
+        var poller = Poller()
+        var slots: [Poller.Slot] = []
         loop: while conns.contains(where: \.open) {
-            var fds = conns.map { pollfd(fd: $0.open ? $0.fd : -1, events: Int16(POLLIN), revents: 0) }
-            fds.append(pollfd(fd: sfd, events: Int16(POLLIN), revents: 0))
+            poller.reset()
+            slots = conns.map { poller.add($0.open ? $0.fd : -1, Int32(POLLIN)) }
+            let signalSlot = poller.add(sfd, Int32(POLLIN))
             out.flush()
-            if poll(&fds, nfds_t(fds.count), -1) < 0 {
-                if errno == EINTR { continue }
-                break
-            }
-            if fds[conns.count].revents != 0 { break }
+            if poller.wait(until: .never, clock: .monotonic).error != nil { break }
+            if poller.events(signalSlot) != 0 { break }
             // Receive from every ready socket first, each stamped on arrival;
             // split and decode after, so that work does not delay later stamps.
             received.removeAll(keepingCapacity: true)
-            for i in conns.indices where fds[i].revents != 0 {
+            for i in conns.indices where poller.events(slots[i]) != 0 {
                 guard conns[i].reader.receive() else {
                     if i == 0 && !saidGoodbye { printError("gestured monitor: the daemon closed the connection") }
                     conns[i].open = false
@@ -155,7 +155,7 @@ struct MonitorCommand: ParsableCommand {
                     // fields; decoding each in full would make a 100-connection
                     // run measure this program instead of the daemon.
                     let printing = i == 0 && !quiet
-                    let message = printing ? WireMessage.decode(line) : WireMessage.quick(line)
+                    let message = printing ? DaemonMessage.decode(line) : DaemonMessage.quick(line)
                     if message.type == "hello" && !conns[i].subscribed {
                         conns[i].subscribed = true
                         do {
@@ -278,47 +278,9 @@ struct LineReader {
     }
 }
 
-/// Any server message, every field optional (clients ignore what they do not know).
-struct WireMessage: Decodable {
-    var type: String?
-    // gesture
-    var gesture: String?
-    var phase: String?
-    var id: UInt64?
-    var time_us: Int64?
-    var device: String?
-    var fingers: Int?
-    var x_mm: Double?
-    var y_mm: Double?
-    var x: Double?
-    var y: Double?
-    var direction: String?
-    var distance_mm: Double?
-    var dx_mm: Double?
-    var dy_mm: Double?
-    var vx_mm_s: Double?
-    var vy_mm_s: Double?
-    var scale: Double?
-    var rotation: Double?
-    var edge: String?
-    // device_added, hello, error, …
-    var node: String?
-    var width_mm: Double?
-    var height_mm: Double?
-    var size_source: String?
-    var code: String?
-    var message: String?
-    var fatal: Bool?
-    var reason: String?
-    var files: [String]?
-    var version: [Int]?
-    var server: String?
-    var devices: [WireMessage]?
-    var orientation: String?
-    var orientation_source: String?
-    var transform: String?
-    var source: String?
-
+/// What the monitor prints of the daemon's messages (the one decoder of
+/// the package's clients, `DaemonMessage`).
+extension DaemonMessage {
     /// A device of `hello` or `device_added`: name, node, size and the orientation in force.
     var deviceText: String {
         let size = width_mm.flatMap { w in height_mm.map { "\(w) x \($0) mm" } } ?? "size unknown"
@@ -326,16 +288,14 @@ struct WireMessage: Decodable {
             + " (\(orientation_source ?? "configuration"))"
     }
 
-    static func decode(_ line: String) -> WireMessage {
-        (try? JSONDecoder().decode(WireMessage.self, from: Data(line.utf8))) ?? WireMessage(type: nil)
-    }
+    static func decode(_ line: String) -> DaemonMessage { decode(Array(line.utf8)) ?? DaemonMessage(type: nil) }
 
     /// A gesture line's type, gesture, phase and time, read from the daemon's
     /// own fixed layout without a decoder; anything else is decoded in full.
-    static func quick(_ line: String) -> WireMessage {
+    static func quick(_ line: String) -> DaemonMessage {
         guard line.hasPrefix(#"{"type":"gesture","#) else { return decode(line) }
         let bytes = Array(line.utf8)
-        var m = WireMessage(type: "gesture")
+        var m = DaemonMessage(type: "gesture")
         m.gesture = value(of: "gesture", in: bytes)
         m.phase = value(of: "phase", in: bytes)
         m.time_us = value(of: "time_us", in: bytes).flatMap { Int64($0) }
@@ -372,8 +332,9 @@ struct WireMessage: Decodable {
             let time = Timestamp(microseconds: time_us)
             if origin == nil { origin = time }
             var e = GestureEvent(
-                gesture: g, phase: p, id: id ?? 0, time: time, device: DeviceID(0),
-                fingers: fingers ?? 0, x: x_mm ?? 0, y: y_mm ?? 0, nx: x ?? 0, ny: y ?? 0, edge: edge.flatMap(PanelEdge.init))
+                gesture: g, phase: p, id: UInt64(max(0, id ?? 0)), time: time, device: DeviceID(0),
+                fingers: Int(fingers ?? 0), x: x_mm ?? 0, y: y_mm ?? 0, nx: x ?? 0, ny: y ?? 0,
+                edge: edge.flatMap(PanelEdge.init))
             e.direction = direction.flatMap(GestureDirection.init)
             e.distance = distance_mm
             e.dx = dx_mm
@@ -396,6 +357,12 @@ struct WireMessage: Decodable {
             return "# configuration reloaded (\((files ?? []).joined(separator: ", ")))"
         case "goodbye":
             return "# the daemon says goodbye: \(reason ?? "")"
+        case "paused":
+            return "# paused: \(reason ?? "you are not at the screen"): no gesture comes until your session is the active one"
+        case "resumed":
+            return "# resumed: your session is the one at the screen: gestures come"
+        case "context":
+            return "# context: \(locked == true ? "locked" : "unlocked"), tablet mode \(tablet_mode == true ? "on" : "off")"
         default:
             return nil
         }
