@@ -10,9 +10,9 @@ package import GestureProtocol
 package struct ClaimPlan: Equatable, Sendable {
     package var everywhere = ClaimSet()
     /// By touchscreen node, what its output's bindings add.
-    package var on: [SubscribeRequest.DeviceClaims] = []
+    package var on: [DeviceClaim] = []
 
-    package init(everywhere: ClaimSet = ClaimSet(), on: [SubscribeRequest.DeviceClaims] = []) {
+    package init(everywhere: ClaimSet = ClaimSet(), on: [DeviceClaim] = []) {
         self.everywhere = everywhere
         self.on = on
     }
@@ -23,7 +23,7 @@ package struct ClaimPlan: Equatable, Sendable {
     package var summary: String {
         guard !isEmpty else { return "nothing" }
         let all = everywhere.isEmpty ? [] : ["\(everywhere.summary) on claimed touchscreens"]
-        return (all + on.map { "\($0.claims.summary) on \($0.devices.joined(separator: ", "))" }).joined(separator: "; ")
+        return (all + on.map { "\($0.set.summary) on \($0.devices.joined(separator: ", "))" }).joined(separator: "; ")
     }
 
     /// What the bindings claim together, whatever the context.
@@ -55,7 +55,7 @@ package struct ClaimPlan: Equatable, Sendable {
             let extra = Self.claims(of: limited.filter { $0.acts(onOutput: s.output) })
             var all = everywhere
             all.formUnion(extra)
-            if all != everywhere { on.append(SubscribeRequest.DeviceClaims(devices: [s.node], claims: extra)) }
+            if all != everywhere { on.append(DeviceClaim(extra, devices: [s.node])) }
         }
     }
 }

@@ -194,3 +194,22 @@ public struct TrackFollower: Sendable {
         }
     }
 }
+
+/// One entry of a subscription's `track` (protocol 1.6): the gestures it
+/// follows (those its direction measures, of these finger counts, or any
+/// when nil) and how.
+public struct TrackRule: Equatable, Sendable {
+    public var track: Track
+    public var fingers: [Int]?
+
+    public init(_ track: Track, fingers: [Int]?) {
+        self.track = track
+        self.fingers = fingers
+    }
+
+    public func measures(_ event: borrowing GestureEvent) -> Bool {
+        guard track.toward.gestures.contains(event.gesture) else { return false }
+        guard let fingers else { return true }
+        return fingers.contains(event.fingers)
+    }
+}

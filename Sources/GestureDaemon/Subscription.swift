@@ -211,23 +211,9 @@ package struct Subscription: Equatable, Sendable {
     }
 }
 
-/// A claim on the touchscreens `devices` names (protocol 1.5: a `claim`
-/// entry with `devices`), each a name, a node or a vendor:product id, as in
-/// a subscription's `devices`.
-package struct DeviceClaim: Equatable, Sendable {
-    package var set: ClaimSet
-    package let devices: [String]
-    /// `devices` in lower case, for vendor:product ids.
-    private let lowered: [String]
-
-    package init(_ set: ClaimSet, devices: [String]) {
-        self.set = set
-        self.devices = devices
-        lowered = devices.map { $0.lowercased() }
-    }
-
+extension DeviceClaim {
     func covers(name: String, node: String, vendorProduct: String) -> Bool {
-        Subscription.name(name, node: node, vendorProduct: vendorProduct, in: devices, lowered: lowered)
+        Subscription.name(name, node: node, vendorProduct: vendorProduct, in: devices, lowered: devices.map { $0.lowercased() })
     }
 }
 

@@ -26,22 +26,11 @@ package struct SubscribeRequest: Equatable, Sendable {
     package var pointer = false
     /// What it claims on every claimed touchscreen, and on some only.
     package var claims = ClaimSet()
-    package var deviceClaims: [DeviceClaims] = []
+    package var deviceClaims: [DeviceClaim] = []
     /// Tracked gestures (protocol 1.6).
     package var tracks: [TrackRule] = []
 
     package init() {}
-
-    /// A claim on some touchscreens only (protocol 1.5): their names, nodes
-    /// or vendor:product ids.
-    package struct DeviceClaims: Equatable, Sendable {
-        package var devices: [String]
-        package var claims: ClaimSet
-        package init(devices: [String], claims: ClaimSet) {
-            self.devices = devices
-            self.claims = claims
-        }
-    }
 
     /// The request as one line (without its newline): names sorted and once
     /// each, numbers as numbers.
@@ -79,7 +68,7 @@ package struct SubscribeRequest: Equatable, Sendable {
         }
         let parts =
             (claims.isEmpty ? [] : claim(claims, devices: nil))
-            + deviceClaims.filter { !$0.claims.isEmpty }.flatMap { claim($0.claims, devices: $0.devices) }
+            + deviceClaims.filter { !$0.set.isEmpty }.flatMap { claim($0.set, devices: $0.devices) }
         if !parts.isEmpty {
             fields.append(
                 #""claim":"# + (parts.count == 1 && deviceClaims.isEmpty ? parts[0] : "[" + parts.joined(separator: ",") + "]"))
@@ -171,23 +160,4 @@ package func connectToDaemon(_ path: String, nonBlocking: Bool = false) -> Resul
         return .failure(ConnectFailure(path: path, error: e))
     }
     return .success(fd)
-}
-
-/// One entry of a subscription's `track` (protocol 1.6): the gestures it
-/// follows (those its direction measures, of these finger counts, or any
-/// when nil) and how.
-package struct TrackRule: Equatable, Sendable {
-    package var track: Track
-    package var fingers: [Int]?
-
-    package init(_ track: Track, fingers: [Int]?) {
-        self.track = track
-        self.fingers = fingers
-    }
-
-    package func measures(_ event: borrowing GestureEvent) -> Bool {
-        guard track.toward.gestures.contains(event.gesture) else { return false }
-        guard let fingers else { return true }
-        return fingers.contains(event.fingers)
-    }
 }

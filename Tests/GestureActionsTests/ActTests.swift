@@ -223,8 +223,8 @@ struct ActTests {
         #expect(claims.everywhere == ClaimSet(fingers: [3]))
         #expect(
             claims.on == [
-                .init(devices: ["/dev/input/event5"], claims: ClaimSet(edges: [.left])),
-                .init(devices: ["/dev/input/event7"], claims: ClaimSet(fingers: [3, 4])),
+                DeviceClaim(ClaimSet(edges: [.left]), devices: ["/dev/input/event5"]),
+                DeviceClaim(ClaimSet(fingers: [3, 4]), devices: ["/dev/input/event7"]),
             ])
         #expect(
             claims.summary
@@ -238,7 +238,7 @@ struct ActTests {
         let foot = Binding.Context(focus: FocusedWindow(app: "foot", title: "", fullscreen: false))
         #expect(
             ClaimPlan(b, in: foot, ContextSettings(), screens: screens).on == [
-                .init(devices: ["/dev/input/event5"], claims: ClaimSet(edges: [.left]))
+                DeviceClaim(ClaimSet(edges: [.left]), devices: ["/dev/input/event5"])
             ])
         // With no binding naming an output, the claim is the one object it always was.
         let plain = Subscription.line(
