@@ -58,7 +58,7 @@ let package = Package(
         // configuration errors with their lines.
         .target(
             name: "ToolSupport",
-            dependencies: ["GestureCore", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: ["GestureCore", "CLinux", .product(name: "SystemPackage", package: "swift-system")]
         ),
         // The protocol's words the daemon and its clients share: key chords
         // (named by libevdev's table), the names of gestures and phases, JSON
@@ -129,7 +129,7 @@ let package = Package(
         .testTarget(
             name: "GestureCoreTests",
             dependencies: [
-                "GestureCore", "GestureTools", "TraceSynth",
+                "GestureCore", "TraceSynth",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -1,4 +1,5 @@
 import GestureCore
+import ToolSupport
 import GestureProtocol
 
 /// One of `gestured act`'s sources: the signals, the actions files, the

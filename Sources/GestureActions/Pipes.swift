@@ -153,20 +153,21 @@ final class Pipes: ActSource {
         while programs[i].input >= 0 && programs[i].pending > 0 {
             let p = programs[i]
             let line = p.waiting[p.head]
-            let n = line.bytes.withUnsafeBytes { Glibc.write(p.input, $0.baseAddress! + p.written, $0.count - p.written) }
-            if n > 0 {
-                programs[i].written += n
-                if programs[i].written == line.bytes.count {
-                    programs[i].written = 0
-                    programs[i].head += 1
-                    if !line.changed { programs[i].keptBytes -= line.bytes.count }
-                }
-                continue
+            let n: Int
+            do {
+                n = try line.bytes[p.written...].withUnsafeBytes { try FileDescriptor(rawValue: p.input).write($0) }
+            } catch Errno.resourceTemporarilyUnavailable {
+                return
+            } catch {
+                stop(i, why: "it closed its standard input", now: now)
+                return
             }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && errno == EAGAIN { return }
-            stop(i, why: "it closed its standard input", now: now)
-            return
+            programs[i].written += n
+            if programs[i].written == line.bytes.count {
+                programs[i].written = 0
+                programs[i].head += 1
+                if !line.changed { programs[i].keptBytes -= line.bytes.count }
+            }
         }
         if programs[i].pending == 0 { programs[i].clearWaiting() }
     }

@@ -1,5 +1,6 @@
 import CLinux
 import GestureCore
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc

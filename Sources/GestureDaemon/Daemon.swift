@@ -59,7 +59,6 @@ package struct Daemon {
     let loop: Readiness
     var signals: SignalSource?
     var libinput: LibinputSource?
-    var libinputToken: Readiness.Token?
     var replay: ReplaySource?
     var claims = ClaimedTouchscreens()
     var seat = BusSource<SeatState>(owner: .seat)
@@ -102,7 +101,7 @@ package struct Daemon {
     /// The tokens of every descriptor the daemon's own sources watch (the
     /// clients' come and go with them): each given by the wait, no two alike.
     var sourceTokens: [Readiness.Token] {
-        (signals?.tokens ?? []) + (libinputToken.map { [$0] } ?? []) + seat.tokens + sensor.tokens + claims.tokens
+        (signals?.tokens ?? []) + (libinput?.token.map { [$0] } ?? []) + seat.tokens + sensor.tokens + claims.tokens
             + server.listenerTokens
     }
 
@@ -180,7 +179,7 @@ package struct Daemon {
                 ? .seat(options.seat ?? configuration.daemon.seat) : .paths(options.devicePaths)
             let source = try LibinputSource(backend, configuration: configuration, firstID: firstLibinputID, logger: logger)
             libinput = source
-            libinputToken = try loop.watch(source.fd, "libinput's descriptor", owner: .libinput)
+            try source.watch(in: loop)
         }
         // The devices present now: libinput has queued them as added, the replay adds its own.
         let now = clock.now
@@ -241,11 +240,11 @@ package struct Daemon {
         if sensor.isDue(loop, now: now) { news.merge(followSensor(now: now)) }
 
         // 3. The sources: what they saw, into the recognizer; its timers.
-        if let token = libinputToken, loop.readable(token) {
-            libinput?.read(into: sourceEvents)
+        if let libinput, libinput.isReady(loop) {
+            libinput.read(into: sourceEvents)
             // Touchscreens are claimed as libinput adds them.
             if !sourceEvents.devices.isEmpty { startClaims(now: now) }
-            if let on = libinput?.takeTabletModeChange() { news.merge(server.tabletModeChanged(on, now: now)) }
+            if let on = libinput.takeTabletModeChange() { news.merge(server.tabletModeChanged(on, now: now)) }
         }
         replay?.read(until: now, into: sourceEvents)
         news.merge(recognize(now: now))

@@ -167,32 +167,25 @@ package final class EvdevRecorder {
         defer { close(signalFD) }
         let started = monotonicNow()
         let deadline = duration.map { started + Timestamp.Duration(microseconds: Int64(max(0, $0) * 1_000_000)) }
-        var fds = [
-            pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
-        ]
+        var poller = Poller()
         while true {
-            var timeout: Int64 = -1
-            if let deadline {
-                let now = monotonicNow()
-                if now >= deadline {
-                    summary.end = .duration
-                    break
-                }
-                timeout = (deadline - now).microseconds
+            if let deadline, monotonicNow() >= deadline {
+                summary.end = .duration
+                break
             }
-            let n = fds.withUnsafeMutableBufferPointer { clinux_poll_usec($0.baseAddress, 2, timeout) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SetupError("poll", Errno.last)
+            poller.reset()
+            let deviceSlot = poller.add(device.fd, Int32(POLLIN))
+            let signalSlot = poller.add(signalFD, Int32(POLLIN))
+            if let e = poller.wait(until: deadline ?? .never, clock: .monotonic).error {
+                throw SetupError("poll", Errno(rawValue: e))
             }
-            if fds[1].revents != 0 {
+            if poller.events(signalSlot) != 0 {
                 summary.end = .signal(clinux_signalfd_read(signalFD))
                 // What the kernel delivered before the signal belongs in the file.
                 if try !drain() { summary.end = .deviceGone }
                 break
             }
-            if fds[0].revents & Int16(POLLIN) != 0 || fds[0].revents & Int16(POLLERR | POLLHUP) != 0 {
+            if poller.readable(deviceSlot) || poller.hungUp(deviceSlot) {
                 if try !drain() {
                     summary.end = .deviceGone
                     break

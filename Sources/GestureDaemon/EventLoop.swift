@@ -24,7 +24,7 @@ package import ToolSupport
 package final class Readiness {
     /// Whose a descriptor is.
     package enum Owner: UInt8, CaseIterable, Sendable {
-        case signals, libinput, seat, sensor, claimed, listener, client, tabletMode
+        case signals, libinput, seat, sensor, claimed, listener, client
     }
 
     /// A descriptor's name in the set: its owner and a number no other

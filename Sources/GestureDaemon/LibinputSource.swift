@@ -159,6 +159,17 @@ package final class LibinputSource {
     /// libinput's epoll fd: readable when events wait.
     package var fd: Int32 { li.map { libinput_get_fd($0) } ?? -1 }
 
+    /// Its descriptor's token in the loop's set, once watched.
+    package private(set) var token: Readiness.Token?
+
+    /// Watches its descriptor in `loop` from now on.
+    package func watch(in loop: Readiness) throws(SetupError) {
+        token = try loop.watch(fd, "libinput's descriptor", owner: .libinput)
+    }
+
+    /// Whether the last wait found its descriptor readable.
+    package func isReady(_ loop: Readiness) -> Bool { token.map { loop.readable($0) } ?? false }
+
     /// Releases every device and the context.
     package func shutdown() {
         if let li {

@@ -174,7 +174,10 @@ struct DaemonPartsTests {
             "\(s.jsonFields)")
         #expect(s.claims.summary == "3 fingers, 1-finger hold of 600 ms, 2-finger hold of 900 ms")
         let one = try ClientRequest.parse(Array(#"{"type":"subscribe","claim":{"hold":{"fingers":1,"ms":800}}}"#.utf8))
-        guard case .subscribe(let o) = one else { return }
+        guard case .subscribe(let o) = one else {
+            Issue.record("a hold claim is not read as a subscription: \(one)")
+            return
+        }
         #expect(o.jsonFields.contains(#""claim":{"fingers":[],"edges":[],"hold":{"fingers":1,"ms":800}}"#), "\(o.jsonFields)")
         let click = try ClientRequest.parse(Array(#"{"type":"pointer","button":"right","x":0.25,"y":1}"#.utf8))
         let want = try #require(PointerClick(.right, x: 0.25, y: 1))

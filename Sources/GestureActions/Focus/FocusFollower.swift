@@ -1,4 +1,5 @@
 import GestureCore
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc

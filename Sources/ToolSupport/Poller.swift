@@ -1,15 +1,15 @@
 import CLinux
 package import GestureCore
-package import ToolSupport
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// The wait of `gestured act`'s loop: its descriptors (the socket, the
-/// signalfd, inotify, the commands' error pipes, which come and go) in one
-/// `ppoll(2)` until the earliest deadline; then the clock, read once for the
-/// whole turn. (The daemon waits on an epoll set instead: `Readiness`.)
+/// The wait of a loop over a few descriptors that come and go (`gestured
+/// act`'s sources, `monitor`'s connections, `record`'s device): one
+/// `ppoll(2)` until the earliest deadline, then the clock, read once for the
+/// whole turn; a signal's interruption is a turn with nothing ready. (The
+/// daemon waits on an epoll set instead: `Readiness`.)
 ///
 /// Each source adds its descriptor and keeps the slot it was given, then asks
 /// for that slot's readiness after the wait: no slot is found by position.
