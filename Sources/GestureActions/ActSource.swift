@@ -1,6 +1,6 @@
 import GestureCore
-import ToolSupport
 import GestureProtocol
+import ToolSupport
 
 /// One of `gestured act`'s sources: the signals, the actions files, the
 /// daemon link, the Wayland session, the focus, the dispatch's timers, the

@@ -32,9 +32,10 @@ package struct Binding: Sendable, Equatable {
     /// daemon's: protocol 1.8).
     package var pointer: PointerClick.Button?
     /// `hold-ms`: a touch-and-hold binding acts once the hold has lasted
-    /// this long, its fingers still within `holdSlop` of where it began
-    /// (nil: when it begins, at the daemon's `hold.minDuration`; a binding
-    /// with `pointer`: `pointerHold`).
+    /// this long with its fingers within the daemon's `slop` of where they
+    /// landed, none lifting, as the daemon's `held_ms` says (nil: when it
+    /// begins, at the daemon's `hold.minDuration`; a binding with
+    /// `pointer`: `pointerHold`).
     package var holdMs: Int?
     package var onBegan: [String]?
     package var onChanged: [String]?
@@ -78,9 +79,6 @@ package struct Binding: Sendable, Equatable {
     /// own press-and-hold; a toolkit whose long press comes sooner (GTK:
     /// 500 ms) acts on it first unless `hold-ms` is shorter (docs/claiming.md).
     package static let pointerHold = 800
-    /// How far a hold's fingers may move after it began while a binding
-    /// waits for its `hold-ms`, mm (the daemon's default `slop`).
-    package static let holdSlop = 2.0
 
     /// How long the hold must last before the binding acts, ms (nil: at `began`).
     package var waitsFor: Int? {

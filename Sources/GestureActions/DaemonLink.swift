@@ -39,6 +39,8 @@ final class DaemonLink: ActSource {
     static let readBudget = 64 * 1024
     static let firstBackoff = Timestamp.Duration.milliseconds(100)
     static let lastBackoff = Timestamp.Duration.milliseconds(5000)
+    /// The protocol act speaks: `held_ms` is 1.9's.
+    static let protocolNeeded = [1, 9]
 
     private struct Connection {
         var fd: Int32
@@ -230,6 +232,13 @@ final class DaemonLink: ActSource {
                 saidWaiting = false
                 news.append(.daemon(.subscribed))
             case "hello":
+                if let v = ReceivedEvent.protocolVersion(line), v.lexicographicallyPrecedes(Self.protocolNeeded) {
+                    log(
+                        "the daemon speaks protocol \(v.map(String.init).joined(separator: ".")), older than act's "
+                            + "\(Self.protocolNeeded.map(String.init).joined(separator: ".")): bindings that wait for "
+                            + "hold-ms (and pointer bindings on a touch-and-hold) do not act until the daemon is restarted "
+                            + "on the installed version (systemctl restart gestured)")
+                }
                 news.append(.daemon(.touchscreens(ReceivedEvent.touchscreens(line))))
             case "device_added":
                 news.append(.daemon(.added(ReceivedEvent.touchscreens(line))))

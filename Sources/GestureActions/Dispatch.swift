@@ -4,8 +4,11 @@ import ToolSupport
 
 /// Gesture events to bindings: which bindings act on each event, what each
 /// does (`Action`), and what one gesture under way has done so far. Its
-/// timers (a held-back `on-changed`, a hold waiting for its `hold-ms`) make
-/// it a source of act's loop without a descriptor.
+/// timer (a held-back `on-changed`) makes it a source of act's loop without
+/// a descriptor. A binding with a `hold-ms` acts on the hold's event that
+/// says it lasted that long still (`held_ms`): the daemon counts the time
+/// and judges the stillness, with its own `slop`, as it does for the claim
+/// on the same hold, so the click and the claim cannot disagree.
 ///
 /// Whether a binding may act is decided when the gesture begins (its
 /// context: the focused app, tablet mode), and the lock is checked again
@@ -17,12 +20,6 @@ final class Dispatch: ActSource {
     /// The most gestures followed at once (a gesture is followed from its
     /// first event to its last); beyond it the oldest is forgotten.
     static let gestureLimit = 64
-    /// How long a hold lasted at its `began` when the daemon does not say
-    /// (before protocol 1.8): the daemon's default `hold.minDuration`, ms.
-    static let defaultHold = GestureThresholds().holdMinDuration
-    /// How far a hold's fingers may move after it began while a binding
-    /// waits for its `hold-ms`: the daemon's default `slop`, mm.
-    static let holdSlop = GestureThresholds().slop
 
     /// What one gesture under way has done so far.
     struct GestureState {
@@ -47,9 +44,6 @@ final class Dispatch: ActSource {
         var fingers = 1
         var device = ""
         var tracked = false
-        /// Per binding that waits for its `hold-ms`: when it acts, and the
-        /// hold's latest event (where a click goes).
-        var waiting: [Int: (due: Timestamp, event: ReceivedEvent)] = [:]
     }
 
     /// How often each binding may still fire (`max-per-second`), and what was skipped.
@@ -85,7 +79,6 @@ final class Dispatch: ActSource {
         var due = Timestamp.never
         for g in gestures.values {
             for (i, _) in g.heldChanged { due = min(due, (g.lastChanged[i] ?? .zero) + bindings[i].changedInterval) }
-            for w in g.waiting.values { due = min(due, w.due) }
         }
         return due
     }
@@ -102,11 +95,6 @@ final class Dispatch: ActSource {
                 g.heldChanged[i] = nil
                 g.lastChanged[i] = now
                 start(bindings[i].onChanged!, i, event, hook: "on-changed", now: now, into: &actions)
-            }
-            // Bindings whose hold has lasted their `hold-ms`.
-            for (i, w) in g.waiting where now >= w.due {
-                g.waiting[i] = nil
-                fire(i, w.event, now: now, into: &actions)
             }
             gestures[id] = g
         }
@@ -132,7 +120,6 @@ final class Dispatch: ActSource {
             ?? GestureState(start: (event.x, event.y), context: context, output: output, since: now)
         (g.kind, g.fingers, g.device) = (event.gesture, event.fingers, event.device)
         g.tracked = g.tracked || event.tracked
-        holdGoesOn(&g, event)
         // A program gets each line once, however many bindings name it, and
         // every line of a gesture it got a line of. A continuous gesture's
         // direction is known at its end only: a pipe binding's `direction`
@@ -155,19 +142,17 @@ final class Dispatch: ActSource {
             }
             guard matches else { continue }
             let once: Bool
-            if let phase = b.phase {
+            if let ms = b.waitsFor {
+                // The hold's event that says it lasted `hold-ms` still.
+                once = (event.phase == .began || event.phase == .changed) && (event.heldMs ?? -1) >= ms
+            } else if let phase = b.phase {
                 once = event.phase == phase
             } else {
                 once = event.phase != .changed && event.phase != .cancelled
             }
             if once && !g.fired.contains(i) {
                 g.fired.insert(i)
-                let held = event.duration ?? Self.defaultHold
-                if let ms = b.waitsFor, event.phase == .began, held < Double(ms) {
-                    g.waiting[i] = (now + .milliseconds(Double(ms) - held), event)
-                } else {
-                    fire(i, event, now: now, into: &actions)
-                }
+                fire(i, event, now: now, into: &actions)
             }
             switch event.phase {
             case .began:
@@ -225,7 +210,6 @@ final class Dispatch: ActSource {
         for id in gestures.keys.sorted() {
             guard var g = gestures[id] else { continue }
             g.heldChanged = g.heldChanged.filter { bindings[$0.key].whenLocked }
-            g.waiting = g.waiting.filter { bindings[$0.key].whenLocked }
             let kept = Set(bindings.filter(\.whenLocked).compactMap(\.pipe))
             let line = Self.madeUpEnd(of: g, id: id, now: now, reason: "the session at the screen locked")
             for argv in g.piped where !kept.contains(argv) {
@@ -258,19 +242,6 @@ final class Dispatch: ActSource {
             log("\(bindings[i].origin): not acting on gesture \(id): the session at the screen is locked")
         }
         return false
-    }
-
-    /// A hold some bindings wait on (`hold-ms`): its latest event is where
-    /// they act; it no longer counts if it ends, or moves beyond `holdSlop`
-    /// from where it began.
-    private func holdGoesOn(_ g: inout GestureState, _ event: ReceivedEvent) {
-        guard !g.waiting.isEmpty else { return }
-        let moved = ((event.dx ?? 0) * (event.dx ?? 0) + (event.dy ?? 0) * (event.dy ?? 0)).squareRoot()
-        if event.phase != .changed || moved > Self.holdSlop {
-            g.waiting.removeAll()
-        } else {
-            for i in g.waiting.keys { g.waiting[i]?.event = event }
-        }
     }
 
     private func fire(_ i: Int, _ event: ReceivedEvent, now: Timestamp, into actions: inout [Action]) {

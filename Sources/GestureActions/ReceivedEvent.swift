@@ -32,6 +32,9 @@ package struct ReceivedEvent: Sendable {
     /// A hold's translation since `began`, mm.
     package var dx: Double?
     package var dy: Double?
+    /// A hold's `held_ms` (protocol 1.9): the longest of the times asked
+    /// for that it has now lasted still.
+    package var heldMs: Int?
 
     /// The most bytes of a device's name that reach the environment.
     package static let deviceNameLimit = 256
@@ -39,6 +42,8 @@ package struct ReceivedEvent: Sendable {
     static let countLimit: Int64 = 16
     /// The largest magnitude a measure may have (mm, mm/s, ms, a scale).
     static let measureLimit = 1e9
+    /// The longest `held_ms`: the longest time a subscriber may ask for.
+    static let heldLimit: Int64 = 10_000
 
     /// What a line from the daemon was.
     package enum Parsed: Sendable {
@@ -75,6 +80,7 @@ package struct ReceivedEvent: Sendable {
         guard let fingers = w.fingers, (1...countLimit).contains(fingers) else { return .invalid("a finger count out of range") }
         if let t = w.time_us, t < 0 { return .invalid("a negative time") }
         if let taps = w.taps, !(1...countLimit).contains(taps) { return .invalid("a tap count out of range") }
+        if let held = w.held_ms, !(0...heldLimit).contains(held) { return .invalid("held_ms out of range") }
         for (name, value) in measures(w) {
             if let v = value, !(v.isFinite && abs(v) <= measureLimit) {
                 return .invalid("\(name.lowercased()) out of range")
@@ -101,6 +107,7 @@ package struct ReceivedEvent: Sendable {
         if let direction { environment.append("GESTURED_DIRECTION=\(direction.rawValue)") }
         if let edge { environment.append("GESTURED_EDGE=\(edge.rawValue)") }
         if let completed = w.completed { environment.append("GESTURED_COMPLETED=\(completed)") }
+        if let held = w.held_ms { environment.append("GESTURED_HELD_MS=\(held)") }
         for (name, value) in measures(w) {
             if let v = value { environment.append("GESTURED_\(name)=\(Self.text(v))") }
         }
@@ -108,7 +115,7 @@ package struct ReceivedEvent: Sendable {
             ReceivedEvent(
                 gesture: gesture, phase: phase, id: Int(id), fingers: Int(fingers), direction: direction, edge: edge,
                 device: device, x: w.x ?? 0, y: w.y ?? 0, environment: environment, tracked: w.progress != nil,
-                duration: w.duration_ms, dx: w.dx_mm, dy: w.dy_mm))
+                duration: w.duration_ms, dx: w.dx_mm, dy: w.dy_mm, heldMs: w.held_ms.map { Int($0) }))
     }
 
     /// An `error` message's code and text, made safe for the log.
@@ -139,6 +146,11 @@ package struct ReceivedEvent: Sendable {
             guard let node = d.node else { return nil }
             return ScreenFollower.Touchscreen(node: node, name: printable(d.device ?? node), output: d.output)
         }
+    }
+
+    /// A `hello`'s protocol version, `[major, minor]`.
+    package static func protocolVersion(_ line: some Collection<UInt8>) -> [Int]? {
+        DaemonMessage.decode(line)?.version
     }
 
     /// An `orientation` message, for the log.

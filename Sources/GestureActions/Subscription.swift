@@ -9,8 +9,9 @@ package enum Subscription {
     /// filters directions on those only); every phase but `changed` when no
     /// binding acts on a change (`on-changed`, `phase = "changed"`, `pipe`,
     /// a hold it waits on), and then the daemon does not make them at all;
-    /// whether it types keys and clicks; its tracks; and `claims` (by
-    /// default what every binding claims).
+    /// whether it types keys and clicks; its tracks; the times its holds
+    /// wait for (`hold_ms`); and `claims` (by default what every binding
+    /// claims).
     package static func line(for bindings: [Binding], claims: ClaimPlan? = nil) -> String {
         var r = SubscribeRequest()
         r.gestures = bindings.map(\.gesture.rawValue)
@@ -38,6 +39,8 @@ package enum Subscription {
             if !tracks.contains(entry) { tracks.append(entry) }
         }
         r.tracks = Array(tracks.prefix(16))
+        // The daemon says when a hold has lasted each binding's `hold-ms` (`held_ms`).
+        r.holdMarks = Array(Set(bindings.compactMap(\.waitsFor)).sorted().prefix(16))
         return r.line + "\n"
     }
 

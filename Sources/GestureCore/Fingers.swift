@@ -302,6 +302,22 @@ struct Fingers: Sendable {
 
     /// Whether every member down landed at the bezel and rests there
     /// (within `slop` of its landing).
+    /// Whether every member down is within `within` mm of where it landed
+    /// (a still hold's test, as the Claimer makes it).
+    func membersNearLanding(within distance: Double) -> Bool {
+        for s in inGroup & down where Trig.hypot(self[s].x - self[s].startX, self[s].y - self[s].startY) > distance {
+            return false
+        }
+        return true
+    }
+
+    /// The latest landing of the members down.
+    var lastMemberLanding: Timestamp {
+        var latest = Timestamp.zero
+        for s in inGroup & down where self[s].downTime > latest { latest = self[s].downTime }
+        return latest
+    }
+
     func onlyRestingAtBezel(slop: Double) -> Bool {
         guard memberDown > 0 else { return false }
         for s in inGroup & down where !self[s].restsAtBezel(slop: slop) { return false }

@@ -92,6 +92,10 @@ extension GestureEvent {
             w.integer(taps)
         }
         if let duration { w.field(#","duration_ms":"#, duration, decimals: 1) }
+        if let heldMs {
+            w.raw(#","held_ms":"#)
+            w.integer(heldMs)
+        }
         w.raw(#","edge":"#)
         if let edge {
             w.raw("\"")
@@ -390,6 +394,7 @@ extension GestureEvent {
         if let scale { s += "  scale " + NumberText.fixed(scale, 3) }
         if let rotation { s += "  rot " + NumberText.fixed(rotation * 180 / .pi, 1) + "°" }
         if let edge { s += "  edge " + edge.rawValue }
+        if let heldMs { s += "  held \(heldMs) ms" }
         return s
     }
 

@@ -239,6 +239,10 @@ public struct GestureEvent: Sendable, Hashable {
     public var taps: Int?
     /// Time since the gesture's first touch, ms (continuous gestures' `ended` and `cancelled`).
     public var duration: Double?
+    /// Touch-and-hold: the longest of the times subscribers wait for
+    /// (`hold_ms`) that the hold has now lasted still, ms; only on the
+    /// `began` or `changed` that reaches it.
+    public var heldMs: Int?
     /// Which subscribers a tap is for when some want double taps and some do not
     /// (see `GesturePipeline.setWanted(_:immediateTaps:changes:)`); not part of the JSON.
     package var timing: TapTiming = .every

@@ -39,6 +39,9 @@ public struct GesturePipeline: Sendable {
     /// Kinds whose `changed` events are reported; for the other kinds they
     /// are not even made (each takes a velocity fit, an event, its copies).
     public private(set) var wantedChanges: GestureKindSet
+    /// How long subscribers wait for a still hold to last, ms, ascending:
+    /// each hold reports each as it is reached (`GestureEvent.heldMs`).
+    public private(set) var holdMarks: [Int] = []
     public init(wanted: GestureKindSet = .all, firstID: UInt64 = 1) {
         self.wanted = wanted
         self.wantedChanges = wanted
@@ -56,6 +59,7 @@ public struct GesturePipeline: Sendable {
             wantDoubleTap: wanted.contains(.doubleTap), wanted: wanted)
         recognizer.settings.immediateTaps = immediateTaps
         recognizer.wantedChanges = wantedChanges
+        recognizer.settings.holdMarks = holdMarks.map(Double.init)
         devices.append(recognizer)
         noteDeadlines()
     }
@@ -92,6 +96,19 @@ public struct GesturePipeline: Sendable {
         let now = max(time, lastTime)
         advance(to: now, into: &events)
         devices[i].removeAll(now: now, ids: &nextID, into: &events)
+        noteDeadlines()
+    }
+
+    /// Sets the times holds report (the union of what subscribers wait
+    /// for, 0 to 10000 ms): a touch-and-hold whose fingers stay within
+    /// `slop` of where they landed, none lifting, reports each as it is
+    /// reached, counted from its last landing, on its `began` (the longest
+    /// reached by then) or on a `changed` of its own (docs/gestures.md).
+    public mutating func setHoldMarks(_ marks: some Sequence<Int>) {
+        let sorted = Set(marks.filter { (0...10_000).contains($0) }).sorted()
+        guard sorted != holdMarks else { return }
+        holdMarks = sorted
+        for i in devices.indices { devices[i].settings.holdMarks = sorted.map(Double.init) }
         noteDeadlines()
     }
 

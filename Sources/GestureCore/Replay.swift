@@ -6,6 +6,9 @@ public struct TraceReplay: Sendable {
     public var tracing = false
     /// With double taps wanted, also report taps at the lift (see `GesturePipeline.setWanted(_:immediateTaps:changes:)`).
     package var immediateTaps = false
+    /// The times a hold reports as it lasts them still, ms
+    /// (`GesturePipeline.setHoldMarks`): what subscribers waiting for holds ask for.
+    public var holdMarks: [Int] = []
 
     public init(geometry: PanelGeometry, thresholds: GestureThresholds = .defaults, wanted: GestureKindSet = .all) {
         self.geometry = geometry
@@ -28,6 +31,7 @@ public struct TraceReplay: Sendable {
     public func run<S: GestureSink>(_ trace: Trace, firstID: UInt64 = 1, into sink: inout S) throws(TraceError) -> Outcome {
         var pipeline = GesturePipeline(wanted: wanted, firstID: firstID)
         if immediateTaps { pipeline.setWanted(wanted, immediateTaps: true) }
+        pipeline.setHoldMarks(holdMarks)
         let id = DeviceID(1)
         pipeline.addDevice(id, geometry: geometry, thresholds: thresholds)
         pipeline.setTracing(tracing)

@@ -80,6 +80,9 @@ struct TouchGroup: Sendable {
         /// `hold.minDuration` passed since the first touch (or, for a touch
         /// that was creeping then, `holdRecheck` since the last look).
         case holdDeadline = "hold-deadline"
+        /// A hold lasted one of `holdMarks`' times from its last landing,
+        /// its fingers within `slop` of where they landed and none lifted.
+        case holdMark = "hold-mark"
         /// A finger of the group that lifted landed again within
         /// `bounce.maxInterval` and `bounce.maxDistance` of where it lifted,
         /// while others were down: the same finger, not a new one.
@@ -109,6 +112,11 @@ struct TouchGroup: Sendable {
         /// The picture's size in the orientation in force, mm: where its edges are.
         var width: Double
         var height: Double
+        /// How long subscribers wait for a still hold to last (ms,
+        /// ascending, each once): a hold reports each as it is reached
+        /// (`held_ms`), so that every client counts the same time with the
+        /// daemon's own `slop`.
+        var holdMarks: [Double] = []
     }
 
     var settings: Settings
@@ -131,6 +139,13 @@ struct TouchGroup: Sendable {
     private(set) var start: Timestamp = .zero
     private var settleDeadline: Timestamp = .never
     private var holdDeadline: Timestamp = .never
+    /// The hold's fingers stayed within `slop` of where they landed, none
+    /// lifting: its marks (`Settings.holdMarks`) still come.
+    private var holdStill = false
+    /// The hold's last landing before it reached a mark: its marks count from it.
+    private var lastLanding: Timestamp = .zero
+    /// The longest mark the hold reported, ms (-1: none).
+    private var heldUpTo = -1.0
     /// A pinch or rotation whose second-to-last finger lifted ends here,
     /// unless that finger bounces back first.
     private var endDeadline: Timestamp = .never
@@ -201,7 +216,22 @@ struct TouchGroup: Sendable {
         if state == .touching && settleDeadline < d { d = settleDeadline }
         if (state == .touching || state == .undecided) && holdDeadline < d { d = holdDeadline }
         if (state == .pinching || state == .rotating) && endDeadline < d { d = endDeadline }
+        if state == .holding {
+            let m = holdMarkDeadline
+            if m < d { d = m }
+        }
         return d
+    }
+
+    /// When the hold reaches its next mark; `.never` with none left, or once it moved or lost a finger.
+    private var holdMarkDeadline: Timestamp {
+        guard holdStill, let m = settings.holdMarks.first(where: { $0 > heldUpTo }) else { return .never }
+        return lastLanding + .milliseconds(m)
+    }
+
+    /// The longest mark a hold has reached at `now`, counted from `lastLanding` (-1: none).
+    private func markReached(at now: Timestamp) -> Double {
+        settings.holdMarks.last { lastLanding + .milliseconds($0) <= now } ?? -1
     }
 
     /// Fires every timer due at or before `now`, in deadline order; returns the next deadline.
@@ -212,6 +242,8 @@ struct TouchGroup: Sendable {
             if due == taps.deadline {
                 taps.deadline = .never
                 report(taps.handle(.timeout, now: due, wantDoubleTap: wantDoubleTap, t: t, log: &out.log), &out)
+            } else if state == .holding && due == holdMarkDeadline {
+                handle(.holdMark, now: due, &f, &out)
             } else if due == settleDeadline {
                 settleDeadline = .never
                 handle(.settled, now: due, &f, &out)
@@ -492,7 +524,7 @@ struct TouchGroup: Sendable {
         case .fingerDown:
             state = .touching
         case .fingerUp, .lastUp, .still, .movedOne, .movedMany, .movedTogether, .movedApart, .movedAround, .settled,
-            .holdDeadline, .fingerBack, .bounceOver, .grip, .cancel:
+            .holdDeadline, .holdMark, .fingerBack, .bounceOver, .grip, .cancel:
             bug(event, now: now, &out)
         }
     }
@@ -546,7 +578,7 @@ struct TouchGroup: Sendable {
                 notTap(now: now, &out)
                 beginHold(now: now, &f, &out)
             }
-        case .bounceOver, .grip:
+        case .bounceOver, .grip, .holdMark:
             bug(event, now: now, &out)
         case .cancel:
             notTap(now: now, &out)
@@ -572,7 +604,7 @@ struct TouchGroup: Sendable {
             } else {
                 beginHold(now: now, &f, &out)
             }
-        case .settled, .bounceOver, .grip:
+        case .settled, .bounceOver, .grip, .holdMark:
             bug(event, now: now, &out)
         case .cancel:
             state = .finished
@@ -583,17 +615,28 @@ struct TouchGroup: Sendable {
         switch event {
         case .fingerDown:
             // More fingers land on the hold: they join it, and the hand's motion
-            // is measured from here.
+            // is measured from here. Until the hold reached a mark, its
+            // marks count from this landing (the claimer's hold time does
+            // the same until it takes the hold).
             f.rebaseMembers()
             originX = tx
             originY = ty
+            if heldUpTo < 0 { lastLanding = now }
         case .fingerUp, .fingerBack:
-            break
+            holdStill = false
         case .lastUp:
             out.emit(holdEvent(.ended, now: now, f, out))
             state = over(f)
         case .still, .movedOne, .movedMany:
+            if holdStill && !f.membersNearLanding(within: t.slop) { holdStill = false }
             if out.wantsChanges(of: .touchAndHold) { out.emit(holdEvent(.changed, now: now, f, out)) }
+        case .holdMark:
+            // The hold lasted a mark's time, still: a `changed` naming the
+            // longest mark reached (several at once only when marks changed).
+            heldUpTo = max(heldUpTo, markReached(at: now))
+            var e = holdEvent(.changed, now: now, f, out)
+            e.heldMs = Int(heldUpTo)
+            out.emit(e)
         case .movedTogether, .movedApart, .movedAround:
             // A hand resting, then moving: the hold ends and the hand's
             // gesture begins, with every finger down.
@@ -630,7 +673,7 @@ struct TouchGroup: Sendable {
                 out.emit(
                     dragEvent(.changed, now: now, velocity: f.currentVelocity(now: now, window: t.velocityWindow), f, out))
             }
-        case .settled, .holdDeadline, .bounceOver, .grip:
+        case .settled, .holdDeadline, .holdMark, .bounceOver, .grip:
             bug(event, now: now, &out)
         case .cancel:
             out.emit(dragEvent(.cancelled, now: now, velocity: nil, f, out))
@@ -670,7 +713,7 @@ struct TouchGroup: Sendable {
             if out.wantsChanges(of: state == .rotating ? .rotate : .pinch) {
                 out.emit(transformEvent(.changed, now: now, f, out))
             }
-        case .settled, .holdDeadline, .grip:
+        case .settled, .holdDeadline, .holdMark, .grip:
             bug(event, now: now, &out)
         case .cancel:
             endDeadline = .never
@@ -684,7 +727,7 @@ struct TouchGroup: Sendable {
         case .fingerDown, .fingerUp, .lastUp, .still, .movedOne, .movedMany, .movedTogether, .movedApart, .movedAround,
             .fingerBack, .cancel:
             break
-        case .settled, .holdDeadline, .bounceOver, .grip:
+        case .settled, .holdDeadline, .holdMark, .bounceOver, .grip:
             bug(event, now: now, &out)
         }
     }
@@ -781,7 +824,9 @@ struct TouchGroup: Sendable {
         switch event {
         case .movedOne, .movedTogether, .movedApart, .movedAround: begin(event, fingers: touched, now: now, &f, &out)
         case .movedMany: state = .undecided
-        case .fingerDown, .fingerUp, .lastUp, .still, .settled, .holdDeadline, .fingerBack, .bounceOver, .grip, .cancel: break
+        case .fingerDown, .fingerUp, .lastUp, .still, .settled, .holdDeadline, .holdMark, .fingerBack, .bounceOver, .grip,
+            .cancel:
+            break
         }
     }
 
@@ -805,7 +850,8 @@ struct TouchGroup: Sendable {
             drag = Drag(id: out.newID(), fingers: max(1, n), originX: originX, originY: originY)
             state = .dragging
             out.emit(dragEvent(.began, now: now, velocity: f.currentVelocity(now: now, window: t.velocityWindow), f, out))
-        case .fingerDown, .fingerUp, .lastUp, .still, .settled, .holdDeadline, .fingerBack, .bounceOver, .grip, .cancel:
+        case .fingerDown, .fingerUp, .lastUp, .still, .settled, .holdDeadline, .holdMark, .fingerBack, .bounceOver, .grip,
+            .cancel:
             break
         }
         // A change of kind (`kindChange`) is measured from here.
@@ -841,7 +887,13 @@ struct TouchGroup: Sendable {
         hold = Hold(id: out.newID(), fingers: f.memberDown, originX: tx, originY: ty)
         state = .holding
         placeFocal(now: now, f)
-        out.emit(holdEvent(.began, now: now, f, out))
+        lastLanding = f.lastMemberLanding
+        holdStill = f.membersNearLanding(within: t.slop)
+        // Marks already reached are the began's: the longest of them.
+        heldUpTo = holdStill ? markReached(at: now) : -1
+        var e = holdEvent(.began, now: now, f, out)
+        if heldUpTo >= 0 { e.heldMs = Int(heldUpTo) }
+        out.emit(e)
     }
 
     /// Ends a drag at its last lift, then reports the flick and the swipe it may also be.

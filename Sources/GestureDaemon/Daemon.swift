@@ -347,6 +347,7 @@ package struct Daemon {
         {
             pipeline.setWanted(wanted.kinds, immediateTaps: wanted.immediateTaps, changes: wanted.changes)
         }
+        pipeline.setHoldMarks(wanted.holdMarks)
         if let r = replay, !r.started, server.subscriberCount >= options.waitSubscribers {
             replay!.start(at: now)
         }

@@ -198,16 +198,18 @@ package struct Server {
     /// whether some subscriber wants taps at their lift while another waits
     /// for double taps; the kinds whose `changed` events some subscriber
     /// wants (one whose `phases` leave out `changed` wants none).
-    package var wanted: (kinds: GestureKindSet, immediateTaps: Bool, changes: GestureKindSet) {
+    package var wanted: (kinds: GestureKindSet, immediateTaps: Bool, changes: GestureKindSet, holdMarks: Set<Int>) {
         var union = GestureKindSet()
         var changes = GestureKindSet()
         var immediate = false
+        var marks = Set<Int>()
         for c in clients where c.state == .subscribed {
             union.formUnion(c.subscription.gestures)
             if c.subscription.phases?.contains(.changed) ?? true { changes.formUnion(c.subscription.gestures) }
             if c.subscription.gestures.contains(.tap) && !c.subscription.wantsDoubleTap { immediate = true }
+            marks.formUnion(c.subscription.marks)
         }
-        return (union, immediate && union.contains(.doubleTap), changes)
+        return (union, immediate && union.contains(.doubleTap), changes, marks)
     }
 
     var subscribeTimeout: Timestamp.Duration { .milliseconds(settings.subscribeTimeout * 1000) }

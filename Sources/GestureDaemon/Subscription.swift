@@ -45,8 +45,22 @@ package struct Subscription: Equatable, Sendable {
     /// matching rule measures carries its progress, and its end whether it
     /// completed.
     package var tracks: [TrackRule] = []
+    /// How long the client waits for still holds to last, ms (protocol
+    /// 1.9, `hold_ms`): each hold's event that reaches one says so
+    /// (`held_ms`).
+    package var holdMarks: [Int] = []
 
     package init() {}
+
+    /// The times its holds are to report: its `hold_ms`, and the time of
+    /// each hold it claims, so that the event comes when the claim takes
+    /// the hold.
+    package var marks: Set<Int> {
+        var all = Set(holdMarks)
+        all.formUnion(claims.holds.values)
+        for c in deviceClaims { all.formUnion(c.set.holds.values) }
+        return all
+    }
 
     /// Whether it claims anything anywhere.
     package var claimsAnything: Bool { !claims.isEmpty || !deviceClaims.isEmpty }
@@ -113,7 +127,7 @@ package struct Subscription: Equatable, Sendable {
         a.gestures == b.gestures && a.fingers == b.fingers && a.devices == b.devices && a.phases == b.phases
             && a.directions == b.directions && a.edges == b.edges && a.keys == b.keys && a.pointer == b.pointer
             && a.claims == b.claims
-            && a.deviceClaims == b.deviceClaims && a.tracks == b.tracks
+            && a.deviceClaims == b.deviceClaims && a.tracks == b.tracks && a.holdMarks == b.holdMarks
             && a.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] } == b.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] }
     }
 
@@ -196,6 +210,7 @@ package struct Subscription: Equatable, Sendable {
         if !tracks.isEmpty {
             s += #","track":["# + tracks.map(\.json).joined(separator: ",") + "]"
         }
+        if !holdMarks.isEmpty { s += #","hold_ms":["# + holdMarks.map(String.init).joined(separator: ",") + "]" }
         s += #","region":"#
         if let r = region {
             s += "["

@@ -10,7 +10,7 @@ package import GestureProtocol
 /// and new meanings the major.
 package enum WireProtocol {
     package static let name = "gestured"
-    package static let version = (major: 1, minor: 8)
+    package static let version = (major: 1, minor: 9)
     /// The longest line a client may send, newline excluded.
     package static let maxLineLength = 64 * 1024
     /// The most values (array elements and object members) a request may
@@ -92,6 +92,8 @@ extension ClientRequest {
         var pointer: Bool?
         var claim: OneOrMany<ClaimWire>?
         var track: OneOrMany<TrackWire>?
+        /// Since 1.9: how long the client waits for still holds to last.
+        var hold_ms: [Double]?
     }
 
     private struct TrackWire: Decodable {
@@ -247,6 +249,14 @@ extension ClientRequest {
                 }
             }
             if let track = wire.track { subscription.tracks = try Self.tracks(track.entries) }
+            if let marks = wire.hold_ms {
+                guard marks.count <= TouchFrame.capacity,
+                    marks.allSatisfy({ $0 == $0.rounded() && $0 >= 0 && $0 <= Self.holdLimit })
+                else {
+                    throw RequestError(code: "bad-request", message: "\"hold_ms\" must be \(fieldHelp["hold_ms"]!)")
+                }
+                subscription.holdMarks = Set(marks.map { Int($0) }).sorted()
+            }
             return .subscribe(subscription)
         case "unsubscribe": return .unsubscribe
         case "ping": return .ping
@@ -343,6 +353,7 @@ extension ClientRequest {
         "track":
             "{\"toward\": \"left\", \"distance\": 60, \"commit\": 0.5}, or a list of such objects, each with \"fingers\" if it follows some finger counts only",
         "transform": "strings, e.g. {\"device\": \"/dev/input/event5\", \"transform\": \"90\"}",
+        "hold_ms": "a list of at most \(TouchFrame.capacity) whole numbers of milliseconds, 0 to \(Int(holdLimit)), e.g. [800]",
     ]
 
     private static func explain(_ error: Error) -> String {

@@ -29,6 +29,8 @@ package struct SubscribeRequest: Equatable, Sendable {
     package var deviceClaims: [DeviceClaim] = []
     /// Tracked gestures (protocol 1.6).
     package var tracks: [TrackRule] = []
+    /// How long the client waits for still holds to last, ms (protocol 1.9).
+    package var holdMarks: [Int] = []
 
     package init() {}
 
@@ -83,6 +85,7 @@ package struct SubscribeRequest: Equatable, Sendable {
             }
             fields.append(#""track":["# + entries.joined(separator: ",") + "]")
         }
+        if !holdMarks.isEmpty { fields.append(#""hold_ms":"# + numbers(holdMarks)) }
         return "{" + fields.joined(separator: ",") + "}"
     }
 }
@@ -105,7 +108,8 @@ package struct ConnectFailure: Error, CustomStringConvertible, Sendable {
         case .permissionDenied, .notPermitted:
             return "cannot open \(path): \(Self.whyNot(path))"
         case .resourceTemporarilyUnavailable:
-            return "\(path) takes no more connections now (its backlog is full: the daemon is busy, or a client connects in a loop)"
+            return
+                "\(path) takes no more connections now (its backlog is full: the daemon is busy, or a client connects in a loop)"
         default:
             return "cannot connect to \(path): \(error)"
         }

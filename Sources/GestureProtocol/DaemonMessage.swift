@@ -34,6 +34,7 @@ package struct DaemonMessage: Decodable, Sendable {
     package var duration_ms: Double?
     package var progress: Double?
     package var completed: Bool?
+    package var held_ms: Int64?
     // A device (`device_added`, `device_removed`, `orientation`, each of `hello`'s).
     package var node: String?
     package var output: String?

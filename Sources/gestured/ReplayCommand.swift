@@ -53,6 +53,13 @@ struct ReplayCommand: ParsableCommand {
         completion: .list(phaseNames))
     var phases: String?
 
+    @Option(
+        name: .customLong("hold-ms"),
+        help: ArgumentHelp(
+            "Times a still touch-and-hold reports as it lasts them (held_ms), as a subscriber's hold_ms asks (comma-separated ms, 0 to 10000).",
+            valueName: "LIST"))
+    var holdMs: String?
+
     @Flag(help: "Print every state machine transition to standard error.")
     var transitions = false
 
@@ -77,7 +84,20 @@ struct ReplayCommand: ParsableCommand {
     @Argument(help: "Trace files (evemu or libinput record).")
     var traces: [String]
 
+    /// `--hold-ms`, read.
+    var holdMarks: [Int] {
+        (holdMs ?? "").split(separator: ",").compactMap { Int($0.filter { $0 != " " }) }
+    }
+
     func validate() throws {
+        if let holdMs {
+            let parts = holdMs.split(separator: ",", omittingEmptySubsequences: false)
+            guard parts.count <= 16,
+                parts.allSatisfy({ Int($0.filter { $0 != " " }).map { (0...10_000).contains($0) } ?? false })
+            else {
+                throw ValidationError("--hold-ms is at most 16 whole numbers of milliseconds, 0 to 10000, e.g. 800 or 500,800")
+            }
+        }
         if traces.isEmpty { throw ValidationError("name at least one trace file") }
         if svg != nil && traces.count > 1 { throw ValidationError("--svg draws one trace; name only one") }
         if zoom && svg == nil { throw ValidationError("--zoom is for the picture: add --svg FILE") }
@@ -116,6 +136,7 @@ struct ReplayCommand: ParsableCommand {
             }
             var replay = TraceReplay(geometry: loaded.geometry, thresholds: loaded.thresholds, wanted: wanted)
             replay.tracing = transitions
+            replay.holdMarks = holdMarks
             printer.begin(
                 trace: path, device: loaded.trace.device.name, origin: loaded.trace.events.first?.time ?? .zero)
             printer.kept = svg == nil ? nil : []

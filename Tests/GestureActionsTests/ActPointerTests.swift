@@ -25,7 +25,7 @@ struct ActPointerTests {
         s.bind(path)
         s.listen(1)
         c, _ = s.accept()
-        c.sendall(b'{"type":"hello","protocol":"gestured","version":[1,8]}\\n')
+        c.sendall(b'{"type":"hello","protocol":"gestured","version":[1,9]}\\n')
         out = open(log, 'w')
         pending = b''
         def take(seconds):
@@ -54,13 +54,18 @@ struct ActPointerTests {
         take(1.0)
         """
 
-    /// A touch-and-hold event: `duration_ms` since the first touch, `dx_mm` since `began`.
-    static func hold(_ id: Int, _ phase: String, duration: Double, dx: Double = 0, x: Double = 0.3) -> String {
-        #"{"type":"gesture","gesture":"touch-and-hold","phase":"\#(phase)","id":\#(id),"time_us":5,"device":"Panel","fingers":1,"x":\#(x),"y":0.4,"dx_mm":\#(dx),"dy_mm":0,"duration_ms":\#(duration)}"#
+    /// A touch-and-hold event: `duration_ms` since the first touch, `dx_mm`
+    /// since `began`, and `held_ms` when the daemon says it lasted that long still.
+    static func hold(
+        _ id: Int, _ phase: String, duration: Double, dx: Double = 0, x: Double = 0.3, held: Int? = nil
+    ) -> String {
+        let mark = held.map { #","held_ms":\#($0)"# } ?? ""
+        return
+            #"{"type":"gesture","gesture":"touch-and-hold","phase":"\#(phase)","id":\#(id),"time_us":5,"device":"Panel","fingers":1,"x":\#(x),"y":0.4,"dx_mm":\#(dx),"dy_mm":0,"duration_ms":\#(duration)\#(mark)}"#
     }
 
     @Test(
-        "a hold bound to right-click: the click is asked where the finger is once the hold has lasted hold-ms, never for a hold that moved or ended first; a two-finger tap clicks at once; act claims the hold and says it will click"
+        "a hold bound to right-click: the click is asked where the finger is when the daemon says the hold lasted hold-ms still (held_ms), never for a hold it does not say so of, however long; a two-finger tap clicks at once; act claims the hold, asks for its mark and says it will click"
     )
     func holdsAndTaps() throws {
         let s = try ActTests.Scratch()
@@ -78,17 +83,19 @@ struct ActPointerTests {
         claim = true
         """.write(toFile: s.actions, atomically: true, encoding: .utf8)
         let script = [
-            // Still: clicked 300 ms after `began`, where it is by then.
+            // Still: clicked on the `changed` that says it lasted 800 ms, where it is then.
             Self.hold(1, "began", duration: 500), "wait 0.1", Self.hold(1, "changed", duration: 600, dx: 0.5, x: 0.31),
-            "wait 0.9", Self.hold(1, "ended", duration: 1500, x: 0.31),
-            // Moved 5 mm before its time: no click.
-            Self.hold(2, "began", duration: 500), "wait 0.1", Self.hold(2, "changed", duration: 600, dx: 5),
+            "wait 0.3", Self.hold(1, "changed", duration: 800, dx: 0.5, x: 0.32, held: 800),
+            "wait 0.6", Self.hold(1, "ended", duration: 1500, x: 0.32),
+            // Held on past 800 ms, but the daemon says no mark (it moved beyond slop): no click.
+            Self.hold(2, "began", duration: 500), "wait 0.1", Self.hold(2, "changed", duration: 900, dx: 5),
             "wait 0.9", Self.hold(2, "ended", duration: 1500, dx: 5),
             // Lifted before its time: no click.
             Self.hold(3, "began", duration: 500), "wait 0.1", Self.hold(3, "ended", duration: 600),
             "wait 0.9",
-            // Began after hold-ms already (a daemon whose hold.minDuration is longer): clicked at once.
-            Self.hold(4, "began", duration: 900, x: 0.7), "wait 0.5", Self.hold(4, "ended", duration: 1400, x: 0.7),
+            // Began with its mark reached (a daemon whose hold.minDuration is longer): clicked at once.
+            Self.hold(4, "began", duration: 900, x: 0.7, held: 800), "wait 0.5",
+            Self.hold(4, "ended", duration: 1400, x: 0.7),
             #"{"type":"gesture","gesture":"tap","phase":"recognized","id":5,"time_us":5,"device":"Panel","fingers":2,"x":0.25,"y":0.75,"taps":1}"#,
         ]
         try script.joined(separator: "\n").write(toFile: s.path + "/script", atomically: true, encoding: .utf8)
@@ -104,13 +111,15 @@ struct ActPointerTests {
         #expect(subscribe.contains(#""pointer":true"#), "\(subscribe)")
         #expect(
             subscribe.contains(#""claim":[{"fingers":[2],"edges":[]},{"hold":[{"fingers":1,"ms":800}]}]"#), "\(subscribe)")
+        #expect(subscribe.contains(#""hold_ms":[800]"#), "\(subscribe)")
         // Act needs the holds' `changed` to see them move.
         #expect(!subscribe.contains(#""phases""#), "\(subscribe)")
         let events = log.filter { !$0.contains(#""subscribe""#) }
         #expect(
             events == [
-                "sent 1 began", "sent 1 changed", #"got {"type":"pointer","button":"right","x":0.31,"y":0.4}"#,
-                "sent 1 ended", "sent 2 began", "sent 2 changed", "sent 2 ended", "sent 3 began", "sent 3 ended",
+                "sent 1 began", "sent 1 changed", "sent 1 changed",
+                #"got {"type":"pointer","button":"right","x":0.32,"y":0.4}"#, "sent 1 ended", "sent 2 began", "sent 2 changed",
+                "sent 2 ended", "sent 3 began", "sent 3 ended",
                 "sent 4 began", #"got {"type":"pointer","button":"right","x":0.7,"y":0.4}"#, "sent 4 ended",
                 "sent 5 recognized", #"got {"type":"pointer","button":"middle","x":0.25,"y":0.75}"#,
             ], "\(s.actLog)")

@@ -20,7 +20,7 @@ struct ProtocolTests {
         let hello = try #require(try c.next())
         #expect(hello["type"] as? String == "hello")
         #expect(hello["protocol"] as? String == "gestured")
-        #expect(hello["version"] as? [Int] == [1, 8])
+        #expect(hello["version"] as? [Int] == [1, 9])
         #expect(hello["gestures"] as? [String] == GestureKind.allCases.map(\.rawValue))
         #expect((hello["gestures"] as? [String])?.contains("rotate") == true)
         let devices = try #require(hello["devices"] as? [[String: Any]])
@@ -203,6 +203,35 @@ struct ProtocolTests {
         try c.send(#"{"type":"unsubscribe"}"#)
         _ = try c.read(until: "unsubscribed")
         try d.waitForLog("clients at the screen claim nothing", timeout: 10)
+        #expect(try d.stop() == 0)
+    }
+
+    @Test(
+        "hold_ms (protocol 1.9): echoed; a replayed still hold says held_ms on the event at each time one client asks for, and at a claimed hold's time; out of range refused"
+    )
+    func holdMarks() throws {
+        let d = try DaemonProcess(["--replay", DaemonProcess.recording("hold-1f.tablet.evemu"), "--wait-subscribers", "2"])
+        let asks = try SocketClient(path: d.socket)
+        try asks.send(#"{"type":"subscribe","gestures":["touch-and-hold"],"hold_ms":[800,300,800]}"#)
+        let (ack, _) = try asks.read(until: "subscribed")
+        #expect(ack["hold_ms"] as? [Int] == [300, 800], "\(ack)")
+        // Another client claims a hold of its own time; it asks for no mark.
+        let claims = try SocketClient(path: d.socket)
+        try claims.send(#"{"type":"subscribe","gestures":["touch-and-hold"],"claim":{"hold":{"fingers":1,"ms":650}}}"#)
+        let (other, _) = try claims.read(until: "subscribed")
+        #expect(other["hold_ms"] == nil, "\(other)")
+        let events = try asks.gestures(quiet: 1.5)
+        let marks = events.compactMap { e in (e["held_ms"] as? Int).map { ($0, e["phase"] as? String ?? "") } }
+        #expect(marks.map(\.0) == [300, 650, 800], "\(marks)")
+        #expect(marks.map(\.1) == ["began", "changed", "changed"], "\(marks)")
+        #expect(try claims.gestures(quiet: 0.5).compactMap { $0["held_ms"] as? Int } == [300, 650, 800])
+        for bad in [#"[20000]"#, #"[1.5]"#, #"[-1]"#, "[" + Array(repeating: "1", count: 17).joined(separator: ",") + "]"] {
+            try asks.send(#"{"type":"subscribe","hold_ms":"# + bad + "}")
+            let e = try asks.read(until: "error").message
+            #expect(
+                (e["message"] as? String ?? "").contains("\"hold_ms\" must be a list of at most 16 whole numbers"), "\(bad): \(e)"
+            )
+        }
         #expect(try d.stop() == 0)
     }
 

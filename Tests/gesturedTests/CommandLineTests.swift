@@ -48,6 +48,22 @@ struct CommandLineTests {
         #expect(refused.err.contains("--phases: unknown phase 'begun'; known: recognized, began"), "\(refused.err)")
     }
 
+    @Test("replay --hold-ms: the still hold says each time on the event that reaches it; a time out of range is refused")
+    func holdMarks() throws {
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let trace = DaemonProcess.recording("hold-1f.tablet.evemu")
+        let text = try runGestured(["replay", "--format", "text", "--hold-ms", "300, 800", trace])
+        let held = text.out.split(separator: "\n").filter { $0.contains("held") }
+        #expect(held.count == 2 && held[0].contains(" began ") && held[0].hasSuffix("held 300 ms"), "\(text.out)")
+        #expect(held.count == 2 && held[1].contains("0.800s") && held[1].hasSuffix("held 800 ms"), "\(text.out)")
+        let json = try runGestured(["replay", "--hold-ms", "800", trace])
+        #expect(json.out.split(separator: "\n").filter { $0.contains(#""held_ms":800"#) }.count == 1, "\(json.out)")
+        #expect(!(try runGestured(["replay", trace])).out.contains("held_ms"))
+        let refused = try runGestured(["replay", "--hold-ms", "20000", trace])
+        #expect(refused.status == 64)
+        #expect(refused.err.contains("--hold-ms is at most 16 whole numbers of milliseconds, 0 to 10000"), "\(refused.err)")
+    }
+
     @Test("serve --socket in a directory that does not exist is refused, and no directory is made")
     func socketDirectoryMissing() throws {
         defer { try? FileManager.default.removeItem(atPath: scratch) }
