@@ -28,7 +28,7 @@ MANDIR ?= $(DATADIR)/man
 TEST_LIMIT ?= 1200
 TEST_RUN = scripts/test-run.sh $(TEST_LIMIT)
 
-.PHONY: all setup setup-tests build release release-profiled deb check test test-kernel sanitize fuzz bench bench-smoke bench-update perf-guard lint format harness install install-files uninstall check-units systemd-smoke wayland-protocols recordings throughput demo pictures man clean
+.PHONY: all setup setup-check setup-tests build release release-profiled deb check test test-kernel sanitize fuzz bench bench-smoke bench-update perf-guard lint format harness install install-files uninstall check-units systemd-smoke wayland-protocols recordings throughput demo pictures man clean
 
 # `make` builds, as you, what `sudo make install` copies: the release binary
 # and the man pages (about 2 minutes the first time on two cores, most of it
@@ -45,14 +45,22 @@ setup:
 	@if [ -n "$$(scripts/setup.sh --missing scripts/debian-packages.txt)" ]; then $(SUDO) scripts/setup.sh scripts/debian-packages.txt; \
 	    else echo "setup: every package the build needs is installed"; fi
 
-# The test lab, which `make check` and `make test` set up first: the Debian
-# packages of scripts/debian-test-packages.txt that are missing (through
-# sudo; a virtual machine's kernel, qemu, sway, umockdev, lintian…) and the
-# PyPI tools of scripts/python-requirements.txt (virtme-ng) in a virtual
-# environment of the checkout's own, as you (TOOLS; scripts/setup-tools.sh).
+# What `make check` needs: the Debian packages of
+# scripts/debian-test-packages.txt that are missing (through sudo: sway,
+# umockdev, dbus, Xvfb…), and nothing of the virtual machine or the package.
+CHECK_PACKAGES = scripts/debian-packages.txt scripts/debian-test-packages.txt
+setup-check:
+	@if [ -n "$$(scripts/setup.sh --missing $(CHECK_PACKAGES))" ]; then $(SUDO) scripts/setup.sh $(CHECK_PACKAGES); \
+	    else echo "setup: every package the quick tests need is installed"; fi
+
+# The whole test lab, which `make test` sets up first: those, the packages
+# of scripts/debian-lab-packages.txt (a virtual machine's kernel, qemu,
+# lintian…), and the PyPI tools of scripts/python-requirements.txt
+# (virtme-ng) in a virtual environment of the checkout's own, as you
+# (TOOLS; scripts/setup-tools.sh).
+LAB_PACKAGES = $(CHECK_PACKAGES) scripts/debian-lab-packages.txt
 setup-tests:
-	@if [ -n "$$(scripts/setup.sh --missing scripts/debian-packages.txt scripts/debian-test-packages.txt)" ]; then \
-	    $(SUDO) scripts/setup.sh scripts/debian-packages.txt scripts/debian-test-packages.txt; \
+	@if [ -n "$$(scripts/setup.sh --missing $(LAB_PACKAGES))" ]; then $(SUDO) scripts/setup.sh $(LAB_PACKAGES); \
 	    else echo "setup: every package the tests need is installed"; fi
 	scripts/setup-tools.sh $(PYTHON) $(TOOLS)
 
@@ -128,10 +136,9 @@ deb:
 # machine) is skipped with its reason, and listed after its run.
 # While working, `make check` is the quick loop (`swift test --filter NAME` for one suite).
 test: setup-tests lint harness
-	$(SWIFT) build --build-tests
-	$(TEST_RUN) $(SWIFT) test --skip-build --skip KernelTests
+	$(TEST_RUN) $(SWIFT) test --skip-build --build-path $(TEST_BUILD) --skip KernelTests
 	$(MAKE) release
-	GESTURED_BIN=$(RELEASE_BUILD)/release/gestured scripts/check-install.sh
+	GESTURED_BIN=$(RELEASE_BUILD)/release/gestured TEST_BUILD=$(TEST_BUILD) scripts/check-install.sh
 	$(MAKE) deb
 	scripts/deb-test.sh $(DEB_FILE)
 	GESTURED_DEB=$(CURDIR)/$(DEB_FILE) $(MAKE) test-kernel
@@ -139,12 +146,13 @@ test: setup-tests lint harness
 	$(MAKE) fuzz FUZZ_SECONDS=20
 	$(MAKE) sanitize
 
-# The quick loop while working: style and warnings (lint), then every test
-# but the real-kernel ones, once, with the debug build: no virtual machine,
-# no release build, no package, no sanitizer build. `make test` is CI's.
-check: setup-tests lint harness
-	$(SWIFT) build --build-tests
-	$(TEST_RUN) $(SWIFT) test --skip-build --skip KernelTests
+# The quick loop while working: style and warnings (lint, whose build is
+# the tests' one build), then every test but the real-kernel ones, once: no
+# virtual machine and none of its lab, no release build, no package, no
+# sanitizer build. A test whose tool is missing is skipped with its reason.
+# `make test` is CI's.
+check: setup-check lint harness
+	$(TEST_RUN) $(SWIFT) test --skip-build --build-path $(TEST_BUILD) --skip KernelTests
 
 # The real-kernel tests alone (Tests/EndToEndTests/KernelTests.swift): boots
 # Debian's kernel under qemu through virtme-ng (scripts/kernel-test.sh, about
@@ -155,8 +163,8 @@ check: setup-tests lint harness
 # GESTURED_DEB=PATH (make test passes the package make deb built) has the
 # guest install it and plug in a touchscreen after (scripts/kernel-guest-deb.sh).
 test-kernel: harness
-	$(SWIFT) build --build-tests
-	GESTURED_KERNEL_TESTS=1 scripts/test-run.sh 1800 $(SWIFT) test --skip-build --filter KernelTests
+	$(SWIFT) build --build-tests --build-path $(TEST_BUILD) $(LINT_FLAGS)
+	GESTURED_KERNEL_TESTS=1 scripts/test-run.sh 1800 $(SWIFT) test --skip-build --build-path $(TEST_BUILD) --filter KernelTests
 
 # Every test with AddressSanitizer (Swift and C) and UndefinedBehaviorSanitizer
 # (the C code: shims, libyaml glue), in .build/asan. Known leaks of the
@@ -214,10 +222,13 @@ harness:
 # An expression that takes the type checker over 1.5 s is an error too: on
 # a busy machine such an expression can pass the compiler's own limit and
 # fail the build ("unable to type-check this expression in reasonable time").
+# That build is the one the tests run from (TEST_BUILD): `make check`,
+# `make test` and `make test-kernel` build the tests once, this way.
+TEST_BUILD ?= .build/lint
+LINT_FLAGS = -Xswiftc -warnings-as-errors -Xswiftc -Xfrontend -Xswiftc -warn-long-expression-type-checking=1500
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks Fuzz/Package.swift Fuzz/Sources Performance/Package.swift Performance/DaemonCost
-	$(SWIFT) build --build-tests --build-path .build/lint -Xswiftc -warnings-as-errors \
-		-Xswiftc -Xfrontend -Xswiftc -warn-long-expression-type-checking=1500
+	$(SWIFT) build --build-tests --build-path $(TEST_BUILD) $(LINT_FLAGS)
 	$(SWIFT) build --package-path Performance
 
 format:

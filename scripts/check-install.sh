@@ -6,7 +6,9 @@
 # installed binary replays them as the build the tests ran does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=${GESTURED_BIN:-$(swift build --show-bin-path)/gestured}
+# The tests' build (the Makefile's TEST_BUILD).
+tested=$(swift build --build-path "${TEST_BUILD:-.build/lint}" --show-bin-path)/gestured
+bin=${GESTURED_BIN:-$tested}
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 make -s man >/dev/null
@@ -49,14 +51,13 @@ for page in "$p"/share/man/man1/*.1 "$p"/share/man/man5/*.5; do
 done
 grep -q "double-tap" "$p/share/bash-completion/completions/gestured" || { echo "check-install: bash completion offers no gesture names" >&2; missing=1; }
 # The installed binary replays every bundled recording to the same output,
-# byte for byte, as the build the tests ran (`swift build`'s, whose
-# recognizers they hold to each .expect): `make test` installs the release
-# build, compiled with LTO, the order file and the profile. (Installing that
-# same build, as by default, leaves nothing to compare.)
-tested=$(swift build --show-bin-path)/gestured
+# byte for byte, as the build the tests ran (whose recognizers they hold
+# to each .expect): `make test` installs the release build, compiled with
+# LTO, the order file and the profile. (Installing that same build, as by
+# default, leaves nothing to compare.)
 if [ "$(readlink -f "$bin")" != "$(readlink -f "$tested")" ]; then
     if [ ! -x "$tested" ]; then
-        echo "check-install: $tested is missing (swift build) to compare the installed gestured with" >&2
+        echo "check-install: $tested is missing (make lint builds it) to compare the installed gestured with" >&2
         missing=1
     else
         for f in "$p"/share/gestured/recordings/*.evemu; do

@@ -7,7 +7,8 @@
 # Usage: scripts/kernel-test.sh OUT      (OUT: an empty scratch directory)
 # Uses KVM when it boots the kernel, else software emulation; OUT/vm says which.
 # Needs: qemu-system-x86, linux-image-amd64, virtme-ng (make setup), busybox-static,
-# the debug build (GESTURED_BIN picks another) and scripts/build-harness.sh.
+# the tests' build (TEST_BUILD, .build/lint by default; GESTURED_BIN picks
+# another binary) and scripts/build-harness.sh.
 # GESTURED_DEB names the Debian package (make deb) the guest installs last
 # (scripts/kernel-guest-deb.sh); `make test` passes the one it built.
 set -euo pipefail
@@ -18,7 +19,7 @@ repo=$PWD
 [ -n "${1:-}" ] && [ -d "$1" ] || { echo "kernel-test: usage: kernel-test.sh OUT (an existing scratch directory)" >&2; exit 2; }
 out=$(cd "$1" && pwd)
 [ "$out" != "$repo" ] || { echo "kernel-test: OUT must not be the checkout" >&2; exit 2; }
-gestured=${GESTURED_BIN:-$(swift build --show-bin-path)/gestured}
+gestured=${GESTURED_BIN:-$(swift build --build-path "${TEST_BUILD:-.build/lint}" --show-bin-path)/gestured}
 touch=$repo/.build/harness/uinput-touch
 kernel=${GESTURED_KERNEL:-$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)}
 # virtme-ng: the copy `make setup` installs under .build/tools, else one on PATH.

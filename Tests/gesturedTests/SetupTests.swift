@@ -94,6 +94,24 @@ struct SetupTests {
         #expect(log("python.log").isEmpty, "\(log("python.log"))")
     }
 
+    @Test(
+        "make setup-check installs the packages of the build and of the quick tests, none of the virtual machine's or the package's, and no PyPI tool"
+    )
+    func setupCheck() throws {
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        try noPackagesInstalled()
+        let r = try make(
+            ["setup-check", "SUDO=\(scratch)/sudo", "PYTHON=\(scratch)/python3", "TOOLS=\(scratch)/tools"],
+            path: "\(scratch)/sbin:\(Self.securePath)")
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+        let apt = log("apt-get.log")
+        #expect(apt.contains("libinput-dev") && apt.contains("sway") && apt.contains("umockdev"), "\(apt)")
+        for lab in ["qemu-system-x86", "linux-image-amd64", "lintian", "debhelper", "libinput-tools", "python3-venv"] {
+            #expect(!apt.contains(lab), "\(lab): \(apt)")
+        }
+        #expect(log("python.log").isEmpty && log("pip.log").isEmpty, "\(log("python.log"))\(log("pip.log"))")
+    }
+
     @Test("make setup-tests installs the build and test packages through sudo, then the PyPI tools as the user")
     func setupTests() throws {
         defer { try? FileManager.default.removeItem(atPath: scratch) }
