@@ -73,7 +73,7 @@ build:
 # linked by lld (in Swift's toolchain) with the loader's relocations packed
 # (DT_RELR, glibc 2.36), no symbols exported (nothing loads the binary's
 # symbols; SwiftPM exports them for tests) and every function in a section
-# of its own: resident memory, docs/performance.md ("Memory").
+# of its own: resident memory, docs/cost.md ("Memory").
 # Optimized at link time as well (LLVM's full LTO over every Swift module and
 # the C shims, --experimental-lto-mode=full): a frame crosses GestureCore,
 # GestureDaemon and CLinux, whose calls only the link can inline
@@ -96,7 +96,7 @@ release:
 
 # The release build laid out by the lab's two inputs, into .build/profiled: a
 # build to measure against `make release`, not the one installed
-# (docs/performance.md, "Code layout"). Compiled with the branch counts of
+# (docs/cost.md, "Code layout"). Compiled with the branch counts of
 # Performance/layout/gestured.profdata (LLVM's profile-guided optimization,
 # written by Performance/scripts/profile.sh), linked with the functions the
 # daemon runs placed together (Performance/layout/link-order.txt, written by
@@ -205,7 +205,7 @@ bench-update:
 
 # The instructions gestured executes per frame above a libinput-only drain,
 # counted by callgrind under the daemon-cost harness, against the figure in
-# docs/performance.md: a regression guard that fails above 1.25 times it
+# docs/cost.md ("Beside lisgd"): a regression guard that fails above 1.25 times it
 # (needs valgrind; a measurement run by hand, not in CI).
 INSTRUCTION_FIGURE = 2563
 perf-guard:

@@ -1,7 +1,7 @@
 // What a gesture daemon costs per frame on top of libinput: gestured, Debian's
 // lisgd and a program that only drains libinput (the floor), one after
 // another on the same emulated touchscreen (umockdev) and the same trace,
-// repeated. Run through Performance/scripts/daemon-cost.sh; docs/performance.md reads
+// repeated. Run through Performance/scripts/daemon-cost.sh; docs/cost.md reads
 // the figures. Nothing here is a test: it prints measurements.
 
 import Foundation
@@ -30,7 +30,7 @@ struct Options {
     /// What gestured's subscriber asks for: every event, or a subscribe request's filters.
     var filters = ""
     /// With --callgrind: gestured's instructions per frame above the drain,
-    /// as docs/performance.md gives them; more than 1.25 times it fails the run.
+    /// as docs/cost.md gives them; more than 1.25 times it fails the run.
     var guardFigure: Double?
 
     init(_ arguments: [String]) {
@@ -73,7 +73,7 @@ struct Options {
                       --count E,F count perf events per frame with perf stat (e.g. timer:hrtimer_start,msr:write_msr)
                       --filters   gestured's subscriber's filters, e.g. '"phases":["recognized","ended"]' (none: every event)
                       --guard N   with --callgrind: exit 1 if gestured executes more than 1.25 × N
-                                  instructions per frame above the drain (N: docs/performance.md's figure)
+                                  instructions per frame above the drain (N: docs/cost.md's figure)
                       --programs  drain, lisgd, gestured, and gestured=PATH: another build beside
                                   the first, compared with it run by run; drain+N: the drain
                                   touching N more pages of its own on every wake-up (a calibration)
@@ -423,7 +423,7 @@ func runTogether(
     let tracePath = dir + "/trace.evemu"
     try trace.write(toFile: tracePath, atomically: true, encoding: .utf8)
     // Idle as a user sees it: gestured gives back what its subscriber's
-    // connection mapped 2 s after it subscribed (docs/performance.md, "Memory").
+    // connection mapped 2 s after it subscribed (docs/cost.md, "Memory").
     usleep(3_000_000)
     var samples: [String: Sample] = [:]
     var before: [String: (cpu: Int64, switches: Int, faults: Int)] = [:]
@@ -542,7 +542,7 @@ func runTogether(
 
 /// `a` above `b` per frame, run by run: the median (range); the mean.
 /// Each run writes the programs' devices in another order, and the first
-/// to be written pays more under the emulation (docs/performance.md): the
+/// to be written pays more under the emulation (docs/cost.md): the
 /// mean over a whole rotation (runs a multiple of the programs) weighs
 /// every position alike; the median of a few runs need not.
 func difference(_ a: [Sample], _ b: [Sample]) -> String? {

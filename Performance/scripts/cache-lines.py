@@ -20,7 +20,7 @@ library is where).
 
 A line touched once per turn costs a cache miss when the turn starts cold,
 as it does after the task switches of every frame under the emulation
-(docs/performance.md, "Code layout").
+(docs/cost.md, "Code layout").
 """
 
 import bisect

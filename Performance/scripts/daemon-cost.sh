@@ -3,7 +3,7 @@
 # a program that only drains libinput (the floor): CPU per frame, peak and
 # idle resident memory, what each recognized; with --callgrind instructions
 # per frame, with --strace system calls per frame, with --lines the cache
-# lines each turn touches (docs/performance.md).
+# lines each turn touches (docs/cost.md).
 # Every program reads the same trace written into the same emulated
 # touchscreen (umockdev), one after another, --runs times.
 # Usage: Performance/scripts/daemon-cost.sh [--runs 3] [--sets 3] [--callgrind] [--strace] ...

@@ -3,7 +3,7 @@
 # runs, one mangled name per line; `make release-profiled` links them first
 # in the binary (every function is in a section of its own; lld's
 # --symbol-ordering-file), so that the code the daemon runs sits together
-# instead of spread over the 10 MB of code (docs/performance.md, "Memory").
+# instead of spread over the 10 MB of code (docs/cost.md, "Memory").
 # First the functions run for every frame (a trace played into an emulated
 # touchscreen through the real libinput, with a subscriber), most called
 # first; then those run once the daemon is ready (clients connecting and

@@ -3,7 +3,7 @@
 # gestured's Swift code was taken while it did its usual work, which `make
 # release-profiled` compiles with (LLVM's profile-guided optimization): the paths a
 # frame takes are laid out together and the rest moved aside, so that a frame
-# runs through fewer lines of code (docs/performance.md, "Code
+# runs through fewer lines of code (docs/cost.md, "Code
 # layout"). The work counted:
 #   - the daemon serving a trace played into an emulated touchscreen through
 #     the real libinput, to a subscriber of recognized and ended gestures and

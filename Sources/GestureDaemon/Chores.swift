@@ -117,7 +117,7 @@ struct Chores {
     /// of an idle daemon's resident memory; later, what one-off work mapped
     /// again (a client's connection and requests, a device, a reload). The
     /// pages stay in the page cache; what runs next is mapped again as it
-    /// runs (docs/performance.md, "Memory").
+    /// runs (docs/cost.md, "Memory").
     mutating func givePagesBack(after what: String) {
         pagesDue = .never
         guard let pageRelease else { return }

@@ -111,7 +111,7 @@ package struct Daemon {
     /// and the runtime's start ran (`Chores.givePagesBack`'s release), for
     /// the command line to call before it parses its arguments: what the
     /// parser runs then replaces it instead of adding to it, and resident
-    /// memory peaks lower (docs/performance.md, "Memory").
+    /// memory peaks lower (docs/cost.md, "Memory").
     package static func givePagesBackBeforeArguments() { _ = Chores.executablePages() }
 
     /// Opens everything, notifies readiness, serves until SIGTERM/SIGINT; returns the exit status.

@@ -35,7 +35,7 @@ struct LibinputEndToEndTests {
         let got = summarize(events)
         #expect(got == (try DaemonProcess.expected(name)), "daemon log:\n\(session.daemonLog)")
         #expect(try session.command("stop") == "exited 0")
-        // Every release of pages worked (docs/performance.md, "Memory"): the first, before the
+        // Every release of pages worked (docs/cost.md, "Memory"): the first, before the
         // arguments are parsed, must not leave a descriptor that closing what was inherited takes.
         let log = session.daemonLog
         #expect(log.contains("pages given back after start-up") && !log.contains("pages kept"), "daemon log:\n\(log)")

@@ -6,7 +6,7 @@ import Testing
 #endif
 
 /// The daemon gives back start-up's pages, its own and its libraries', once it is ready
-/// (`clinux_release_executable_pages`, docs/performance.md, "Memory").
+/// (`clinux_release_executable_pages`, docs/cost.md, "Memory").
 @Suite("Pages given back")
 struct PagesTests {
     static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
