@@ -70,6 +70,19 @@ while read -r i name; do
 done <"$out/plan"
 [ ${#batch[@]} -eq 0 ] || wait "${batch[@]}"
 
+# The same for every recording of people's hands in plan-real (empty when
+# ../shared/traces is not beside the checkout), on devices named "NAME #rI".
+batch=()
+while read -r tag path; do
+    play "$path" "#$tag" "$out/play-$tag.out" --echo "$out/delivered-$tag.evemu"
+    batch+=("$played")
+    if [ ${#batch[@]} -eq 2 ]; then
+        wait "${batch[@]}"
+        batch=()
+    fi
+done <"$out/plan-real"
+[ ${#batch[@]} -eq 0 ] || wait "${batch[@]}"
+
 # A device destroyed in the middle of a pinch: the pinch ends cancelled.
 events=$(grep -c '^E: ' "$repo/Recordings/pinch-close-2f.phone.evemu")
 play "$repo/Recordings/pinch-close-2f.phone.evemu" "#removed" "$out/play-removed.out" --stop-after $((events / 2))

@@ -46,6 +46,27 @@ for f in Recordings/*.evemu; do
     i=$((i + 1))
 done
 
+# Every labelled recording of people's hands (../shared/traces/real-hands,
+# when it is beside the checkout), numbered again, each as "rI PATH", with
+# its size from the labels as a [[device]] section matching "NAME #rI".
+: >"$out/plan-real"
+labels=$repo/../shared/traces/real-hands/labels.json
+if [ -f "$labels" ]; then
+    python3 - "$labels" "$out/plan-real" "$out/gestured.toml" <<'PY'
+import json, os, sys
+labels, plan, config = sys.argv[1:4]
+root = os.path.dirname(os.path.abspath(labels))
+with open(labels) as f, open(plan, "a") as p, open(config, "a") as c:
+    for i, (_, label) in enumerate(sorted(json.load(f).items())):
+        path = os.path.join(root, label["file"])
+        p.write(f"r{i} {path}\n")
+        name = next((l[3:].strip() for l in open(path, errors="replace") if l.startswith("N: ")), None)
+        size = label.get("size_mm")
+        if name and size:
+            c.write(f"[[device]]\nmatch = {json.dumps(name + f' #r{i}')}\nsize = \"{size[0]}x{size[1]}\"\n\n")
+PY
+fi
+
 # The rotated panel of the guest: the tablet's swipe, a quarter turn clockwise.
 device=$(sed -n 's/^N: //p' Recordings/swipe-right-1f.tablet.evemu | head -n 1)
 printf '[[device]]\nmatch = "%s #rotated"\nrotation = 90\n\n' "$device" >>"$out/gestured.toml"

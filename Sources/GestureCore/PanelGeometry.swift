@@ -70,11 +70,16 @@ public struct PanelGeometry: Sendable, Hashable {
     public var screenWidth: Double { rotation % 180 == 0 ? width : height }
     public var screenHeight: Double { rotation % 180 == 0 ? height : width }
 
-    /// Maps a raw position to mm from the screen's top-left corner.
+    /// Maps a raw position to mm from the screen's top-left corner. An
+    /// axis of `minX...maxX` has `maxX - minX + 1` values, each the same
+    /// share of the side: libinput scales so (`absinfo_range`, for
+    /// `libinput_event_touch_get_x_transformed`), and so a touchscreen read
+    /// through libinput and the same events replayed or claimed give the
+    /// same millimetres.
     @inline(__always)
     public func millimetres(rawX: Int32, rawY: Int32) -> (x: Double, y: Double) {
-        let spanX = Double(max(1, Int64(maxX) - Int64(minX)))
-        let spanY = Double(max(1, Int64(maxY) - Int64(minY)))
+        let spanX = Double(max(1, Int64(maxX) - Int64(minX) + 1))
+        let spanY = Double(max(1, Int64(maxY) - Int64(minY) + 1))
         var u = Double(Int64(rawX) - Int64(minX)) / spanX
         var v = Double(Int64(rawY) - Int64(minY)) / spanY
         if flipX { u = 1 - u }

@@ -230,10 +230,11 @@ public struct TouchAssembler: Sendable {
     private func mm(_ s: Slot) -> (x: Double, y: Double) { geometry.millimetres(rawX: s.rawX, rawY: s.rawY) }
 
     /// A slot's touch major in mm: the kernel's multitouch protocol gives it
-    /// in surface units, the position axes' own, so it scales as X does.
+    /// in surface units, the position axes' own, so it scales as X does
+    /// (`PanelGeometry.millimetres`: a unit is the side over the axis's values).
     private func size(_ s: Slot) -> Double {
         guard s.major > 0 else { return 0 }
-        return Double(s.major) * geometry.width / Double(max(1, Int64(geometry.maxX) - Int64(geometry.minX)))
+        return Double(s.major) * geometry.width / Double(max(1, Int64(geometry.maxX) - Int64(geometry.minX) + 1))
     }
 
     private mutating func slotsFrame(_ frame: inout TouchFrame) {

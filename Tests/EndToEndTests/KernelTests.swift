@@ -136,20 +136,55 @@ struct KernelTests {
         #expect(wrong.isEmpty, "\(wrong.count) of \(plan.count):\n\(wrong.joined(separator: "\n"))")
     }
 
+    @Test(
+        "every labelled recording of people's hands (../shared/traces/real-hands), written into a uinput touchscreen, gives a subscriber through libinput what replay gives for the events the kernel delivered"
+    )
+    func everyRealRecording() throws {
+        let run = try Self.run()
+        let plan = (run.files["plan-real"] ?? "").split(separator: "\n").map { $0.split(separator: " ", maxSplits: 1) }
+        guard !plan.isEmpty else {
+            #expect(!Requirement.inCI, "../shared/traces/real-hands must be beside the checkout in CI")
+            print("kernel harness: ../shared/traces/real-hands is absent: no recording of real hands was played")
+            return
+        }
+        let config = run.files["gestured.toml"] ?? ""
+        let messages = run.messages
+        var wrong: [String] = []
+        var gestures = 0
+        for entry in plan where entry.count == 2 {
+            let (tag, path) = (entry[0], String(entry[1]))
+            let got = summarize(
+                messages.filter {
+                    $0["type"] as? String == "gesture" && ($0["device"] as? String)?.hasSuffix(" #\(tag)") == true
+                })
+            guard let delivered = run.files["delivered-\(tag).evemu"] else {
+                wrong.append("\(path): the player wrote no delivered-\(tag).evemu: \(run.files["play-\(tag).out"] ?? "")")
+                continue
+            }
+            let replayed = try Self.replay(delivered, [config])
+            let asDelivered = replayed.out.split(separator: "\n").map(String.init)
+            if replayed.status != 0 || got != asDelivered {
+                wrong.append(
+                    "\(path): through libinput \(got), replay of what the kernel delivered \(asDelivered) \(replayed.err)")
+            }
+            gestures += got.count
+        }
+        print("kernel harness: \(plan.count) recordings of real hands, \(gestures) gestures through libinput, as replay gives")
+        #expect(plan.count >= 80, "\(plan.count)")
+        #expect(wrong.isEmpty, "\(wrong.count) of \(plan.count):\n\(wrong.joined(separator: "\n"))")
+    }
+
     @Test("each touchscreen is added and removed as uinput makes and destroys it; the keyboard beside them is never opened")
     func hotplugAndKeyboard() throws {
         let run = try Self.run()
         let messages = run.messages
         let added = messages.filter { $0["type"] as? String == "device_added" }.compactMap { $0["device"] as? String }
         let removed = messages.filter { $0["type"] as? String == "device_removed" }.count
-        // Every recording of the plan, the pinch removed midway, and the extra plays the guest lists.
-        let plays =
-            (run.files["plan"] ?? "").split(separator: "\n").count + 1
-            + (run.files["extra-plays"] ?? "").split(separator: "\n").count
+        // Every recording of the plans, the pinch removed midway, and the extra plays the guest lists.
+        let plans = ((run.files["plan"] ?? "") + (run.files["plan-real"] ?? "")).split(separator: "\n")
+        let plays = plans.count + 1 + (run.files["extra-plays"] ?? "").split(separator: "\n").count
         // Every play's device but evemu's (named as in its file) ends in " #TAG".
-        let planned: [String] = (run.files["plan"] ?? "").split(separator: "\n").compactMap {
-            $0.split(separator: " ").first.map(String.init)
-        }
+        let planned: [String] = plans.compactMap { $0.split(separator: " ").first.map(String.init) }
         let extra: [String] = (run.files["extra-plays"] ?? "").split(separator: "\n").map(String.init)
         let tags = planned + ["removed"] + extra.filter { $0 != "evemu" }
         let missing = tags.filter { tag in !added.contains { $0.hasSuffix(" #" + tag) } }

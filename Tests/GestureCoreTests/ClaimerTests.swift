@@ -42,9 +42,10 @@ struct ClaimerTests {
             claimer.log.tracing = true
         }
 
-        /// Units of the panel for a position in mm.
+        /// Units of the panel for a position in mm: 4,096 and 2,560 values,
+        /// each the same share of the side (`PanelGeometry.millimetres`).
         static func units(_ x: Double, _ y: Double) -> (Int32, Int32) {
-            (Int32((x / ClaimerTests.panel.width * 4095).rounded()), Int32((y / ClaimerTests.panel.height * 2559).rounded()))
+            (Int32((x / ClaimerTests.panel.width * 4096).rounded()), Int32((y / ClaimerTests.panel.height * 2560).rounded()))
         }
 
         /// One device frame, `ms` after the last: what reached the clone for it.

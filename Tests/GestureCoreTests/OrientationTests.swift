@@ -24,10 +24,11 @@ struct OrientationTests {
                 #expect(abs(turned.x - expected.x) < 1e-9 && abs(turned.y - expected.y) < 1e-9, "\(turn.name) at \(rx),\(ry)")
             }
         }
+        let plain = upright.millimetres(rawX: 250, rawY: 100)
         upright.flipX = true
         let mirrored = upright.millimetres(rawX: 250, rawY: 100)
-        let flipped = ScreenTransform.flipped.apply(x: 25, y: 10, width: Self.width, height: Self.height)
-        #expect(flipped == mirrored)
+        let flipped = ScreenTransform.flipped.apply(x: plain.x, y: plain.y, width: Self.width, height: Self.height)
+        #expect(abs(flipped.x - mirrored.x) < 1e-9 && abs(flipped.y - mirrored.y) < 1e-9, "\(flipped) \(mirrored)")
     }
 
     @Test("every transform takes the panel's corners to the picture's, and a flipped one mirrors its turn")

@@ -268,7 +268,8 @@ struct TraceReaderTests {
         #expect(g.width == 200 && g.source == .resolution)
         let (events, _) = try TraceReplay(geometry: g).events(t)
         #expect(events.compactMap(\.summary) == ["tap fingers=1"])
-        #expect(events[0].x == 100 && events[0].y == 50)
+        // The middle of the panel, within a unit (0.1 mm).
+        #expect(abs(events[0].x - 100) < 0.1 && abs(events[0].y - 50) < 0.1, "\(events[0].x), \(events[0].y)")
     }
 
     @Test("broken YAML names the line")
@@ -305,10 +306,14 @@ struct TraceReaderTests {
         #expect(abs((fallback.width * fallback.width + fallback.height * fallback.height).squareRoot() - 317.5) < 1e-9)
         #expect(fallback.source == .fallback)
         var g = PanelGeometry(minX: 0, maxX: 1000, minY: 0, maxY: 500, width: 200, height: 100, source: .configuration)
-        #expect(g.millimetres(rawX: 1000, rawY: 0) == (200, 0))
+        // 1,001 values along x, each 200/1001 mm, as libinput scales: the
+        // last begins 200/1001 mm before the side.
+        let last = 1000.0 / 1001.0 * 200
+        #expect(g.millimetres(rawX: 1000, rawY: 0) == (last, 0))
+        #expect(g.millimetres(rawX: 0, rawY: 0) == (0, 0))
         g.rotation = 90
         // The panel's top-right corner is the bottom-right corner of a screen turned clockwise.
-        #expect(g.millimetres(rawX: 1000, rawY: 0) == (100, 200))
+        #expect(g.millimetres(rawX: 1000, rawY: 0) == (100, last))
         #expect(g.screenWidth == 100 && g.screenHeight == 200)
     }
 

@@ -326,7 +326,8 @@ struct DaemonPartsTests {
         for rotation in [0, 90, 180, 270] {
             for (fx, fy) in [(false, false), (true, false), (false, true)] {
                 let m = Calibration.matrix(rotation: rotation, flipX: fx, flipY: fy)
-                var g = PanelGeometry(minX: 0, maxX: 1000, minY: 0, maxY: 1000, width: 1, height: 1, source: .configuration)
+                // 1,000 values an axis: raw value r begins at r / 1000 of the side.
+                var g = PanelGeometry(minX: 0, maxX: 999, minY: 0, maxY: 999, width: 1, height: 1, source: .configuration)
                 g.rotation = rotation
                 g.flipX = fx
                 g.flipY = fy
