@@ -172,14 +172,7 @@ extension Server {
         let present = clients.filter { $0.fd >= 0 }.map { (serial: $0.serial, atScreen: $0.atScreen) }
         let answers = input.advance(now: now) { serial in
             guard let c = present.first(where: { $0.serial == serial }) else { return "gone" }
-            if locked && c.atScreen {
-                return ServerMessage.error(
-                    code: "locked", message: "click not made: the session at the screen is locked", fatal: false)
-            }
-            guard c.atScreen else {
-                return ServerMessage.error(code: "not-at-screen", message: "click not made: \(why)", fatal: false)
-            }
-            return nil
+            return InputForClients.standing(atScreen: c.atScreen, locked: locked, why: why, done: "click not made")
         }
         var news = News()
         for (serial, answer) in answers {

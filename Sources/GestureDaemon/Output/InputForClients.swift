@@ -160,16 +160,27 @@ struct InputForClients {
         case keys, clicks
     }
 
+    /// The refusals of who asks: a client whose user is not at the screen
+    /// (`why` says who is), and everyone while the session at the screen is
+    /// locked. Checked when a request comes, and again when a click that
+    /// waited gets its turn.
+    static func standing(atScreen: Bool, locked: Bool, why: String, done: String) -> String? {
+        if locked && atScreen {
+            return ServerMessage.error(
+                code: "locked", message: "\(done): the session at the screen is locked", fatal: false)
+        }
+        guard atScreen else {
+            return ServerMessage.error(code: "not-at-screen", message: "\(done): \(why)", fatal: false)
+        }
+        return nil
+    }
+
     /// The one place every refusal is decided (see the type's rules).
     private mutating func refusal(
         _ kind: Kind, _ asker: Asker, locked: Bool, why: String, now: Timestamp, done: String
     ) -> String? {
-        if locked && asker.atScreen {
-            return ServerMessage.error(
-                code: "locked", message: "\(done): the session at the screen is locked", fatal: false)
-        }
-        guard asker.atScreen else {
-            return ServerMessage.error(code: "not-at-screen", message: "\(done): \(why)", fatal: false)
+        if let refused = Self.standing(atScreen: asker.atScreen, locked: locked, why: why, done: done) {
+            return refused
         }
         let (perSecond, units) = kind == .keys ? (Self.keysPerSecond, "chords") : (Self.clicksPerSecond, "clicks")
         var bucket = (kind == .keys ? keyRates : clickRates)[asker.uid] ?? RateBucket(perSecond: perSecond)
