@@ -306,6 +306,22 @@ extension KernelTests {
         #expect(!serve.contains("double tracking ID"), "\(serve)")
     }
 
+    @Test(
+        "a touchscreen claimed and let go while a reader has it open all along (scripts/kernel-guest-stale.sh): the reader reads the two-finger touch after the claim whole, as it read it before"
+    )
+    func claimGivesBackState() throws {
+        let run = try Self.run()
+        let serve = try #require(run.files["stale-serve.log"], "the guest wrote no stale-serve.log")
+        let read = try #require(run.files["stale-libinput.out"], "the guest wrote no stale-libinput.out")
+        #expect(serve.contains("#stale: grabbed") && serve.contains("#stale: let go"), "\(serve)")
+        // The two fingers before the claim; the tap the daemon alone saw
+        // while it held the device; once let go, the two fingers and the
+        // tap again: five downs and five ups the reader saw, none lost.
+        #expect(Self.touches(read).down == 5 && Self.touches(read).up == 5, "\(read)")
+        #expect(!read.contains("double tracking ID") && !read.contains("BUG"), "\(read)")
+        #expect(!serve.contains("cannot give the compositor back"), "\(serve)")
+    }
+
     @Test("a finger resting on a touchscreen when a daemon claiming it starts: no grab until it lifts")
     func claimRestingFinger() throws {
         let run = try Self.run()

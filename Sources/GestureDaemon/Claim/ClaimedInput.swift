@@ -108,11 +108,13 @@ package final class EvdevClaimedInput: ClaimedInput {
         guard device.writable else { return .badFileDescriptor }
         let dev = device.device
         var now = state(fresh: false)
+        // The slot the kernel last named to its readers, before `move`
+        // makes `now` the target.
+        var flushed = now.currentSlot
+        var selected = flushed
         var frames = EvdevFrames()
         now.move(to: target, writing: &frames)
         var events: [RawEvent] = []
-        var flushed = now.currentSlot
-        var selected = flushed
         func put(_ e: RawEvent) {
             guard e.type == Evdev.EV_ABS, e.code != Evdev.ABS_MT_SLOT else {
                 if e.type == Evdev.EV_ABS { selected = e.value }
