@@ -136,17 +136,17 @@ struct ActPipeTests {
     func tracked() throws {
         let s = try Scratch()
         defer { s.stopAll() }
-        // The drag travels 39.95 mm right and stops before it lifts: 0.45 of 88.78 mm, short of commit.
+        // The drag travels 39.94 mm right and stops before it lifts: 0.45 of 88.75 mm, short of commit.
         try """
         [[bind]]
         gesture = "drag"
-        track = { axis = "x", distance-mm = 88.78 }
+        track = { axis = "x", distance-mm = 88.75 }
         pipe = ["sh", "-c", "exec cat >> \(s.path)/lines"]
 
         [[bind]]
         gesture = "drag"
         phase = "ended"
-        track = { axis = "x", distance-mm = 88.78 }
+        track = { axis = "x", distance-mm = 88.75 }
         run = ["sh", "-c", "echo $GESTURED_PROGRESS $GESTURED_COMPLETED >> \(s.path)/ends"]
         """.write(toFile: s.actions, atomically: true, encoding: .utf8)
         _ = try s.act()
@@ -188,7 +188,7 @@ struct ActPipeTests {
         let progress = lines[..<end].compactMap { Double($0.dropFirst("panel ".count)) }
         #expect(progress.count == end && progress.count > 10, "\(lines)")
         #expect(progress.last.map { $0 > 0.6 } == true && progress.first.map { $0 < 0.1 } == true, "\(progress)")
-        // The drag goes 39.95 mm of 60 and stops before it lifts: past commit, it opens.
+        // The drag goes 39.94 mm of 60 and stops before it lifts: past commit, it opens.
         #expect(lines[end] == "panel open", "\(lines)")
     }
 
@@ -236,7 +236,7 @@ struct ActPipeTests {
         [[bind]]
         gesture = "drag"
         direction = "left"
-        track = { axis = "x", distance-mm = 88.78 }
+        track = { axis = "x", distance-mm = 88.75 }
         pipe = ["sh", "-c", "exec cat >> \(s.path)/lines"]
         """.write(toFile: s.actions, atomically: true, encoding: .utf8)
         _ = try s.act()

@@ -78,13 +78,13 @@ struct ProtocolTests {
         let endOnly = try SocketClient(path: d.socket)
         let lower = try SocketClient(path: d.socket)
         try plain.subscribe()
-        // The drag travels 39.95 mm to the right and stops before it lifts: 0.45 of 88.78 mm.
+        // The drag travels 39.94 mm to the right and stops before it lifts: 0.45 of 88.75 mm.
         let ack = try tracked.subscribe(
-            #""track":[{"toward":"open","distance":2},{"toward":"right","distance":88.78,"fingers":[1]}]"#)
+            #""track":[{"toward":"open","distance":2},{"toward":"right","distance":88.75,"fingers":[1]}]"#)
         let echoed = try #require(ack["track"] as? [[String: Any]])
         #expect(echoed.count == 2 && echoed[1]["toward"] as? String == "right" && echoed[1]["commit"] as? Double == 0.5)
-        try endOnly.subscribe(#""phases":["ended"],"track":{"toward":"right","distance":88.78}"#)
-        try lower.subscribe(#""track":{"toward":"right","distance":88.78,"commit":0.4}"#)
+        try endOnly.subscribe(#""phases":["ended"],"track":{"toward":"right","distance":88.75}"#)
+        try lower.subscribe(#""track":{"toward":"right","distance":88.75,"commit":0.4}"#)
 
         let events = try tracked.gestures(quiet: 0.6)
         let progress = events.compactMap { $0["progress"] as? Double }
