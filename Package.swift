@@ -42,6 +42,13 @@ let package = Package(
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         // sd-bus from libsystemd: logind's active session on the daemon's seat (Debian: libsystemd-dev).
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // One sd-bus connection that follows one service's owner and takes
+        // only its messages: the daemon's watchers (logind,
+        // iio-sensor-proxy) and act's desktop sources (KWin, GNOME Shell,
+        // the on-screen keyboards).
+        .target(
+            name: "BusSupport",
+            dependencies: ["GestureCore", "CSystemd", .product(name: "SystemPackage", package: "swift-system")]),
         // The engine: touch model, thresholds, recognizers, pipeline, events,
         // trace readers. No I/O, no Foundation, no configuration, and no C of
         // its own (libyaml reads YAML).
@@ -95,7 +102,7 @@ let package = Package(
             name: "GestureDaemon",
             dependencies: [
                 "GestureCore", "GestureProtocol", "GestureConfiguration", "ToolSupport", "TOML", "CInput", "CLinux",
-                "CEvdev", "CSystemd",
+                "CEvdev", "CSystemd", "BusSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -108,7 +115,7 @@ let package = Package(
             name: "GestureActions",
             dependencies: [
                 "GestureCore", "GestureProtocol", "ToolSupport", "TOML", "CLinux", "CEvdev", "CWayland", "CX11",
-                .product(name: "SystemPackage", package: "swift-system"),
+                "CSystemd", "BusSupport", .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .executableTarget(
             name: "gestured",

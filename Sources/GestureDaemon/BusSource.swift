@@ -1,3 +1,4 @@
+import BusSupport
 import GestureCore
 
 /// A bus watcher (`SeatWatcher`, `SensorWatcher`) as a source of the loop:

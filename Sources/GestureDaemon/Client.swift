@@ -4,7 +4,7 @@ import SystemPackage
 import ToolSupport
 
 #if canImport(Glibc)
-    package import Glibc
+    import Glibc
 #endif
 
 /// One connected client: its socket, credentials, subscription, what it sent
@@ -28,9 +28,11 @@ package struct Client {
     package let token: Readiness.Token
     /// Connection number, for the log.
     package let serial: Int
-    package let pid: pid_t
-    package let uid: uid_t
-    package let gid: gid_t
+    // Swift's own integers (pid_t, uid_t, gid_t are these), so that the
+    // type does not hang on which C module declared them first.
+    package let pid: Int32
+    package let uid: UInt32
+    package let gid: UInt32
     package var state: State = .connected
     package var subscription = Subscription() {
         didSet {

@@ -1,4 +1,4 @@
-package import CLinux
+import CLinux
 package import GestureConfiguration
 package import Logging
 import SystemPackage
@@ -21,7 +21,7 @@ package struct Listener {
     /// those who may subscribe) where there is one, so that a daemon
     /// started by hand is reached as the service is.
     package static func open(
-        named: String?, settings: DaemonSettings, group: gid_t?, logger: Logger
+        named: String?, settings: DaemonSettings, group: UInt32?, logger: Logger
     ) throws(SetupError) -> Listener {
         if let passed = Listener.fromSystemd(warn: { logger.warning("\($0)") }) { return passed }
         guard let path = named ?? Listener.defaultPath() else {
@@ -97,7 +97,7 @@ package struct Listener {
     /// /run/gestured when not started by gestured.socket); a path the user
     /// named must be in a directory that exists, or a typo would make one.
     package static func bind(
-        path: String, mode: UInt32, group: gid_t?, createDirectory: Bool, backlog: Int32 = SOMAXCONN
+        path: String, mode: UInt32, group: UInt32?, createDirectory: Bool, backlog: Int32 = SOMAXCONN
     ) throws(SetupError) -> Listener {
         guard !path.hasPrefix("@"), UnixAddress(path) != nil else {
             throw SetupError("socket path must be a file path of at most 107 bytes: \(path)")

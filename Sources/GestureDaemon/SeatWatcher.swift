@@ -1,3 +1,4 @@
+import BusSupport
 import CSystemd
 package import GestureCore
 
