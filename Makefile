@@ -286,6 +286,8 @@ install-files:
 	install -Dm644 examples/follow/follow.toml "$(DESTDIR)$(DOCDIR)/examples/follow.toml"
 	install -d "$(DESTDIR)$(DOCDIR)/examples/actions"
 	install -m644 examples/actions/*.toml "$(DESTDIR)$(DOCDIR)/examples/actions/"
+	install -Dm644 -t "$(DESTDIR)$(DATADIR)/gnome-shell/extensions/gestured-context@gestured" \
+	    gnome-shell/extensions/gestured-context@gestured/metadata.json gnome-shell/extensions/gestured-context@gestured/extension.js
 	install -d "$(DESTDIR)$(DATADIR)/gestured/recordings"
 	install -m644 Recordings/*.evemu Recordings/*.expect "$(DESTDIR)$(DATADIR)/gestured/recordings/"
 	if [ -d "$(MANPAGES)" ]; then install -d "$(DESTDIR)$(MANDIR)/man1" && install -m644 "$(MANPAGES)"/*.1 "$(DESTDIR)$(MANDIR)/man1/"; fi

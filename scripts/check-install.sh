@@ -25,7 +25,8 @@ for f in bin/gestured lib/systemd/system/gestured.service lib/systemd/system/ges
     share/doc/gestured/examples/gestured-watch.sh share/doc/gestured/examples/follow-panel.py \
     share/doc/gestured/examples/follow.toml share/gestured/recordings/tour.tablet.expect \
     share/man/man5/gestured.toml.5 share/man/man5/gestured.actions.5 share/doc/gestured/gestures.md share/doc/gestured/README.md \
-    share/doc/gestured/protocol.md; do
+    share/doc/gestured/protocol.md share/gnome-shell/extensions/gestured-context@gestured/metadata.json \
+    share/gnome-shell/extensions/gestured-context@gestured/extension.js; do
     [ -s "$p/$f" ] || { echo "check-install: missing $f" >&2; missing=1; }
 done
 [ -s "$dest/etc/polkit-1/rules.d/50-gestured-sensor.rules" ] || { echo "check-install: missing the polkit rule (etc/polkit-1/rules.d)" >&2; missing=1; }

@@ -32,6 +32,8 @@ enum ActNews {
     case daemon(DaemonNews)
     /// The focused window changed, or whether it is known.
     case focusChanged
+    /// An on-screen keyboard was shown or hidden, or whether one is known changed.
+    case keyboardChanged
     /// An output came, went, was named or turned (or the compositor came or went).
     case outputsChanged
     /// A child that is no command of the runner ended (a pipe program).

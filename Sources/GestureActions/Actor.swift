@@ -11,13 +11,13 @@ package import ToolSupport
 ///
 /// The wiring of one loop, like the daemon's: each source (the signals,
 /// the actions files, the daemon link, the Wayland session, the focus, the
-/// dispatch's timers, the commands, the pipe programs; `ActSource`) owns
-/// its descriptors and deadline, and a turn asks each in order what it
-/// waits on, waits, then lets each serve what is ready. What they report
-/// (`ActNews`) goes forward here: a gesture event to the dispatch, which
-/// says what its bindings do (`Action`); that to the runner, the pipes,
-/// the daemon (keys, clicks) or act's own pointer; a change of context to
-/// the claim plan, which the link sends.
+/// on-screen keyboard, the dispatch's timers, the commands, the pipe
+/// programs; `ActSource`) owns its descriptors and deadline, and a turn
+/// asks each in order what it waits on, waits, then lets each serve what
+/// is ready. What they report (`ActNews`) goes forward here: a gesture
+/// event to the dispatch, which says what its bindings do (`Action`);
+/// that to the runner, the pipes, the daemon (keys, clicks) or act's own
+/// pointer; a change of context to the claim plan, which the link sends.
 package struct Actor {
     package struct Options {
         /// The actions files; empty: the default place (`ActionsFiles.defaultPaths`).
@@ -38,6 +38,7 @@ package struct Actor {
     private let link: DaemonLink
     private let wayland: WaylandSession
     private let focus: FocusFollower
+    private let keyboard: KeyboardFollower
     private let dispatch: Dispatch
     private let runner: Runner
     private let pipes: Pipes
@@ -83,14 +84,16 @@ package struct Actor {
         link = DaemonLink(path: options.socketPath, log: log)
         wayland = WaylandSession(display: environment["WAYLAND_DISPLAY"], log: log)
         focus = FocusFollower(kind: FocusFollower.kind(environment: environment), session: wayland, log: log)
+        keyboard = KeyboardFollower(log: log)
         dispatch = Dispatch(log: log)
         runner = Runner(limit: options.maxRunning, log: log)
         pipes = Pipes(log: log)
-        sources = [signals, files, link, wayland, focus, dispatch, runner, pipes]
+        sources = [signals, files, link, wayland, focus, keyboard, dispatch, runner, pipes]
         screen.settings = loaded.screen
         use(loaded)
         if let say = options.watchContext {
             say("the focused window: \(focus.origin)")
+            say("the on-screen keyboard: from \(KeyboardFollower.origin)")
             say("the lock and tablet mode: from the daemon at \(options.socketPath)")
             say(
                 "\(loaded.bindings.count) binding(s) from \(loaded.files.isEmpty ? "no file" : loaded.files.joined(separator: ", "))"
@@ -107,7 +110,7 @@ package struct Actor {
 
     static func environment() -> [String: String] {
         var env: [String: String] = [:]
-        for name in ["SWAYSOCK", "I3SOCK", "WAYLAND_DISPLAY", "DISPLAY"] {
+        for name in ["SWAYSOCK", "I3SOCK", "WAYLAND_DISPLAY", "DISPLAY", "XDG_CURRENT_DESKTOP", "XDG_RUNTIME_DIR"] {
             if let v = getenv(name) { env[name] = String(cString: v) }
         }
         return env
@@ -118,6 +121,7 @@ package struct Actor {
         dispatch.use(l.bindings, l.context)
         if options.watchContext == nil { pipes.follow(l.bindings) }
         wayland.wanted = l.screen.followRotation || focus.kind == .wayland || wantsPointer
+        keyboard.wanted = options.watchContext != nil || l.bindings.contains { $0.whenKeyboard != nil }
     }
 
     private var wantsPointer: Bool { options.watchContext == nil && loaded.bindings.contains { $0.pointer != nil } }
@@ -155,7 +159,7 @@ package struct Actor {
             case .reload: files.reload(into: &news)
             case .bindings(let l): reloaded(l, now: now, into: &news)
             case .daemon(let d): daemon(d, now: now, into: &news)
-            case .focusChanged: contextChanged(now: now, into: &news)
+            case .focusChanged, .keyboardChanged: contextChanged(now: now, into: &news)
             case .outputsChanged: outputsChanged(now: now, into: &news)
             case .childEnded(let pid, let status): pipes.ended(pid, status: status, now: now)
             case .act(let a): perform(a, now: now, into: &news)
@@ -271,6 +275,8 @@ package struct Actor {
     private mutating func contextChanged(now: Timestamp, into news: inout [ActNews]) {
         context.focus = focus.focus
         context.focusKnown = focus.known
+        context.keyboardShown = keyboard.shown
+        context.keyboardKnown = keyboard.known
         dispatch.context = context
         if let say = options.watchContext {
             let line = ContextReport.line(

@@ -74,6 +74,8 @@ package struct Binding: Sendable, Equatable {
     package var whenFullscreen: Bool?
     /// `when.output`: only on touchscreens that show on one of these outputs.
     package var whenOutputs: [NamePattern]?
+    /// `when.keyboard`: only while an on-screen keyboard is shown (true), only while none is (false).
+    package var whenKeyboard: Bool?
 
     /// How long a touch-and-hold that clicks waits by default, ms: Qt's
     /// own press-and-hold; a toolkit whose long press comes sooner (GTK:
@@ -157,6 +159,7 @@ package struct Binding: Sendable, Equatable {
         if let whenTitles { s += " title=" + list(whenTitles) }
         if let whenFullscreen { s += whenFullscreen ? " when fullscreen" : " when not fullscreen" }
         if let whenOutputs { s += " on output=" + list(whenOutputs) }
+        if let whenKeyboard { s += whenKeyboard ? " while the keyboard is shown" : " while no keyboard is shown" }
         var does: [String] = []
         if let run { does.append("run " + run.joined(separator: " ")) }
         if let keys { does.append("keys " + keys.text) }

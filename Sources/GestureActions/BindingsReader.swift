@@ -32,7 +32,7 @@ package enum BindingsReader {
         "rotation": (.clockwise, .counterclockwise, "degrees", 90),
     ]
     /// The keys of `when`.
-    static let whenKeys = ["locked", "tablet-mode", "app", "not-app", "title", "fullscreen", "output"]
+    static let whenKeys = ["locked", "tablet-mode", "app", "not-app", "title", "fullscreen", "output", "keyboard"]
     /// The tables a file may have besides its bindings.
     static let tables = ["bind", "screen", "context"]
 
@@ -437,6 +437,11 @@ package enum BindingsReader {
                 case "fullscreen":
                     guard let on = w["fullscreen"]?.bool else { throw fail("when", "when.fullscreen must be true or false") }
                     b.whenFullscreen = on
+                case "keyboard":
+                    guard let on = w["keyboard"]?.bool else {
+                        throw fail("when", "when.keyboard must be true (while an on-screen keyboard is shown) or false")
+                    }
+                    b.whenKeyboard = on
                 case "app", "not-app", "title", "output":
                     let what =
                         switch key {

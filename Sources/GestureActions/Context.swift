@@ -53,12 +53,21 @@ extension Binding {
         /// compositor does not say (then `focusKnown` is false).
         package var focus: FocusedWindow?
         package var focusKnown = false
+        /// Whether an on-screen keyboard is shown; false also while no
+        /// keyboard says (then `keyboardKnown` is false).
+        package var keyboardShown = false
+        package var keyboardKnown = false
 
-        package init(locked: Bool = false, tabletMode: Bool = false, focus: FocusedWindow? = nil, focusKnown: Bool = false) {
+        package init(
+            locked: Bool = false, tabletMode: Bool = false, focus: FocusedWindow? = nil, focusKnown: Bool = false,
+            keyboardShown: Bool = false
+        ) {
             self.locked = locked
             self.tabletMode = tabletMode
             self.focus = focus
             self.focusKnown = focusKnown || focus != nil
+            self.keyboardShown = keyboardShown
+            self.keyboardKnown = keyboardShown
         }
 
         /// Whether the focused app is one the file leaves its touches to.
@@ -70,7 +79,8 @@ extension Binding {
 
     /// Whether it may act in this context. Criteria about the focused
     /// window are false while no window is known to have the focus, except
-    /// `not-app` and `fullscreen = false`, which are then true. While an
+    /// `not-app` and `fullscreen = false`, which are then true; likewise
+    /// `keyboard = false` is true while no keyboard is known. While an
     /// app of `leave-to-apps` has the focus, only bindings whose `when.app`
     /// names it act.
     package func acts(in context: Context, _ settings: ContextSettings = ContextSettings()) -> Bool {
@@ -87,6 +97,7 @@ extension Binding {
             guard let title = focus?.title, whenTitles.matchesAny(title) else { return false }
         }
         if let whenFullscreen, whenFullscreen != (focus?.fullscreen ?? false) { return false }
+        if let whenKeyboard, whenKeyboard != context.keyboardShown { return false }
         return true
     }
 

@@ -16,6 +16,9 @@ enum ContextReport {
         } else {
             parts.append("no window has the focus")
         }
+        parts.append(
+            !context.keyboardKnown
+                ? "on-screen keyboard not known" : "on-screen keyboard \(context.keyboardShown ? "shown" : "hidden")")
         if daemonContextKnown {
             parts.append(context.locked ? "locked" : "unlocked")
             parts.append("tablet mode \(context.tabletMode ? "on" : "off")")

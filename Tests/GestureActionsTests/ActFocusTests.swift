@@ -26,10 +26,170 @@ struct ActFocusTests {
         "each binding acts only in the app and fullscreen state it names; while an app of leave-to-apps has the focus nothing acts and nothing is claimed",
         .requires(HeadlessSway.requirement, HeadlessSway.footRequirement), arguments: [Through.ipc, .wayland])
     func followsTheFocus(through: Through) throws {
-        let d = try ActOrientationTests.daemon(verbose: true)
         let sway = try HeadlessSway()
-        let out = sway.scratch + "/ran"
-        let path = sway.scratch + "/actions.toml"
+        try Self.focusScenario(
+            SwayDesktop(sway: sway),
+            environment: through == .ipc
+                ? sway.clientEnvironment.merging(["SWAYSOCK": sway.ipcSocket]) { $1 } : sway.clientEnvironment,
+            source: through == .ipc ? "sway" : "the compositor's wlr-foreign-toplevel-management")
+    }
+
+    @Test(
+        "KWin: each binding acts only in the app and fullscreen state it names, nothing in an app of leave-to-apps; act's script reports to act alone, and leaves with it",
+        .requires(HeadlessKWin.requirement))
+    func followsTheFocusOnKWin() throws {
+        let kwin = try HeadlessKWin()
+        let act = try Self.focusScenario(
+            KWinDesktop(kwin: kwin), environment: kwin.clientEnvironment,
+            source: "KWin's scripting (a script act loads into KWin)",
+            whileRunning: { act, ran, log in
+                // Another client of the session bus calls act as KWin's script does: refused.
+                let name = try kwin.python(
+                    """
+                    d = dbus.Interface(bus.get_object('org.freedesktop.DBus', '/org/freedesktop/DBus'), 'org.freedesktop.DBus')
+                    print([n for n in d.ListNames() if n.startswith(':') and d.GetConnectionUnixProcessID(n) == \(act.pid)][0])
+                    """
+                ).trimmingCharacters(in: .whitespacesAndNewlines)
+                #expect(try kwin.scriptsLoaded(["gestured-act-focus-\(act.pid)"]).count == 1)
+                let forged = try? kwin.python(
+                    """
+                    o = bus.get_object('\(name)', '/org/gestured/act/Focus')
+                    o.Focused('gestured.test.draw', 'Drawing', True, True, dbus_interface='org.gestured.act.Focus')
+                    """)
+                #expect(forged == nil, "a call from another client was answered")
+                let before = ran().count
+                usleep(3_000_000)
+                #expect(!ran().dropFirst(before).contains("draw-fullscreen"), "\(ran().suffix(4)) \(log())")
+                // act --context beside it: the focus, and KWin's virtual keyboard (hidden: no input method here).
+                let watch = try Child(
+                    HeadlessSway.command(
+                        [BuildProducts.gestured, "act", "--context", "--socket", "/nonexistent"], as: nil,
+                        environment: kwin.clientEnvironment),
+                    stdout: .file(kwin.scratch + "/context"), stderr: .null)
+                defer { watch.signal(SIGTERM) }
+                let said = { (try? String(contentsOfFile: kwin.scratch + "/context", encoding: .utf8)) ?? "" }
+                try Self.wait(
+                    for: "app \"gestured.test.notes\", title \"Notes 2\", not fullscreen; on-screen keyboard hidden",
+                    in: said, log: { "act --context: \(said())\n\(log())" })
+                #expect(said().hasPrefix("the focused window: from KWin's scripting"), "\(said())")
+            })
+        #expect(try kwin.scriptsLoaded(["gestured-act-focus-\(act)"]).isEmpty, "act's script outlived act: \(kwin.log)")
+    }
+
+    @Test(
+        "GNOME Shell: through the package's extension, each binding acts only in the app and fullscreen state it names, nothing in an app of leave-to-apps; the extension disabled and enabled again is followed",
+        .requires(HeadlessGNOMEShell.requirement))
+    func followsTheFocusOnGNOME() throws {
+        let shell = try HeadlessGNOMEShell(extensions: BuildProducts.packageRoot)
+        try Self.focusScenario(
+            GNOMEDesktop(shell: shell), environment: shell.clientEnvironment,
+            source: "GNOME Shell (the gestured-context@gestured extension)",
+            whileRunning: { act, ran, log in
+                let watch = try Child(
+                    HeadlessSway.command(
+                        [BuildProducts.gestured, "act", "--context", "--socket", "/nonexistent"], as: nil,
+                        environment: shell.clientEnvironment),
+                    stdout: .file(shell.scratch + "/context"), stderr: .file(shell.scratch + "/context.err"))
+                defer { watch.signal(SIGTERM) }
+                let said = { (try? String(contentsOfFile: shell.scratch + "/context", encoding: .utf8)) ?? "" }
+                let saidLog = { "act --context: \(said())\n\(log())\nshell: \(shell.log.suffix(3000))" }
+                let notes = "app \"gestured.test.notes\", title \"Notes 2\", not fullscreen; on-screen keyboard hidden"
+                try Self.wait(for: notes, in: said, log: saidLog)
+                // Disabled: not known; enabled again: followed again.
+                func extensions(_ method: String) throws {
+                    try shell.bus.python(
+                        "dbus.Interface(bus.get_object('org.gnome.Shell', '/org/gnome/Shell'), 'org.gnome.Shell.Extensions').\(method)('gestured-context@gestured')"
+                    )
+                }
+                try extensions("DisableExtension")
+                try Self.wait(for: "focused app not known", in: said, log: saidLog)
+                try extensions("EnableExtension")
+                try Self.wait(for: notes, in: said, log: saidLog, count: 2)
+            })
+    }
+
+    @Test(
+        "GNOME Shell without the extension enabled: act --context says the focus is not known and how to enable it",
+        .requires(HeadlessGNOMEShell.requirement))
+    func gnomeWithoutTheExtension() throws {
+        let shell = try HeadlessGNOMEShell(extensions: BuildProducts.packageRoot, enabled: false)
+        let watch = try Child(
+            HeadlessSway.command(
+                [BuildProducts.gestured, "act", "--context", "--socket", "/nonexistent"], as: nil,
+                environment: shell.clientEnvironment),
+            stdout: .file(shell.scratch + "/context"), stderr: .file(shell.scratch + "/context.err"))
+        defer { watch.signal(SIGTERM) }
+        let err = { (try? String(contentsOfFile: shell.scratch + "/context.err", encoding: .utf8)) ?? "" }
+        let said = { (try? String(contentsOfFile: shell.scratch + "/context", encoding: .utf8)) ?? "" }
+        try Self.wait(
+            for:
+                "the GNOME Shell extension gestured-context@gestured is not enabled, so the focused app is not known: run `gnome-extensions enable gestured-context@gestured`",
+            in: err, log: { "stderr: \(err())\nstdout: \(said())" })
+        #expect(said().contains("focused app not known; on-screen keyboard not known"), "\(said())")
+        #expect(err().components(separatedBy: "is not enabled").count == 2, "said more than once: \(err())")
+    }
+
+    /// A desktop the focus scenario runs on: windows of the apps it names,
+    /// made fullscreen and back.
+    protocol Desktop {
+        var scratch: String { get }
+        var uid: UInt32? { get }
+        /// Opens a window of `app` titled `title`; it takes the focus.
+        func open(app: String, title: String) throws -> DesktopWindow
+    }
+
+    struct DesktopWindow {
+        let fullscreen: (Bool) throws -> Void
+        let close: () -> Void
+    }
+
+    struct SwayDesktop: Desktop {
+        let sway: HeadlessSway
+        var scratch: String { sway.scratch }
+        var uid: UInt32? { sway.uid }
+        func open(app: String, title: String) throws -> DesktopWindow {
+            let w = try sway.window(app: app, title: title)
+            return DesktopWindow(
+                fullscreen: { try sway.message(["fullscreen", $0 ? "enable" : "disable"]) },
+                close: {
+                    w.signal(SIGTERM)
+                    _ = try? w.wait(timeout: 10)
+                })
+        }
+    }
+
+    struct KWinDesktop: Desktop {
+        let kwin: HeadlessKWin
+        var scratch: String { kwin.scratch }
+        var uid: UInt32? { nil }
+        func open(app: String, title: String) throws -> DesktopWindow {
+            let w = try kwin.window(app: app, title: title)
+            return DesktopWindow(fullscreen: { w.fullscreen($0) }, close: { w.close() })
+        }
+    }
+
+    struct GNOMEDesktop: Desktop {
+        let shell: HeadlessGNOMEShell
+        var scratch: String { shell.scratch }
+        var uid: UInt32? { nil }
+        func open(app: String, title: String) throws -> DesktopWindow {
+            let w = try shell.window(app: app, title: title)
+            return DesktopWindow(fullscreen: { w.fullscreen($0) }, close: { w.close() })
+        }
+    }
+
+    /// act, given `environment`, follows the focus from `source` on
+    /// `desktop`: an empty desktop, a drawing app (and it fullscreen), an
+    /// app of leave-to-apps, a title; `whileRunning` checks more while act
+    /// runs. The pid act had.
+    @discardableResult
+    static func focusScenario(
+        _ desktop: some Desktop, environment: [String: String], source: String,
+        whileRunning: (Child, () -> [String], () -> String) throws -> Void = { _, _, _ in }
+    ) throws -> Int32 {
+        let d = try ActOrientationTests.daemon(verbose: true)
+        let out = desktop.scratch + "/ran"
+        let path = desktop.scratch + "/actions.toml"
         try """
         [context]
         leave-to-apps = ["gestured.test.paint*"]
@@ -59,35 +219,33 @@ struct ActFocusTests {
         run = ["/bin/sh", "-c", "echo notes >> \(out)"]
         """.write(toFile: path, atomically: true, encoding: .utf8)
         chmod(path, 0o644)
-        if let uid = sway.uid, uid != geteuid() {
+        if let uid = desktop.uid, uid != geteuid() {
             _ = try Child.run(Requirement.asRoot(["/bin/chown", "\(uid):\(uid)", path]), timeout: 20)
         }
         let act = try Child(
             HeadlessSway.command(
-                [BuildProducts.gestured, "act", "--config", path, "--socket", d.socket], as: sway.uid,
-                environment: through == .ipc
-                    ? sway.clientEnvironment.merging(["SWAYSOCK": sway.ipcSocket]) { $1 } : sway.clientEnvironment),
-            stdout: .file(sway.scratch + "/act.log"))
+                [BuildProducts.gestured, "act", "--config", path, "--socket", d.socket], as: desktop.uid,
+                environment: environment),
+            stdout: .file(desktop.scratch + "/act.log"))
         defer { act.signal(SIGTERM) }
-        let actLog = { (try? String(contentsOfFile: sway.scratch + "/act.log", encoding: .utf8)) ?? "" }
+        let actLog = { (try? String(contentsOfFile: desktop.scratch + "/act.log", encoding: .utf8)) ?? "" }
         let log = { "act: \(actLog())\ndaemon: \(d.log)" }
         func ran() -> [String] {
             ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }
 
-        // An empty workspace: no app has the focus.
+        // An empty desktop: no app has the focus.
         try ActOrientationTests.waitFor("desktop", in: out, log: log)
-        let source = through == .ipc ? "sway" : "the compositor's wlr-foreign-toplevel-management"
         #expect(actLog().contains("following the focused window through \(source)"), "\(log())")
-        let draw = try sway.window(app: "gestured.test.draw", title: "Drawing")
+        let draw = try desktop.open(app: "gestured.test.draw", title: "Drawing")
         try ActOrientationTests.waitFor("draw", in: out, log: log)
-        try sway.message(["fullscreen", "enable"])
+        try draw.fullscreen(true)
         try ActOrientationTests.waitFor("draw-fullscreen", in: out, log: log)
-        try sway.message(["fullscreen", "disable"])
+        try draw.fullscreen(false)
         try ActOrientationTests.waitFor("draw", in: out, log: log)
 
         // An app that keeps its touches: nothing runs, nothing is claimed.
-        let paint = try sway.window(app: "gestured.test.paint", title: "Notes 1")
+        let paint = try desktop.open(app: "gestured.test.paint", title: "Notes 1")
         try Self.wait(for: "has the focus: its touches are left to it", in: actLog, log: log)
         let before = ran().count
         // The swipe replays every 1.5 s or so: three of them.
@@ -98,8 +256,7 @@ struct ActFocusTests {
         try d.waitForLog("clients at the screen claim nothing", timeout: 10)
 
         // Closed: the focus goes back to the drawing, and so do the claims.
-        paint.signal(SIGTERM)
-        _ = try? paint.wait(timeout: 10)
+        paint.close()
         try Self.wait(for: "the app that kept its touches lost the focus", in: actLog, log: log)
         try Self.wait(for: "claiming 3 fingers on claimed touchscreens now", in: actLog, log: log)
         try Self.wait(
@@ -110,16 +267,16 @@ struct ActFocusTests {
         #expect(ran().last == "draw", "\(ran().suffix(4)) \(log())")
 
         // A title: a window titled "Notes 2" of another app.
-        let notes = try sway.window(app: "gestured.test.notes", title: "Notes 2")
+        let notes = try desktop.open(app: "gestured.test.notes", title: "Notes 2")
         try ActOrientationTests.waitFor("notes", in: out, log: log)
-        notes.signal(SIGTERM)
-        draw.signal(SIGTERM)
-        _ = try? notes.wait(timeout: 10)
-        _ = try? draw.wait(timeout: 10)
+        try whileRunning(act, ran, log)
+        notes.close()
+        draw.close()
         try ActOrientationTests.waitFor("desktop", in: out, log: log)
         act.signal(SIGTERM)
         _ = try act.wait(timeout: 10)
         #expect(try d.stop() == 0)
+        return act.pid
     }
 
     /// Where act reads an X11 session's focus from: i3's IPC, or the
@@ -266,26 +423,34 @@ struct ActFocusTests {
             "act --context: \(said())\nstderr: \((try? String(contentsOfFile: sway.scratch + "/context.err", encoding: .utf8)) ?? "")\ndaemon: \(d.log)"
         }
         try Self.wait(
-            for: "no window has the focus; unlocked; tablet mode off; 1 of 1 binding(s) can act; claiming 3 fingers", in: said,
+            for:
+                "no window has the focus; on-screen keyboard not known; unlocked; tablet mode off; 1 of 1 binding(s) can act; claiming 3 fingers",
+            in: said,
             log: log)
         #expect(
             said().hasPrefix(
-                "the focused window: from sway\nthe lock and tablet mode: from the daemon at \(d.socket)\n1 binding(s) from \(path)\n"
+                "the focused window: from sway\nthe on-screen keyboard: from squeekboard (sm.puri.OSK0), KWin's virtual keyboard (org.kde.KWin /VirtualKeyboard) or GNOME Shell's (through the gestured-context@gestured extension), on the session bus\nthe lock and tablet mode: from the daemon at \(d.socket)\n1 binding(s) from \(path)\n"
             ), "\(log())")
         let draw = try sway.window(app: "gestured.test.draw", title: "Drawing")
         let inDraw = "app \"gestured.test.draw\", title \"Drawing\", not fullscreen"
         try Self.wait(
-            for: inDraw + "; unlocked; tablet mode off; 0 of 1 binding(s) can act; claiming nothing", in: said, log: log)
+            for: inDraw
+                + "; on-screen keyboard not known; unlocked; tablet mode off; 0 of 1 binding(s) can act; claiming nothing",
+            in: said, log: log)
         try sway.message(["fullscreen", "enable"])
-        try Self.wait(for: "\"Drawing\", fullscreen; unlocked", in: said, log: log)
+        try Self.wait(for: "\"Drawing\", fullscreen; on-screen keyboard not known; unlocked", in: said, log: log)
         try sway.message(["fullscreen", "disable"])
         try logind.set(locked: true)
-        try Self.wait(for: inDraw + "; locked; tablet mode off; 0 of 1 binding(s) can act; claiming nothing", in: said, log: log)
+        try Self.wait(
+            for: inDraw + "; on-screen keyboard not known; locked; tablet mode off; 0 of 1 binding(s) can act; claiming nothing",
+            in: said, log: log)
         try logind.set(locked: false)
         draw.signal(SIGTERM)
         _ = try? draw.wait(timeout: 10)
         try Self.wait(
-            for: "no window has the focus; unlocked; tablet mode off; 1 of 1 binding(s) can act; claiming 3 fingers", in: said,
+            for:
+                "no window has the focus; on-screen keyboard not known; unlocked; tablet mode off; 1 of 1 binding(s) can act; claiming 3 fingers",
+            in: said,
             log: log, count: 2)
         print("act --context said:\n\(said())")
         watch.signal(SIGTERM)
@@ -365,6 +530,13 @@ struct ActFocusTests {
         #expect(FocusFollower.kind(environment: ["I3SOCK": "/a", "SWAYSOCK": "/b"]) == .sway("/b"))
         #expect(FocusFollower.kind(environment: ["DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-1"]) == .wayland)
         #expect(FocusFollower.kind(environment: ["DISPLAY": ":0"]) == .x11)
+        let plasma = ["WAYLAND_DISPLAY": "wayland-0", "XDG_RUNTIME_DIR": "/run/user/1000", "XDG_CURRENT_DESKTOP": "KDE"]
+        #expect(FocusFollower.kind(environment: plasma) == .kwin(runtimeDirectory: "/run/user/1000"))
+        #expect(FocusFollower.kind(environment: plasma.merging(["WAYLAND_DISPLAY": ""]) { $1 }) == nil)
+        #expect(FocusFollower.kind(environment: plasma.merging(["XDG_CURRENT_DESKTOP": "Phosh:GNOME"]) { $1 }) == .wayland)
+        #expect(FocusFollower.kind(environment: plasma.merging(["XDG_CURRENT_DESKTOP": "ubuntu:GNOME"]) { $1 }) == .gnome)
+        #expect(FocusFollower.kind(environment: plasma.merging(["XDG_CURRENT_DESKTOP": "sway"]) { $1 }) == .wayland)
+        #expect(FocusFollower.kind(environment: plasma.merging(["SWAYSOCK": "/s"]) { $1 }) == .sway("/s"))
         #expect(FocusFollower.kind(environment: [:]) == nil)
         let f = SwayIPCFocus(.i3, path: ipc.path)
         var said: [String] = []

@@ -61,6 +61,16 @@ struct ActTests {
             "[[bind]]\ngesture = \"tap\"\nwhen = { tablet-mode = true }\nrun = [\"x\"]\n", file: "a.toml")
         #expect(tablet[0].acts(in: .init(tabletMode: true)) && !tablet[0].acts(in: .init()))
         #expect(!tablet[0].acts(in: .init(locked: true, tabletMode: true)))
+        let typing = try BindingsReader.read(
+            "[[bind]]\ngesture = \"tap\"\nwhen = { keyboard = true }\nrun = [\"x\"]\n[[bind]]\ngesture = \"tap\"\nwhen = { keyboard = false }\nrun = [\"x\"]\n",
+            file: "a.toml")
+        var hidden = Binding.Context()
+        hidden.keyboardKnown = true
+        // Shown: only the first; hidden, or no keyboard known: only the second.
+        #expect(typing[0].acts(in: .init(keyboardShown: true)) && !typing[1].acts(in: .init(keyboardShown: true)))
+        #expect(!typing[0].acts(in: hidden) && typing[1].acts(in: hidden))
+        #expect(!typing[0].acts(in: .init()) && typing[1].acts(in: .init()))
+        #expect(!typing[0].acts(in: .init(locked: true, keyboardShown: true)))
 
         let mistakes: [(String, String)] = [
             ("[[bind]]\ngesture = \"swipe\"\nrun = \"wofi\"\n", "a.toml:3: run must be a command as a list"),
@@ -99,6 +109,10 @@ struct ActTests {
             (
                 "[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\nwhen = { fullscreen = \"yes\" }\n",
                 "a.toml:4: when.fullscreen must be true or false"
+            ),
+            (
+                "[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\nwhen = { keyboard = \"shown\" }\n",
+                "a.toml:4: when.keyboard must be true (while an on-screen keyboard is shown) or false"
             ),
             (
                 "[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\nwhen = { ap = \"x\" }\n",
@@ -499,7 +513,8 @@ struct ActTests {
     func examples() throws {
         let folder = BuildProducts.packageRoot + "/examples/actions"
         let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".toml") }.sorted()
-        #expect(files == ["gnome.toml", "hyprland.toml", "phosh.toml", "plasma.toml", "sway.toml", "sxmo.toml"])
+        #expect(
+            files == ["gnome.toml", "hyprland.toml", "phosh.toml", "plasma-mobile.toml", "plasma.toml", "sway.toml", "sxmo.toml"])
         for file in files {
             let r = try runGestured(["act", "--config", folder + "/" + file, "--check"])
             #expect(r.status == 0 && r.out.contains("binding(s) in"), "\(file): \(r.out) \(r.err)")

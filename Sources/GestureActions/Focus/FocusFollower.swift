@@ -13,6 +13,8 @@ protocol FocusSource: AnyObject {
     var name: String { get }
     /// Its own descriptor to wait on (-1: none now, or none of its own).
     var fd: Int32 { get }
+    /// What to wait for on it (`POLLIN`, and `POLLOUT` while it has something to write).
+    var events: Int32 { get }
     /// When it must be served though its descriptor is quiet: a retry, more to read.
     var deadline: Timestamp { get }
     /// Connects when it is time, handles what was read already; true when what is known changed.
@@ -26,6 +28,10 @@ protocol FocusSource: AnyObject {
     func close()
 }
 
+extension FocusSource {
+    var events: Int32 { Int32(POLLIN) }
+}
+
 /// How `gestured act` learns which window has the focus, so that bindings
 /// and claims can follow the app in front (`when.app`, `[context]`): it
 /// chooses the first source the session offers and says what it says.
@@ -34,7 +40,10 @@ protocol FocusSource: AnyObject {
 /// X11, where the app is the window's `WM_CLASS` class), one protocol
 /// (`SwayIPCFocus`); else, in a Wayland session, the compositor's
 /// wlr-foreign-toplevel-management on act's Wayland session
-/// (`ForeignToplevelFocus`: phoc, labwc, Wayfire, river, Hyprland, niri);
+/// (`ForeignToplevelFocus`: phoc, labwc, Wayfire, river, Hyprland, niri),
+/// but on KWin (`$XDG_CURRENT_DESKTOP` names KDE), which does not offer it
+/// to clients, a script act loads into KWin (`KWinScriptFocus`), and on
+/// GNOME Shell the package's Shell extension (`GNOMEShellFocus`);
 /// else, in an X11 session (`$DISPLAY`), the window manager's EWMH
 /// `_NET_ACTIVE_WINDOW` (`EWMHFocus`: KWin, GNOME Shell, Xfwm, Openbox and
 /// the others on X11). With none, the focused app is not known: act says
@@ -46,6 +55,12 @@ final class FocusFollower: ActSource {
         case i3(String)
         /// The Wayland compositor's foreign-toplevel list (`$WAYLAND_DISPLAY`).
         case wayland
+        /// KWin under Wayland (`$XDG_CURRENT_DESKTOP` names KDE): a script
+        /// loaded into it, written in the runtime directory.
+        case kwin(runtimeDirectory: String)
+        /// GNOME Shell under Wayland (`$XDG_CURRENT_DESKTOP` names GNOME,
+        /// not Phosh): the package's Shell extension.
+        case gnome
         /// The X11 window manager's `_NET_ACTIVE_WINDOW` (`$DISPLAY`).
         case x11
     }
@@ -54,7 +69,15 @@ final class FocusFollower: ActSource {
     package static func kind(environment: [String: String]) -> Kind? {
         if let p = environment["SWAYSOCK"], !p.isEmpty { return .sway(p) }
         if let p = environment["I3SOCK"], !p.isEmpty { return .i3(p) }
-        if let d = environment["WAYLAND_DISPLAY"], !d.isEmpty { return .wayland }
+        if let d = environment["WAYLAND_DISPLAY"], !d.isEmpty {
+            let desktops = (environment["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").map { $0.lowercased() }
+            if desktops.contains("kde"), let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+                return .kwin(runtimeDirectory: runtime)
+            }
+            // Phosh names GNOME too ("Phosh:GNOME"); phoc offers foreign toplevels.
+            if desktops.contains("gnome") && !desktops.contains("phosh") { return .gnome }
+            return .wayland
+        }
         if let d = environment["DISPLAY"], !d.isEmpty { return .x11 }
         return nil
     }
@@ -71,6 +94,8 @@ final class FocusFollower: ActSource {
         case .sway(let path): source = SwayIPCFocus(.sway, path: path)
         case .i3(let path): source = SwayIPCFocus(.i3, path: path)
         case .wayland: source = ForeignToplevelFocus(session)
+        case .kwin(let runtime): source = KWinScriptFocus(runtimeDirectory: runtime)
+        case .gnome: source = GNOMEShellFocus()
         case .x11: source = EWMHFocus()
         case nil: source = nil
         }
@@ -86,7 +111,7 @@ final class FocusFollower: ActSource {
     func prepare(_ poller: inout Poller, now: Timestamp, into news: inout [ActNews]) {
         guard let source else { return }
         if source.beforeWait(now: now, log: log) { news.append(.focusChanged) }
-        slot = poller.add(source.fd, Int32(POLLIN))
+        slot = poller.add(source.fd, source.events)
     }
 
     func serve(_ poller: Poller, now: Timestamp, into news: inout [ActNews]) {
@@ -106,5 +131,5 @@ final class FocusFollower: ActSource {
 
     /// Why per-app bindings cannot act in this session, if they cannot: said once at start.
     static let unknownHere =
-        "the focused app is not known in this session (act follows it through sway's or i3's IPC, SWAYSOCK or I3SOCK, a Wayland compositor's wlr-foreign-toplevel-management, WAYLAND_DISPLAY, or an X11 window manager's _NET_ACTIVE_WINDOW, DISPLAY; this session sets none of them): bindings with when.app or when.title do not act, when.not-app ones do, and [context] leave-to-apps leaves nothing to apps"
+        "the focused app is not known in this session (act follows it through sway's or i3's IPC, SWAYSOCK or I3SOCK, a Wayland compositor's wlr-foreign-toplevel-management, WAYLAND_DISPLAY, KWin's scripting there when XDG_CURRENT_DESKTOP names KDE, or an X11 window manager's _NET_ACTIVE_WINDOW, DISPLAY; this session sets none of them): bindings with when.app or when.title do not act, when.not-app ones do, and [context] leave-to-apps leaves nothing to apps"
 }

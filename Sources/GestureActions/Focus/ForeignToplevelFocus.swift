@@ -5,8 +5,8 @@ import GestureCore
 /// one Wayland session (`WaylandSession`, which reads it and says when it
 /// changes): the window whose state has `activated` has the focus. It has
 /// no descriptor of its own; it says when the session comes and goes, and
-/// when the compositor does not offer the protocol (KWin and GNOME Shell do
-/// not).
+/// when the compositor does not offer the protocol (GNOME Shell does not;
+/// KWin does not to clients, and has `KWinScriptFocus`).
 final class ForeignToplevelFocus: FocusSource {
     let name = "the compositor's wlr-foreign-toplevel-management"
     private let session: WaylandSession
@@ -60,7 +60,7 @@ final class ForeignToplevelFocus: FocusSource {
             log(
                 before?.supported == true
                     ? "the compositor stopped telling which window has the focus: the focused app is not known"
-                    : "the compositor does not tell clients which window has the focus (no wlr-foreign-toplevel-management: KWin and GNOME Shell do not): bindings with when.app or when.title do not act, when.not-app ones do"
+                    : "the compositor does not tell clients which window has the focus (no wlr-foreign-toplevel-management: GNOME Shell does not; on KWin act follows the focus through a script when XDG_CURRENT_DESKTOP names KDE): bindings with when.app or when.title do not act, when.not-app ones do"
             )
         case (false, _):
             log("the Wayland connection failed: the focused app is not known until it is back")
