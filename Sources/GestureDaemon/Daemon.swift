@@ -377,4 +377,4 @@ package struct Daemon {
 }
 
 /// The version `hello` and `--version` report.
-package let gesturedVersion = "0.7.0"
+package let gesturedVersion = "0.8.0"
