@@ -28,7 +28,7 @@ MANDIR ?= $(DATADIR)/man
 TEST_LIMIT ?= 1200
 TEST_RUN = scripts/test-run.sh $(TEST_LIMIT)
 
-.PHONY: all setup setup-check setup-tests build release release-profiled deb check test test-kernel sanitize fuzz bench bench-smoke bench-update perf-guard lint format harness install install-files uninstall check-units systemd-smoke wayland-protocols recordings throughput demo pictures man clean
+.PHONY: all setup setup-check setup-tests debian13-root build release release-profiled deb check test test-kernel sanitize fuzz bench bench-smoke bench-update perf-guard lint format harness install install-files uninstall check-units systemd-smoke wayland-protocols recordings throughput demo pictures man clean
 
 # `make` builds, as you, what `sudo make install` copies: the release binary
 # and the man pages (about 2 minutes the first time on two cores, most of it
@@ -58,11 +58,18 @@ setup-check:
 # lintian…), and the PyPI tools of scripts/python-requirements.txt
 # (virtme-ng) in a virtual environment of the checkout's own, as you
 # (TOOLS; scripts/setup-tools.sh).
+# And a Debian 13 root (DESKTOP_ROOT; scripts/debian13-root.sh) for the
+# desktop tests' KWin 6 and GNOME Shell 48.
 LAB_PACKAGES = $(CHECK_PACKAGES) scripts/debian-lab-packages.txt
+DESKTOP_ROOT ?= .build/debian13
 setup-tests:
 	@if [ -n "$$(scripts/setup.sh --missing $(LAB_PACKAGES))" ]; then $(SUDO) scripts/setup.sh $(LAB_PACKAGES); \
 	    else echo "setup: every package the tests need is installed"; fi
 	scripts/setup-tools.sh $(PYTHON) $(TOOLS)
+	scripts/debian13-root.sh $(DESKTOP_ROOT)
+
+debian13-root:
+	scripts/debian13-root.sh $(DESKTOP_ROOT)
 
 build:
 	$(SWIFT) build
@@ -258,6 +265,10 @@ man:
 # release build by default).
 GESTURED_BIN ?= .build/release/gestured
 MANPAGES ?= .build/man
+# The GNOME Shell extension's format: legacy (GNOME Shell 43, 44) or
+# module (45 and later); by default that of this machine's Shell
+# (scripts/gnome-extension.sh --format).
+GNOME_SHELL_EXTENSION ?= $(shell scripts/gnome-extension.sh --format)
 install-files:
 	install -Dm755 "$(GESTURED_BIN)" "$(DESTDIR)$(BINDIR)/gestured"
 	install -d "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(USERUNITDIR)"
@@ -286,8 +297,7 @@ install-files:
 	install -Dm644 examples/follow/follow.toml "$(DESTDIR)$(DOCDIR)/examples/follow.toml"
 	install -d "$(DESTDIR)$(DOCDIR)/examples/actions"
 	install -m644 examples/actions/*.toml "$(DESTDIR)$(DOCDIR)/examples/actions/"
-	install -Dm644 -t "$(DESTDIR)$(DATADIR)/gnome-shell/extensions/gestured-context@gestured" \
-	    gnome-shell/extensions/gestured-context@gestured/metadata.json gnome-shell/extensions/gestured-context@gestured/extension.js
+	scripts/gnome-extension.sh $(GNOME_SHELL_EXTENSION) "$(DESTDIR)$(DATADIR)/gnome-shell/extensions"
 	install -d "$(DESTDIR)$(DATADIR)/gestured/recordings"
 	install -m644 Recordings/*.evemu Recordings/*.expect "$(DESTDIR)$(DATADIR)/gestured/recordings/"
 	if [ -d "$(MANPAGES)" ]; then install -d "$(DESTDIR)$(MANDIR)/man1" && install -m644 "$(MANPAGES)"/*.1 "$(DESTDIR)$(MANDIR)/man1/"; fi

@@ -35,10 +35,17 @@ struct ActFocusTests {
     }
 
     @Test(
-        "KWin: each binding acts only in the app and fullscreen state it names, nothing in an app of leave-to-apps; act's script reports to act alone, and leaves with it",
+        "KWin 5.27 (Debian 12): each binding acts only in the app and fullscreen state it names, nothing in an app of leave-to-apps; act's script reports to act alone, and leaves with it",
         .requires(HeadlessKWin.requirement))
-    func followsTheFocusOnKWin() throws {
-        let kwin = try HeadlessKWin()
+    func followsTheFocusOnKWin() throws { try Self.kwinScenario(in: .host) }
+
+    @Test(
+        "KWin 6 (Debian 13): the same, through Plasma 6's scripting",
+        .requires(HeadlessKWin.requirement, DesktopRoot.debian13.requirement))
+    func followsTheFocusOnKWin6() throws { try Self.kwinScenario(in: .debian13) }
+
+    static func kwinScenario(in root: DesktopRoot) throws {
+        let kwin = try HeadlessKWin(in: root)
         let act = try Self.focusScenario(
             KWinDesktop(kwin: kwin), environment: kwin.clientEnvironment,
             source: "KWin's scripting (a script act loads into KWin)",
@@ -77,10 +84,17 @@ struct ActFocusTests {
     }
 
     @Test(
-        "GNOME Shell: through the package's extension, each binding acts only in the app and fullscreen state it names, nothing in an app of leave-to-apps; the extension disabled and enabled again is followed",
+        "GNOME Shell 43 (Debian 12): through the package's extension, each binding acts only in the app and fullscreen state it names, nothing in an app of leave-to-apps; the extension disabled and enabled again is followed",
         .requires(HeadlessGNOMEShell.requirement))
-    func followsTheFocusOnGNOME() throws {
-        let shell = try HeadlessGNOMEShell(extensions: BuildProducts.packageRoot)
+    func followsTheFocusOnGNOME() throws { try Self.gnomeScenario(in: .host) }
+
+    @Test(
+        "GNOME Shell 48 (Debian 13): the same, with the extension as an ES module",
+        .requires(HeadlessGNOMEShell.requirement, DesktopRoot.debian13.requirement))
+    func followsTheFocusOnGNOME48() throws { try Self.gnomeScenario(in: .debian13) }
+
+    static func gnomeScenario(in root: DesktopRoot) throws {
+        let shell = try HeadlessGNOMEShell(in: root)
         try Self.focusScenario(
             GNOMEDesktop(shell: shell), environment: shell.clientEnvironment,
             source: "GNOME Shell (the gestured-context@gestured extension)",
@@ -112,7 +126,7 @@ struct ActFocusTests {
         "GNOME Shell without the extension enabled: act --context says the focus is not known and how to enable it",
         .requires(HeadlessGNOMEShell.requirement))
     func gnomeWithoutTheExtension() throws {
-        let shell = try HeadlessGNOMEShell(extensions: BuildProducts.packageRoot, enabled: false)
+        let shell = try HeadlessGNOMEShell(enabled: false)
         let watch = try Child(
             HeadlessSway.command(
                 [BuildProducts.gestured, "act", "--context", "--socket", "/nonexistent"], as: nil,

@@ -14,6 +14,8 @@ import Foundation
 /// which some sandboxes refuse to exec; a plain copy in the scratch folder
 /// has none and starts everywhere.
 public final class HeadlessKWin {
+    /// Where the compositor runs from: this machine, or a Debian 13 root.
+    public let root: DesktopRoot
     /// The runtime directory (its Wayland socket) and home, the test's alone.
     public let runtimeDirectory: String
     /// Logs, actions files, what commands write.
@@ -31,20 +33,28 @@ public final class HeadlessKWin {
             "no kwin_wayland, dbus-daemon or GTK 3 for Python: `make setup-tests` installs them (Debian packages kwin-wayland, dbus-daemon, python3-gi, gir1.2-gtk-3.0)"
     )
 
-    public init() throws {
+    public init(in root: DesktopRoot = .host) throws {
+        self.root = root
         let base = NSTemporaryDirectory() + "gestured-kwin-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         runtimeDirectory = base + "/runtime"
         scratch = base + "/scratch"
         try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         chmod(runtimeDirectory, 0o700)
-        let binary = scratch + "/kwin_wayland"
-        try FileManager.default.copyItem(atPath: "/usr/bin/kwin_wayland", toPath: binary)
+        // A copy has no file capability; its name stays kwin_wayland (KWin 6's Qt platform plugin looks for it).
+        let binary: String
+        if root.isHost {
+            try FileManager.default.createDirectory(atPath: scratch + "/kwin", withIntermediateDirectories: true)
+            binary = scratch + "/kwin/kwin_wayland"
+            try FileManager.default.copyItem(atPath: "/usr/bin/kwin_wayland", toPath: binary)
+        } else {
+            binary = "/opt/kwin/kwin_wayland"
+        }
         bus = try PrivateSessionBus(directory: scratch)
         kwin = try Child(
-            ["/usr/bin/env", "-i"]
-                + Self.environment(runtime: runtimeDirectory, bus: bus.address).map { "\($0.key)=\($0.value)" }
-                + [binary, "--virtual", "--socket", waylandDisplay, "--width", "1280", "--height", "720"],
+            root.command(
+                [binary, "--virtual", "--socket", waylandDisplay, "--width", "1280", "--height", "720"],
+                environment: Self.environment(runtime: runtimeDirectory, bus: bus.address)),
             stdout: .file(scratch + "/kwin.log"))
         // Ready once its socket is there and it owns its name on the bus.
         for _ in 0..<400 {
@@ -62,7 +72,7 @@ public final class HeadlessKWin {
         kwin.signal(SIGTERM)
         _ = try? kwin.wait(timeout: 10)
         bus.stop()
-        try? FileManager.default.removeItem(atPath: (runtimeDirectory as NSString).deletingLastPathComponent)
+        root.remove((runtimeDirectory as NSString).deletingLastPathComponent)
     }
 
     private static func environment(runtime: String, bus: String) -> [String: String] {
@@ -212,6 +222,7 @@ public final class PrivateSessionBus {
 /// scratch home, and the overview it starts in closed, so that windows
 /// take the focus.
 public final class HeadlessGNOMEShell {
+    public let root: DesktopRoot
     public let runtimeDirectory: String
     public let scratch: String
     public let waylandDisplay = "gnome-test-0"
@@ -226,9 +237,10 @@ public final class HeadlessGNOMEShell {
             "no gnome-shell, GTK 3 for Python or python3-dbusmock: `make setup-tests` installs them (Debian packages gnome-shell, python3-gi, gir1.2-gtk-3.0, python3-dbusmock)"
     )
 
-    /// The extension is read from `extensions`, a folder holding
-    /// `gnome-shell/extensions/UUID`, and enabled if `enabled`.
-    public init(extensions: String, enabled: Bool = true) throws {
+    /// The package's extension, in the format of the Shell of `root`
+    /// (scripts/gnome-extension.sh), is enabled if `enabled`.
+    public init(in root: DesktopRoot = .host, enabled: Bool = true) throws {
+        self.root = root
         let base = NSTemporaryDirectory() + "gestured-gnome-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         runtimeDirectory = base + "/runtime"
         scratch = base + "/scratch"
@@ -236,6 +248,13 @@ public final class HeadlessGNOMEShell {
         try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: settings, withIntermediateDirectories: true)
         chmod(runtimeDirectory, 0o700)
+        let shared = scratch + "/share"
+        // This machine's Shell reads the format the script chooses here; Debian 13's, ES modules.
+        let script = BuildProducts.packageRoot + "/scripts/gnome-extension.sh"
+        let format = root.isHost ? "$(\(script) --format)" : "module"
+        let made = try Child.run(
+            ["/bin/sh", "-c", "\(script) \(format) \(shared)/gnome-shell/extensions"], timeout: 20)
+        guard made.status == 0 else { throw ChannelError("scripts/gnome-extension.sh: \(made.err)") }
         try "[org/gnome/shell]\nenabled-extensions=[\(enabled ? "'gestured-context@gestured'" : "")]\n".write(
             toFile: settings + "/keyfile", atomically: true, encoding: .utf8)
         logind = try LogindMock()
@@ -243,14 +262,14 @@ public final class HeadlessGNOMEShell {
         let environment = [
             "PATH": "/usr/bin:/bin", "HOME": scratch + "/home", "XDG_RUNTIME_DIR": runtimeDirectory,
             "DBUS_SESSION_BUS_ADDRESS": bus.address, "DBUS_SYSTEM_BUS_ADDRESS": logind.address,
-            "GSETTINGS_BACKEND": "keyfile", "XDG_DATA_DIRS": "\(extensions):/usr/local/share:/usr/share",
+            "GSETTINGS_BACKEND": "keyfile", "XDG_DATA_DIRS": "\(shared):/usr/local/share:/usr/share",
         ]
         shell = try Child(
-            ["/usr/bin/env", "-i"] + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-                + [
+            root.command(
+                [
                     "/usr/bin/gnome-shell", "--headless", "--wayland", "--no-x11", "--virtual-monitor", "1280x720",
                     "--wayland-display", waylandDisplay,
-                ], stdout: .file(scratch + "/shell.log"))
+                ], environment: environment), stdout: .file(scratch + "/shell.log"))
         // Ready once the extension answers (the Shell enables extensions when
         // its start is done); then out of the overview it starts in, twice
         // in a row, since the start's animation opens it late.
@@ -284,7 +303,7 @@ public final class HeadlessGNOMEShell {
         shell.signal(SIGTERM)
         _ = try? shell.wait(timeout: 10)
         bus.stop()
-        try? FileManager.default.removeItem(atPath: (runtimeDirectory as NSString).deletingLastPathComponent)
+        root.remove((runtimeDirectory as NSString).deletingLastPathComponent)
     }
 
     public var log: String { (try? String(contentsOfFile: scratch + "/shell.log", encoding: .utf8)) ?? "" }
@@ -300,5 +319,59 @@ public final class HeadlessGNOMEShell {
     /// A window of app `app` titled `title`; it takes the focus.
     public func window(app: String, title: String) throws -> GtkWindows.Window {
         try GtkWindows.open(app: app, title: title, environment: clientEnvironment, log: scratch + "/window-\(app).log")
+    }
+}
+
+/// Where a desktop test's compositor runs from: this machine (Debian 12:
+/// KWin 5.27, GNOME Shell 43), or the Debian 13 root that `make
+/// setup-tests` makes (`DESKTOP_ROOT`, by default .build/debian13; KWin
+/// 6.3, GNOME Shell 48), entered with chroot in a private mount namespace
+/// where /proc, /dev, /sys and /tmp are this machine's, so that the
+/// compositor, act and the windows meet in the test's scratch folder. The
+/// root is entered as root (through sudo -n as a user).
+public struct DesktopRoot: Sendable {
+    /// The root's folder; nil: this machine.
+    public let path: String?
+    public var isHost: Bool { path == nil }
+
+    public static let host = DesktopRoot(path: nil)
+    public static let debian13 = DesktopRoot(
+        path: ProcessInfo.processInfo.environment["DESKTOP_ROOT"].map {
+            $0.hasPrefix("/") ? $0 : BuildProducts.packageRoot + "/" + $0
+        }
+            ?? BuildProducts.packageRoot + "/.build/debian13")
+
+    /// Which Debian the compositor comes from, for the tests' names.
+    public var name: String { path == nil ? "Debian 12" : "Debian 13" }
+
+    /// Whether the compositors are there (and, for a root, whether it can be entered).
+    public var requirement: Requirement {
+        guard let path else { return Requirement(met: true, missing: "") }
+        return Requirement(
+            met: FileManager.default.fileExists(atPath: path + "/.gestured-root-complete")
+                && (Requirement.isRoot || Requirement.sudoWorks) && NSTemporaryDirectory().hasPrefix("/tmp"),
+            missing:
+                "no Debian 13 root at \(path) (`make debian13-root` makes it, with sudo), or no root to enter it with, or TMPDIR outside /tmp"
+        )
+    }
+
+    /// `command` with exactly `environment`, here or in the root.
+    public func command(_ command: [String], environment: [String: String]) -> [String] {
+        let env = ["/usr/bin/env", "-i"] + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        guard let path else { return env + command }
+        let mounts = ["proc", "dev", "sys"].map { "mount --rbind /\($0) '\(path)/\($0)'" } + ["mount --bind /tmp '\(path)/tmp'"]
+        return Requirement.asRoot(
+            [
+                "/usr/bin/unshare", "--mount", "--propagation", "private", "--fork", "--", "/bin/sh", "-c",
+                mounts.joined(separator: " && ") + " && exec /usr/sbin/chroot '\(path)' \"$@\"", "sh",
+            ] + env + command)
+    }
+
+    /// Removes a scratch folder the compositor (root, in a root) wrote in.
+    func remove(_ folder: String) {
+        if !isHost && !Requirement.isRoot {
+            _ = try? Child.run(Requirement.asRoot(["/bin/rm", "-rf", folder]), timeout: 20)
+        }
+        try? FileManager.default.removeItem(atPath: folder)
     }
 }

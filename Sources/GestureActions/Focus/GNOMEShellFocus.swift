@@ -9,7 +9,8 @@ import ToolSupport
 
 /// The focus on GNOME Shell under Wayland, from the package's Shell
 /// extension (`gestured-context@gestured`, in
-/// `/usr/share/gnome-shell/extensions`): the extension exports read-only
+/// `/usr/share/gnome-shell/extensions`; `gnome-shell/` in the tree, in
+/// either format by scripts/gnome-extension.sh): the extension exports read-only
 /// properties on the Shell's own session-bus connection
 /// (`/org/gestured/Context`, `org.gestured.Context1`: the focused window's
 /// app, title and fullscreen state, and whether the Shell's on-screen
@@ -30,7 +31,7 @@ final class GNOMEShellFocus: BusConnection, FocusSource {
     static let interface = "org.gestured.Context1"
     static let uuid = "gestured-context@gestured"
     static let enableHint =
-        "the GNOME Shell extension \(uuid) is not enabled, so the focused app is not known: run `gnome-extensions enable \(uuid)` (on Wayland, log out and in first if it was installed while you were logged in); it runs on GNOME Shell 43 and 44"
+        "the GNOME Shell extension \(uuid) is not enabled, so the focused app is not known: run `gnome-extensions enable \(uuid)` (on Wayland, log out and in first if it was installed while you were logged in)"
 
     private(set) var focus: FocusedWindow?
     private(set) var known = false

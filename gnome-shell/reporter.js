@@ -2,11 +2,9 @@
 // bus connection) which window has the focus, its title and fullscreen
 // state, and whether the Shell's on-screen keyboard is shown. Read-only
 // properties and their PropertiesChanged: no method, nothing that acts on
-// a window. GNOME Shell 43 and 44 (the extension format before ES modules).
-'use strict';
-
-const { Gio, GLib } = imports.gi;
-const Main = imports.ui.main;
+// a window. scripts/gnome-extension.sh puts it in the extension format of
+// the Shell (legacy.js for 43 and 44, module.js for 45 and later), where
+// Gio, GLib and Main are imported.
 
 const PATH = '/org/gestured/Context';
 const INTERFACE = 'org.gestured.Context1';
@@ -95,8 +93,4 @@ class Reporter {
         if (this._exported)
             this._exported.emit_property_changed(name, new GLib.Variant(TYPES[name], value));
     }
-}
-
-function init() {
-    return new Reporter();
 }
