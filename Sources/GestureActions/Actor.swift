@@ -121,6 +121,8 @@ package struct Actor {
         dispatch.use(l.bindings, l.context)
         if options.watchContext == nil { pipes.follow(l.bindings) }
         wayland.wanted = l.screen.followRotation || focus.kind == .wayland || wantsPointer
+        // A binding that clicks, read again while the compositor is there: its pointer now, not at its first click.
+        pointer.prepare(wayland, wanted: wantsPointer)
         keyboard.wanted = options.watchContext != nil || l.bindings.contains { $0.whenKeyboard != nil }
     }
 

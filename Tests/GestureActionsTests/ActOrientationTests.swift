@@ -54,14 +54,16 @@ struct ActOrientationTests {
     /// root (through sudo -n, as a user), its socket in that folder of
     /// root's, so that the other users' acts believe it.
     /// Without `systemBus` no session is asked about (`deliver = "everyone"`).
-    /// `verbose`: its debug lines too (what the clients claim).
+    /// `verbose`: its debug lines too (what the clients claim). `loop`:
+    /// the recording again and again, else once, when the first client subscribes.
     static func daemon(
-        systemBus: String? = nil, rootFolder: String? = nil, verbose: Bool = false, replaying recording: String? = nil
+        systemBus: String? = nil, rootFolder: String? = nil, verbose: Bool = false, replaying recording: String? = nil,
+        loop: Bool = true
     ) throws -> DaemonProcess {
         let sudo = ["/usr/bin/sudo", "-n", "--preserve-env=NOTIFY_SOCKET,DBUS_SYSTEM_BUS_ADDRESS", "--"]
         let deliver = systemBus == nil ? "deliver = \"everyone\"\n" : ""
         let d = try DaemonProcess(
-            ["--replay", recording.map(DaemonProcess.recording) ?? swipe, "--loop", "--wait-subscribers", "1"]
+            ["--replay", recording.map(DaemonProcess.recording) ?? swipe] + (loop ? ["--loop"] : []) + ["--wait-subscribers", "1"]
                 + (verbose ? ["-v"] : []),
             config: "[daemon]\nsocket-mode = \"0666\"\n" + deliver,
             wrapper: rootFolder != nil && !Requirement.isRoot ? sudo : [], systemBus: systemBus,

@@ -129,11 +129,18 @@ struct ActPointerTests {
         met: FileManager.default.isExecutableFile(atPath: "/usr/bin/wev"),
         missing: "no wev: `make setup-tests` installs it (Debian package wev), the Wayland client the click test reads")
 
+    /// How often the daemon replays the hold: again and again, or once,
+    /// as act subscribes: the first hold after act starts.
+    enum Holds: String, CustomTestStringConvertible {
+        case looped, first
+        var testDescription: String { self == .first ? "the first hold after act starts" : "holds in a loop" }
+    }
+
     @Test(
-        "in a headless sway, a hold bound to right-click: a Wayland client (wev) filling the touchscreen's output gets the right button where the finger is (within 1 mm), from act's own virtual pointer",
-        .requires(HeadlessSway.requirement, Self.wevRequirement))
-    func swayClick() throws {
-        let d = try ActOrientationTests.daemon(replaying: "hold-1f.tablet.evemu")
+        "in a headless sway with no other pointer, a hold bound to right-click: a Wayland client (wev) filling the touchscreen's output gets the right button where the finger is (within 1 mm), from act's own virtual pointer, the first hold's click too",
+        .requires(HeadlessSway.requirement, Self.wevRequirement), arguments: [Holds.looped, .first])
+    func swayClick(holds: Holds) throws {
+        let d = try ActOrientationTests.daemon(replaying: "hold-1f.tablet.evemu", loop: holds == .looped)
         let sway = try HeadlessSway()
         let path = sway.scratch + "/actions.toml"
         try """
