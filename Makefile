@@ -28,7 +28,7 @@ MANDIR ?= $(DATADIR)/man
 TEST_LIMIT ?= 1200
 TEST_RUN = scripts/test-run.sh $(TEST_LIMIT)
 
-.PHONY: all setup setup-check setup-tests debian13-root build release release-profiled deb check test test-kernel sanitize fuzz bench bench-smoke bench-update perf-guard lint format harness install install-files uninstall check-units systemd-smoke wayland-protocols recordings throughput demo pictures man clean
+.PHONY: all setup setup-check setup-tests setup-deb debian13-root build release release-profiled deb check test test-kernel sanitize fuzz bench bench-smoke bench-update perf-guard lint format harness install install-files uninstall check-units systemd-smoke wayland-protocols recordings throughput demo pictures man clean
 
 # `make` builds, as you, what `sudo make install` copies: the release binary
 # and the man pages (about 2 minutes the first time on two cores, most of it
@@ -60,7 +60,7 @@ setup-check:
 # (TOOLS; scripts/setup-tools.sh).
 # And a Debian 13 root (DESKTOP_ROOT; scripts/debian13-root.sh) for the
 # desktop tests' KWin 6 and GNOME Shell 48.
-LAB_PACKAGES = $(CHECK_PACKAGES) scripts/debian-lab-packages.txt
+LAB_PACKAGES = $(CHECK_PACKAGES) scripts/debian-lab-packages.txt scripts/debian-deb-packages.txt
 DESKTOP_ROOT ?= .build/debian13
 setup-tests:
 	@if [ -n "$$(scripts/setup.sh --missing $(LAB_PACKAGES))" ]; then $(SUDO) scripts/setup.sh $(LAB_PACKAGES); \
@@ -126,7 +126,15 @@ release-profiled:
 # docs/packaging.md).
 VERSION := $(shell sed -n 's/^package let gesturedVersion = "\(.*\)"$$/\1/p' Sources/GestureDaemon/Daemon.swift)
 DEB_FILE = .build/deb/gestured_$(VERSION)_$(shell dpkg --print-architecture).deb
-deb:
+# The Debian package: first the packaging tools of
+# scripts/debian-deb-packages.txt that are missing (through sudo: debhelper,
+# dpkg-dev, fakeroot, lintian).
+DEB_PACKAGES = scripts/debian-packages.txt scripts/debian-deb-packages.txt
+setup-deb:
+	@if [ -n "$$(scripts/setup.sh --missing $(DEB_PACKAGES))" ]; then $(SUDO) scripts/setup.sh $(DEB_PACKAGES); \
+	    else echo "setup: every package make deb needs is installed"; fi
+
+deb: setup-deb
 	scripts/deb.sh
 
 # Style and warnings (lint), the end-to-end harness, every test (Swift

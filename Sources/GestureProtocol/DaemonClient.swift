@@ -115,8 +115,10 @@ package struct ConnectFailure: Error, CustomStringConvertible, Sendable {
         }
     }
 
-    /// The socket's (or its folder's) owner, group and mode, and who this user is.
-    private static func whyNot(_ path: String) -> String {
+    /// The socket's (or its folder's) owner, group and mode, and who this
+    /// user is. It never suggests joining root's group: a socket of group
+    /// root is a daemon started by hand that gave it to no group of users.
+    static func whyNot(_ path: String) -> String {
         var st = stat()
         let me = "you are uid \(getuid())\(groupNames().map { " (groups \($0))" } ?? "")"
         guard stat(path, &st) == 0 else {
@@ -124,6 +126,10 @@ package struct ConnectFailure: Error, CustomStringConvertible, Sendable {
             return "its folder \(folder) is closed to you (\(ownership(folder))); \(me)"
         }
         let group = name(ofGroup: st.st_gid)
+        guard st.st_gid != 0 else {
+            return
+                "it is \(ownership(path)) and \(me): the daemon gave its socket to no group of its users; install the package (which makes the group gesture for them, then sudo usermod -aG gesture $USER), or name one in socket-group in [daemon] of /etc/gestured/gestured.toml"
+        }
         return
             "it is \(ownership(path)) and \(me): join its group (sudo usermod -aG \(group) $USER, then log in again), or have the daemon give it to a group of yours (socket-group in [daemon] of /etc/gestured/gestured.toml)"
     }

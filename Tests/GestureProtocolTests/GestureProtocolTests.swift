@@ -1,10 +1,22 @@
 import GestureCore
-import GestureProtocol
 import Testing
+
+@testable import GestureProtocol
 
 /// The protocol's words both sides use: key chords, claims, names, JSON strings.
 @Suite("Protocol words")
 struct GestureProtocolTests {
+    @Test("a socket closed to this user: join its group, but never root's; there, name socket-group or install the package")
+    func whyNotGroups() {
+        // /etc/passwd is root's, of group root, as a socket of a daemon started by hand is.
+        let root = ConnectFailure.whyNot("/etc/passwd")
+        #expect(!root.contains("usermod -aG root"), "\(root)")
+        #expect(root.contains("gave its socket to no group of its users") && root.contains("socket-group"), "\(root)")
+        // /etc/shadow is of group shadow on Debian: joining it is what the message says.
+        let shadow = ConnectFailure.whyNot("/etc/shadow")
+        #expect(shadow.contains("sudo usermod -aG shadow $USER"), "\(shadow)")
+    }
+
     @Test("chords: kernel names with or without KEY_, the usual aliases, in order; what is no key named in the error")
     func chords() throws {
         let altLeft = try Chord("alt+Left")
