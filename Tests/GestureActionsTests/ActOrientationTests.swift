@@ -62,9 +62,9 @@ struct ActOrientationTests {
     ) throws -> DaemonProcess {
         let sudo = ["/usr/bin/sudo", "-n", "--preserve-env=NOTIFY_SOCKET,DBUS_SYSTEM_BUS_ADDRESS", "--"]
         let deliver = systemBus == nil ? "deliver = \"everyone\"\n" : ""
+        let replay = ["--replay", recording.map(DaemonProcess.recording) ?? swipe] + (loop ? ["--loop"] : [])
         let d = try DaemonProcess(
-            ["--replay", recording.map(DaemonProcess.recording) ?? swipe] + (loop ? ["--loop"] : []) + ["--wait-subscribers", "1"]
-                + (verbose ? ["-v"] : []),
+            replay + ["--wait-subscribers", "1"] + (verbose ? ["-v"] : []),
             config: "[daemon]\nsocket-mode = \"0666\"\n" + deliver,
             wrapper: rootFolder != nil && !Requirement.isRoot ? sudo : [], systemBus: systemBus,
             socketPath: rootFolder.map { $0 + "/gestured.sock" })
