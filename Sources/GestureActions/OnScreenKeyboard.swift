@@ -19,7 +19,7 @@ import ToolSupport
 /// A keyboard is shown while any of them says so; while none is on the
 /// bus, whether one is shown is not known, and `when.keyboard = true`
 /// bindings do not act. act connects only while a binding names
-/// `keyboard`.
+/// `keyboard`, or while `act --context` watches.
 final class KeyboardFollower: ActSource {
     /// Where each keyboard says whether it is shown.
     struct Service: Sendable {

@@ -341,9 +341,6 @@ public struct DesktopRoot: Sendable {
         }
             ?? BuildProducts.packageRoot + "/.build/debian13")
 
-    /// Which Debian the compositor comes from, for the tests' names.
-    public var name: String { path == nil ? "Debian 12" : "Debian 13" }
-
     /// Whether the compositors are there (and, for a root, whether it can be entered).
     public var requirement: Requirement {
         guard let path else { return Requirement(met: true, missing: "") }
@@ -355,14 +352,16 @@ public struct DesktopRoot: Sendable {
         )
     }
 
-    /// `command` with exactly `environment`, here or in the root.
+    /// `command` with exactly `environment`, here or in the root (where a
+    /// SIGTERM to the command's process reaches the compositor too).
     public func command(_ command: [String], environment: [String: String]) -> [String] {
         let env = ["/usr/bin/env", "-i"] + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         guard let path else { return env + command }
         let mounts = ["proc", "dev", "sys"].map { "mount --rbind /\($0) '\(path)/\($0)'" } + ["mount --bind /tmp '\(path)/tmp'"]
         return Requirement.asRoot(
             [
-                "/usr/bin/unshare", "--mount", "--propagation", "private", "--fork", "--", "/bin/sh", "-c",
+                "/usr/bin/unshare", "--mount", "--propagation", "private", "--fork", "--kill-child=SIGTERM", "--",
+                "/bin/sh", "-c",
                 mounts.joined(separator: " && ") + " && exec /usr/sbin/chroot '\(path)' \"$@\"", "sh",
             ] + env + command)
     }

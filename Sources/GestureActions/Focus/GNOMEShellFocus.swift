@@ -8,9 +8,9 @@ import ToolSupport
 #endif
 
 /// The focus on GNOME Shell under Wayland, from the package's Shell
-/// extension (`gestured-context@gestured`, in
-/// `/usr/share/gnome-shell/extensions`; `gnome-shell/` in the tree, in
-/// either format by scripts/gnome-extension.sh): the extension exports read-only
+/// extension (`gestured-context@gestured` in
+/// `/usr/share/gnome-shell/extensions`, made from `gnome-shell/` by
+/// scripts/gnome-extension.sh): the extension exports read-only
 /// properties on the Shell's own session-bus connection
 /// (`/org/gestured/Context`, `org.gestured.Context1`: the focused window's
 /// app, title and fullscreen state, and whether the Shell's on-screen
