@@ -284,8 +284,9 @@ package enum BindingsReader {
         check { () throws(ConfigurationError) in
             guard let v = t["fingers"] else { return }
             let list = v.int.map { [$0] } ?? v.array?.compactMap(\.int)
-            guard let list, !list.isEmpty, list.count == (v.array?.count ?? 1), list.allSatisfy({ (1...10).contains($0) }) else {
-                throw fail("fingers", "fingers must be a number of fingers (1 to 10) or a list of them")
+            guard let list, !list.isEmpty, list.count == (v.array?.count ?? 1), list.allSatisfy({ (1...16).contains($0) }) else {
+                throw fail(
+                    "fingers", "fingers must be a number of fingers (1 to 16, as the protocol counts them) or a list of them")
             }
             b.fingers = list
         }

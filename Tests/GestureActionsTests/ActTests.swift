@@ -61,6 +61,11 @@ struct ActTests {
             "[[bind]]\ngesture = \"tap\"\nwhen = { tablet-mode = true }\nrun = [\"x\"]\n", file: "a.toml")
         #expect(tablet[0].acts(in: .init(tabletMode: true)) && !tablet[0].acts(in: .init()))
         #expect(!tablet[0].acts(in: .init(locked: true, tabletMode: true)))
+        // As many fingers as the protocol counts.
+        #expect(
+            try BindingsReader.read("[[bind]]\ngesture = \"tap\"\nfingers = 16\nrun = [\"x\"]\n", file: "a.toml")[0].fingers == [
+                16
+            ])
         let typing = try BindingsReader.read(
             "[[bind]]\ngesture = \"tap\"\nwhen = { keyboard = true }\nrun = [\"x\"]\n[[bind]]\ngesture = \"tap\"\nwhen = { keyboard = false }\nrun = [\"x\"]\n",
             file: "a.toml")
@@ -80,6 +85,10 @@ struct ActTests {
                 "a.toml:3: unknown key 'finger' in [[bind]]; did you mean 'fingers'?"
             ),
             ("[[bind]]\ngesture = \"tap\"\n", "a.toml:1: [[bind]] does nothing"),
+            (
+                "[[bind]]\ngesture = \"swipe\"\nfingers = 17\nrun = [\"x\"]\n",
+                "a.toml:3: fingers must be a number of fingers (1 to 16, as the protocol counts them)"
+            ),
             ("[[bind]]\ngesture = \"tap\"\non-changed = [\"x\"]\n", "tap has no phases"),
             (
                 "[[bind]]\ngesture = \"swipe\"\ndirection = \"sideways\"\nrun = [\"x\"]\n",

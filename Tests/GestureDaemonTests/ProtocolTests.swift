@@ -21,6 +21,10 @@ struct ProtocolTests {
         #expect(hello["type"] as? String == "hello")
         #expect(hello["protocol"] as? String == "gestured")
         #expect(hello["version"] as? [Int] == [1, 9])
+        // What the protocol's document is titled with is the version the daemon speaks.
+        let doc = try String(contentsOfFile: BuildProducts.packageRoot + "/docs/protocol.md", encoding: .utf8)
+        let version = (hello["version"] as? [Int] ?? []).map(String.init).joined(separator: ".")
+        #expect(doc.hasPrefix("# The gestured socket protocol (version \(version))\n"), "\(doc.prefix(80))")
         #expect(hello["gestures"] as? [String] == GestureKind.allCases.map(\.rawValue))
         #expect((hello["gestures"] as? [String])?.contains("rotate") == true)
         let devices = try #require(hello["devices"] as? [[String: Any]])
