@@ -164,7 +164,15 @@ package struct Binding: Sendable, Equatable {
         if let run { does.append("run " + run.joined(separator: " ")) }
         if let keys { does.append("keys " + keys.text) }
         if let pointer { does.append("\(pointer.rawValue) click") }
-        if let ms = waitsFor { does.append("after \(ms) ms held") }
+        if let ms = waitsFor {
+            // A hold is one from hold.minDuration on: a shorter hold-ms acts as it begins.
+            let least = Int(GestureThresholds().holdMinDuration)
+            does.append(
+                ms >= least
+                    ? "after \(ms) ms held"
+                    : "as the hold begins (hold-ms \(ms) is under hold.minDuration, \(least) ms unless the daemon's configuration says otherwise)"
+            )
+        }
         if onBegan != nil { does.append("on-began") }
         if onChanged != nil { does.append("on-changed (at most every \(changedInterval.microseconds / 1000) ms)") }
         if onEnded != nil { does.append("on-ended") }

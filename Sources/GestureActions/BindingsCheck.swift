@@ -51,6 +51,14 @@ extension Binding {
         guard meet(fingers, other.fingers), meet(directions, other.directions), meet(edges, other.edges) else { return false }
         if let d = device, let e = other.device, d != e { return false }
         if let r = region, let s = other.region, r[2] <= s[0] || s[2] <= r[0] || r[3] <= s[1] || s[3] <= r[1] { return false }
+        // Contexts that never hold at once: locked or not, in tablet mode or
+        // not, fullscreen or not, the keyboard shown or not.
+        func apart(_ a: Bool?, _ b: Bool?) -> Bool { a != nil && b != nil && a != b }
+        if whenLocked != other.whenLocked || apart(whenTabletMode, other.whenTabletMode)
+            || apart(whenFullscreen, other.whenFullscreen) || apart(whenKeyboard, other.whenKeyboard)
+        {
+            return false
+        }
         return true
     }
 

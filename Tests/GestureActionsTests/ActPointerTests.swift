@@ -222,6 +222,10 @@ struct ActPointerTests {
             """, file: "a.toml")
         #expect(b[0].pointer == .right && b[0].waitsFor == 650 && b[0].claims == ClaimSet(holds: [1: 650]))
         #expect(b[0].summary == "touch-and-hold → right click, after 650 ms held, claims 1-finger hold of 650 ms")
+        let early = try BindingsReader.read(
+            "[[bind]]\ngesture = \"touch-and-hold\"\npointer = \"right-click\"\nhold-ms = 100\n", file: "b.toml")
+        #expect(
+            early[0].summary.contains("as the hold begins (hold-ms 100 is under hold.minDuration, 500 ms"), "\(early[0].summary)")
         // A hold that runs a command waits too, and claims as any binding of its counts.
         #expect(b[1].waitsFor == 1000 && b[1].claims == ClaimSet(fingers: [3]))
         #expect(b[2].waitsFor == Binding.pointerHold && b[2].claims == ClaimSet())

@@ -491,12 +491,37 @@ struct ActTests {
             gesture = "swipe"
             fingers = 2
             run = ["true"]
+
+            [[bind]]
+            gesture = "pinch"
+            when = { locked = true }
+            run = ["true"]
+
+            [[bind]]
+            gesture = "pinch"
+            run = ["true"]
+
+            [[bind]]
+            gesture = "pinch"
+            when = { keyboard = true }
+            run = ["true"]
+
+            [[bind]]
+            gesture = "pinch"
+            when = { keyboard = false }
+            run = ["true"]
             """
         let bindings = try BindingsReader.read(text, file: "a.toml")
         let warnings = BindingsCheck.warnings(bindings, searchPath: "/usr/bin:/bin")
         let overlaps = warnings.filter { $0.contains("fires on the same gestures") }
-        // 1 & 2 (3 fingers), 2 & 3 (4 fingers), 1 & 4, 1 & 5, 2 & 4, 2 & 5 (up); 4 & 5 split the panel; 6 is alone.
-        #expect(overlaps.count == 6, "\(warnings)")
+        // 1 & 2 (3 fingers), 2 & 3 (4 fingers), 1 & 4, 1 & 5, 2 & 4, 2 & 5 (up); 4 & 5 split the panel; 6 is alone;
+        // the pinches: 8 & 9, 8 & 10; 7 (locked) meets none, 9 and 10 (the keyboard shown, or not) never both.
+        #expect(overlaps.count == 8, "\(warnings)")
+        #expect(
+            !overlaps.contains {
+                $0.contains("as a.toml:34 (") || $0.hasPrefix("a.toml:48: fires on the same gestures as a.toml:43")
+            }, "\(warnings)")
+        #expect(overlaps.contains { $0.hasPrefix("a.toml:43: fires on the same gestures as a.toml:39") }, "\(warnings)")
         #expect(
             warnings.contains(
                 "a.toml:6: fires on the same gestures as a.toml:1 (swipe fingers=3 direction=up): both run; give one other fingers, directions, edges, a region or a device, or keep both on purpose"
@@ -514,7 +539,7 @@ struct ActTests {
         try text.write(toFile: s.actions, atomically: true, encoding: .utf8)
         let r = try runGestured(["act", "--check", "--config", s.actions])
         #expect(r.status == 0, "\(r.err)")
-        #expect(r.out.contains("6 binding(s) in"), "\(r.out)")
+        #expect(r.out.contains("10 binding(s) in"), "\(r.out)")
         #expect(r.err.components(separatedBy: "gestured act: warning: ").count - 1 == warnings.count, "\(r.err)")
     }
 
