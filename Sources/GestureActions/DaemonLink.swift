@@ -72,6 +72,8 @@ final class DaemonLink: ActSource {
     /// `paused` and `resumed`, said a few times a minute at most (a busy
     /// logind makes the daemon pause and resume its clients often).
     private var pauses = RepeatLimiter(burst: 4, window: .milliseconds(60_000))
+    /// Each refusal's text, said once a minute (at most 32 texts followed).
+    private var refusals: [String: RepeatLimiter] = [:]
     /// Where the socket is read into, kept from one read to the next.
     private var chunk = [UInt8](repeating: 0, count: DaemonLink.readBudget)
 
@@ -247,7 +249,12 @@ final class DaemonLink: ActSource {
             case "orientation":
                 log("the daemon: \(ReceivedEvent.orientationText(line))")
             case "error":
-                log("the daemon says: \(ReceivedEvent.errorText(line))")
+                // The same refusal (each `keys` of a daemon with no keyboard) said once a minute.
+                let text = ReceivedEvent.errorText(line)
+                if refusals[text] == nil, refusals.count >= 32 { refusals.removeAll() }
+                refusals[text, default: RepeatLimiter(burst: 1, window: .milliseconds(60_000))].note(now: now, log) {
+                    "the daemon says: \(text)"
+                }
             case "paused":
                 pauses.note(now: now, log) { "the daemon sends nothing now: \(ReceivedEvent.pausedText(line))" }
             case "resumed":

@@ -742,7 +742,7 @@ struct ActTests {
     }
 
     @Test(
-        "keys are typed by the daemon, not act: act needs no uinput; a daemon without it says why, act logs it and goes on"
+        "keys are typed by the daemon, not act: act needs no uinput; a daemon without it says why, act logs it once and goes on"
     )
     func keysThroughTheDaemon() throws {
         let s = try Scratch()
@@ -757,14 +757,16 @@ struct ActTests {
         run = ["sh", "-c", "echo ran >> \(s.path)/ran"]
         """.write(toFile: s.actions, atomically: true, encoding: .utf8)
         let act = try s.act()
-        _ = try s.serve("swipe-left-1f.tablet.evemu")
-        #expect(s.waitFor("ran", count: 1) == ["ran"], "\(s.actLog)")
+        _ = try s.serve("swipe-left-1f.tablet.evemu", loop: true)
+        #expect(s.waitFor("ran", count: 3, timeout: 20).count >= 3, "\(s.actLog)")
         usleep(300_000)
         #expect(act.isRunning, "\(s.actLog)")
         if access("/dev/uinput", F_OK) != 0 {
-            // These machines: no uinput on the host. The fix is the module.
+            // These machines: no uinput on the host. The fix is the module, said once for three swipes.
             #expect(
-                s.actLog.contains("the daemon says: no-keyboard: the daemon cannot make its keyboard: there is no /dev/uinput"),
+                s.actLog.components(
+                    separatedBy: "the daemon says: no-keyboard: the daemon cannot make its keyboard: there is no /dev/uinput"
+                ).count == 2,
                 "\(s.actLog)")
             #expect(s.actLog.contains("sudo modprobe uinput"), "\(s.actLog)")
         } else if access("/dev/uinput", W_OK) != 0 {
