@@ -232,12 +232,14 @@ func spawnProcess(_ argv: [String], environment: [String], stdin: Int32?, stderr
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
-    var none = sigset_t()
-    sigemptyset(&none)
-    var all = sigset_t()
-    sigfillset(&all)
-    posix_spawnattr_setsigmask(&attributes, &none)
-    posix_spawnattr_setsigdefault(&attributes, &all)
+    // Allocated, not `sigset_t()`: which C module that initializer belongs
+    // to depends on the order the build loads them.
+    let sets = UnsafeMutablePointer<sigset_t>.allocate(capacity: 2)
+    defer { sets.deallocate() }
+    sigemptyset(sets)
+    sigfillset(sets + 1)
+    posix_spawnattr_setsigmask(&attributes, sets)
+    posix_spawnattr_setsigdefault(&attributes, sets + 1)
     posix_spawnattr_setpgroup(&attributes, 0)
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
