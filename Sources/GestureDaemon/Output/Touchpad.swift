@@ -1,4 +1,5 @@
 internal import CEvdev
+import CLinux
 package import GestureCore
 package import Logging
 import SystemPackage
