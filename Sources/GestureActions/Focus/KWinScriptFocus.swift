@@ -174,12 +174,14 @@ final class KWinScriptFocus: BusConnection, FocusSource {
     private func run(id: Int32, plasma6: Bool) {
         let path = plasma6 ? "/Scripting/Script\(id)" : "/\(id)"
         let m = call(path, "org.kde.kwin.Script", "run")
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        BusMessage.send(bus, m, plasma6 ? Self.onRun6 : Self.onRun5, me, slot: &question.slot)
+        BusMessage.send(bus, m, Self.onRun, Unmanaged.passUnretained(self).toOpaque(), slot: &question.slot)
         scriptID = id
+        runAsPlasma6 = plasma6
     }
 
     private var scriptID: Int32 = -1
+    /// The `run` under way went to Plasma 6's path.
+    private var runAsPlasma6 = false
 
     private var uniqueName: String? {
         guard let bus else { return nil }
@@ -219,27 +221,18 @@ final class KWinScriptFocus: BusConnection, FocusSource {
         return 0
     }
 
-    private static let onRun5: sd_bus_message_handler_t = { m, userdata, _ in
+    /// Plasma 5's path unknown: Plasma 6's next; else the script runs, or says why not.
+    private static let onRun: sd_bus_message_handler_t = { m, userdata, _ in
         let me = source(userdata)
         _ = me.question.answered()
         guard let m, me.fromService(m) else { return 0 }
-        if BusMessage.isError(m, "org.freedesktop.DBus.Error.UnknownObject")
-            || BusMessage.isError(m, "org.freedesktop.DBus.Error.UnknownMethod")
+        if !me.runAsPlasma6
+            && (BusMessage.isError(m, "org.freedesktop.DBus.Error.UnknownObject")
+                || BusMessage.isError(m, "org.freedesktop.DBus.Error.UnknownMethod"))
         {
             me.run(id: me.scriptID, plasma6: true)
-        } else if let error = BusMessage.error(of: m) {
-            me.said.append("KWin did not run act's script (\(error)): the focused app is not known")
-            me.removeScriptFile()
-        } else {
-            me.removeScriptFile()
+            return 0
         }
-        return 0
-    }
-
-    private static let onRun6: sd_bus_message_handler_t = { m, userdata, _ in
-        let me = source(userdata)
-        _ = me.question.answered()
-        guard let m, me.fromService(m) else { return 0 }
         if let error = BusMessage.error(of: m) {
             me.said.append("KWin did not run act's script (\(error)): the focused app is not known")
         }
