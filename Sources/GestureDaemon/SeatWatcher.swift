@@ -32,8 +32,10 @@ package import GestureCore
 /// `confirmInterval` + `answerBound` after a switch, however slow logind
 /// is, and the user who came is let in as soon as logind says so. A
 /// signal that says the active session changed pauses everyone at once,
-/// before the question it starts; one that carries a session's new
-/// `LockedHint` applies it at once. An idle daemon asks nothing.
+/// before the question it starts; one that says a session locked locks it
+/// at once, and one that says it unlocked only starts a question, whose
+/// answer unlocks it: a flood of `LockedHint` changes ending locked leaves
+/// no moment unlocked after its first lock. An idle daemon asks nothing.
 ///
 /// `$DBUS_SYSTEM_BUS_ADDRESS` points it at another bus (the tests' private
 /// one, where python-dbusmock plays logind).
@@ -210,16 +212,21 @@ package final class SeatWatcher: BusWatcher<SeatState> {
     /// The seat's or the active session's properties changed (logind said
     /// so, `PropertiesChanged`: `sa{sv}as`): asked again. What the signal
     /// says of the seat's `ActiveSession` (a value, or that it changed)
-    /// pauses everyone until the answer; a session's new `LockedHint`
-    /// applies at once.
+    /// pauses everyone until the answer; a session's `LockedHint` becoming
+    /// true locks it at once, becoming false waits for the answer.
     private static let onSeatChanged: sd_bus_message_handler_t = { m, userdata, _ in
         let me = watcher(userdata)
         guard let m, me.fromService(m) else { return 0 }
         switch SeatWatcher.changes(in: m) {
         case .activeSession(let path) where path != me.sessionPath:
             me.set(SeatState.unconfirmed)
-        case .locked(let locked):
-            if case .active(let uid, _) = me.state { me.set(SeatState.active(uid, locked: locked)) }
+        case .locked(true):
+            if case .active(let uid, _) = me.state { me.set(SeatState.active(uid, locked: true)) }
+        case .locked(false):
+            // An unlock is taken from the answer to the question below, never
+            // from the signal: however fast LockedHint flips, the session is
+            // locked from the first lock until logind itself says otherwise.
+            break
         case .activeSession, .other:
             break
         }
