@@ -26,14 +26,14 @@ struct DeviceRecognizer: Sendable {
     private var out: EventOutput
 
     init(
-        device: DeviceID, geometry: PanelGeometry, thresholds: GestureThresholds, wantDoubleTap: Bool,
+        device: DeviceID, geometry: PanelGeometry, thresholds: GestureThresholds, maxTaps: Int,
         wanted: GestureKindSet
     ) {
         panelWidth = geometry.screenWidth
         panelHeight = geometry.screenHeight
         group = TouchGroup(
             settings: TouchGroup.Settings(
-                t: ResolvedThresholds(thresholds), wantDoubleTap: wantDoubleTap, width: panelWidth, height: panelHeight))
+                t: ResolvedThresholds(thresholds), maxTaps: maxTaps, width: panelWidth, height: panelHeight))
         out = EventOutput(device: device, wanted: wanted)
     }
 

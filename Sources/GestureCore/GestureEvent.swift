@@ -1,7 +1,10 @@
-/// The gestures of Apple's Human Interface Guidelines that gestured recognizes.
+/// The gestures of Apple's Human Interface Guidelines that gestured
+/// recognizes, with rotate and the triple tap (only for those who ask:
+/// `GestureKindSet.standard`).
 public enum GestureKind: String, Sendable, Hashable, CaseIterable, Codable {
     case tap
     case doubleTap = "double-tap"
+    case tripleTap = "triple-tap"
     case touchAndHold = "touch-and-hold"
     case drag
     case flick
@@ -20,6 +23,16 @@ public enum GestureKind: String, Sendable, Hashable, CaseIterable, Codable {
         case .swipe: 5
         case .pinch: 6
         case .rotate: 7
+        case .tripleTap: 8
+        }
+    }
+
+    /// The kind of `count` taps in a row (1 to 3).
+    static func taps(_ count: Int) -> GestureKind {
+        switch count {
+        case 1: .tap
+        case 2: .doubleTap
+        default: .tripleTap
         }
     }
 
@@ -28,6 +41,7 @@ public enum GestureKind: String, Sendable, Hashable, CaseIterable, Codable {
         switch self {
         case .tap: "tap"
         case .doubleTap: "double-tap"
+        case .tripleTap: "triple-tap"
         case .touchAndHold: "touch-and-hold"
         case .drag: "drag"
         case .flick: "flick"
@@ -40,7 +54,7 @@ public enum GestureKind: String, Sendable, Hashable, CaseIterable, Codable {
     /// Discrete gestures are reported once (`recognized`); continuous ones have phases.
     public var isDiscrete: Bool {
         switch self {
-        case .tap, .doubleTap, .flick, .swipe: true
+        case .tap, .doubleTap, .tripleTap, .flick, .swipe: true
         case .touchAndHold, .drag, .pinch, .rotate: false
         }
     }
@@ -243,8 +257,8 @@ public struct GestureEvent: Sendable, Hashable {
     /// (`hold_ms`) that the hold has now lasted still, ms; only on the
     /// `began` or `changed` that reaches it.
     public var heldMs: Int?
-    /// Which subscribers a tap is for when some want double taps and some do not
-    /// (see `GesturePipeline.setWanted(_:immediateTaps:changes:)`); not part of the JSON.
+    /// Which subscribers a tap or double tap is for, when they want different
+    /// numbers of taps in a row (see `GesturePipeline.setWanted`); not part of the JSON.
     package var timing: TapTiming = .every
 
     public init(
@@ -265,14 +279,31 @@ public struct GestureEvent: Sendable, Hashable {
     }
 }
 
-/// Which subscribers an event is for.
+/// Which subscribers an event is for, by the most taps in a row each wants
+/// (`maxTaps`: 1 without double taps, 2 with them, 3 with triple taps).
 package enum TapTiming: Sendable, Hashable {
-    /// Everyone who wants this kind (every event but the two kinds of tap below).
+    /// Everyone who wants this kind (every event but the taps below).
     case every
     /// A tap reported at its lift, for subscribers that do not want double taps.
     case immediate
-    /// A tap reported once the double-tap interval passed, for subscribers that want double taps.
+    /// A tap reported once the double-tap interval passed, for subscribers that want double (or triple) taps.
     case confirmed
+    /// At the lift, for subscribers that want double taps and not triple
+    /// taps: a double tap at its second lift, a triple tap's third tap.
+    case immediateForDoubles
+    /// A double tap reported once the interval passed with no third tap, for subscribers that want triple taps.
+    case confirmedForTriples
+
+    /// Whether a subscriber that wants at most `maxTaps` taps in a row gets it.
+    package func isFor(maxTaps: Int) -> Bool {
+        switch self {
+        case .every: true
+        case .immediate: maxTaps == 1
+        case .confirmed: maxTaps >= 2
+        case .immediateForDoubles: maxTaps == 2
+        case .confirmedForTriples: maxTaps == 3
+        }
+    }
 }
 
 /// Where a replay (`TraceReplay.run`) delivers events: `[GestureEvent]` is

@@ -7,9 +7,16 @@ public struct GestureKindSet: OptionSet, Sendable, Hashable {
         self.rawValue = 0
         for k in kinds { insert(GestureKindSet(k)) }
     }
+    /// Every kind.
     public static let all = GestureKindSet(GestureKind.allCases)
+    /// Every kind but the triple tap: what a subscriber that names no kinds
+    /// gets. A triple tap is only for one that names it, since while anyone
+    /// wants one every double tap waits `doubleTap.maxInterval` for a third.
+    public static let standard = all.subtracting(GestureKindSet(.tripleTap))
     public func contains(_ kind: GestureKind) -> Bool { contains(GestureKindSet(kind)) }
     public var kinds: [GestureKind] { GestureKind.allCases.filter { contains($0) } }
+    /// The most taps in a row these kinds ask for: 3 with triple taps, 2 with double taps, else 1.
+    public var maxTaps: Int { contains(.tripleTap) ? 3 : contains(.doubleTap) ? 2 : 1 }
 }
 
 /// Gesture events in the order they were made: what the pipeline appends
@@ -32,17 +39,20 @@ public struct GesturePipeline: Sendable {
     /// The latest time seen, frames' and `advance`'s.
     @usableFromInline internal var lastTime: Timestamp = .zero
     /// Kinds that are reported; the rest are recognized but dropped.
-    /// Without `doubleTap`, taps are reported at the lift with no delay.
+    /// Without `doubleTap` (and `tripleTap`), taps are reported at the lift
+    /// with no delay; without `tripleTap`, double taps at the second lift.
     public private(set) var wanted: GestureKindSet
-    /// With double taps wanted: also report taps at their lift (see `setWanted(_:immediateTaps:changes:)`).
+    /// With double taps wanted: also report taps at their lift (see `setWanted`).
     public private(set) var immediateTaps = false
+    /// With triple taps wanted: also report double taps at their second lift (see `setWanted`).
+    public private(set) var immediateDoubleTaps = false
     /// Kinds whose `changed` events are reported; for the other kinds they
     /// are not even made (each takes a velocity fit, an event, its copies).
     public private(set) var wantedChanges: GestureKindSet
     /// How long subscribers wait for a still hold to last, ms, ascending:
     /// each hold reports each as it is reached (`GestureEvent.heldMs`).
     public private(set) var holdMarks: [Int] = []
-    public init(wanted: GestureKindSet = .all, firstID: UInt64 = 1) {
+    public init(wanted: GestureKindSet = .standard, firstID: UInt64 = 1) {
         self.wanted = wanted
         self.wantedChanges = wanted
         self.nextID = firstID &- 1
@@ -56,8 +66,9 @@ public struct GesturePipeline: Sendable {
         if let i = index(of: id) { devices.remove(at: i) }
         var recognizer = DeviceRecognizer(
             device: id, geometry: geometry, thresholds: thresholds,
-            wantDoubleTap: wanted.contains(.doubleTap), wanted: wanted)
+            maxTaps: wanted.maxTaps, wanted: wanted)
         recognizer.settings.immediateTaps = immediateTaps
+        recognizer.settings.immediateDoubleTaps = immediateDoubleTaps
         recognizer.wantedChanges = wantedChanges
         recognizer.settings.holdMarks = holdMarks.map(Double.init)
         devices.append(recognizer)
@@ -118,21 +129,31 @@ public struct GesturePipeline: Sendable {
     /// interval has passed. `immediateTaps` asks for each tap at its lift as
     /// well, for subscribers that do not want double taps: the tap at the lift
     /// then has `timing == .immediate` and the held-back one `.confirmed`, and
-    /// the daemon sends each only to the subscribers it is for.
+    /// the daemon sends each only to the subscribers it is for. With triple
+    /// taps among `kinds`, double taps are held back the same way, and
+    /// `immediateDoubleTaps` asks for each at its second lift as well (and a
+    /// triple tap's third tap as a tap), for subscribers that want double
+    /// taps and not triple taps (`.immediateForDoubles`; the held-back
+    /// double tap is `.confirmedForTriples`).
     ///
     /// `changes` (nil: all of `kinds`) are the kinds whose `changed` events
     /// are wanted: a subscriber that asks only for how gestures end (the
     /// `phases` filter) has them neither made nor sent. Every other phase
     /// is made for every kind in `kinds`, whatever `changes` says.
-    public mutating func setWanted(_ kinds: GestureKindSet, immediateTaps: Bool = false, changes: GestureKindSet? = nil) {
+    public mutating func setWanted(
+        _ kinds: GestureKindSet, immediateTaps: Bool = false, immediateDoubleTaps: Bool = false,
+        changes: GestureKindSet? = nil
+    ) {
         wanted = kinds
         self.immediateTaps = immediateTaps
+        self.immediateDoubleTaps = immediateDoubleTaps
         wantedChanges = changes.map { $0.intersection(kinds) } ?? kinds
         for i in devices.indices {
             devices[i].wanted = kinds
             devices[i].wantedChanges = wantedChanges
             devices[i].settings.immediateTaps = immediateTaps
-            devices[i].settings.wantDoubleTap = kinds.contains(.doubleTap)
+            devices[i].settings.immediateDoubleTaps = immediateDoubleTaps
+            devices[i].settings.maxTaps = kinds.maxTaps
         }
         noteDeadlines()
     }

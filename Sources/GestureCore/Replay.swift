@@ -4,13 +4,15 @@ public struct TraceReplay: Sendable {
     public var thresholds: GestureThresholds
     public var wanted: GestureKindSet
     public var tracing = false
-    /// With double taps wanted, also report taps at the lift (see `GesturePipeline.setWanted(_:immediateTaps:changes:)`).
+    /// With double taps wanted, also report taps at the lift (see `GesturePipeline.setWanted`).
     package var immediateTaps = false
+    /// With triple taps wanted, also report double taps at the second lift (see `GesturePipeline.setWanted`).
+    package var immediateDoubleTaps = false
     /// The times a hold reports as it lasts them still, ms
     /// (`GesturePipeline.setHoldMarks`): what subscribers waiting for holds ask for.
     public var holdMarks: [Int] = []
 
-    public init(geometry: PanelGeometry, thresholds: GestureThresholds = .defaults, wanted: GestureKindSet = .all) {
+    public init(geometry: PanelGeometry, thresholds: GestureThresholds = .defaults, wanted: GestureKindSet = .standard) {
         self.geometry = geometry
         self.thresholds = thresholds
         self.wanted = wanted
@@ -30,7 +32,9 @@ public struct TraceReplay: Sendable {
     /// fires the timers still pending, as if time went on.
     public func run<S: GestureSink>(_ trace: Trace, firstID: UInt64 = 1, into sink: inout S) throws(TraceError) -> Outcome {
         var pipeline = GesturePipeline(wanted: wanted, firstID: firstID)
-        if immediateTaps { pipeline.setWanted(wanted, immediateTaps: true) }
+        if immediateTaps || immediateDoubleTaps {
+            pipeline.setWanted(wanted, immediateTaps: immediateTaps, immediateDoubleTaps: immediateDoubleTaps)
+        }
         pipeline.setHoldMarks(holdMarks)
         let id = DeviceID(1)
         pipeline.addDevice(id, geometry: geometry, thresholds: thresholds)

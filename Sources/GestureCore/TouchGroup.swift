@@ -105,10 +105,16 @@ struct TouchGroup: Sendable {
     /// has to carry it over.
     struct Settings: Sendable {
         var t: ResolvedThresholds
-        var wantDoubleTap: Bool
+        /// The most taps in a row anyone wants (1 to 3): taps are held back while more may come.
+        var maxTaps: Int
         /// With `wantDoubleTap`: also report each tap at its lift (`.immediate`), for
         /// subscribers that do not want double taps; held-back taps are then `.confirmed`.
         var immediateTaps = false
+        /// With triple taps wanted: also report each double tap at its second
+        /// lift, and a triple tap's third tap at its lift
+        /// (`.immediateForDoubles`), for subscribers that want double taps
+        /// and not triple taps; held-back double taps are then `.confirmedForTriples`.
+        var immediateDoubleTaps = false
         /// The picture's size in the orientation in force, mm: where its edges are.
         var width: Double
         var height: Double
@@ -121,8 +127,10 @@ struct TouchGroup: Sendable {
 
     var settings: Settings
     var t: ResolvedThresholds { settings.t }
-    var wantDoubleTap: Bool { settings.wantDoubleTap }
+    var maxTaps: Int { settings.maxTaps }
+    var wantDoubleTap: Bool { settings.maxTaps > 1 }
     var immediateTaps: Bool { settings.immediateTaps }
+    var immediateDoubleTaps: Bool { settings.immediateDoubleTaps }
     var width: Double { settings.width }
     var height: Double { settings.height }
 
@@ -241,7 +249,7 @@ struct TouchGroup: Sendable {
             guard due <= now, due != .never else { return due }
             if due == taps.deadline {
                 taps.deadline = .never
-                report(taps.handle(.timeout, now: due, wantDoubleTap: wantDoubleTap, t: t, log: &out.log), &out)
+                report(taps.handle(.timeout, now: due, maxTaps: maxTaps, t: t, log: &out.log), &out)
             } else if state == .holding && due == holdMarkDeadline {
                 handle(.holdMark, now: due, &f, &out)
             } else if due == settleDeadline {
@@ -275,7 +283,7 @@ struct TouchGroup: Sendable {
             restart(at: now, x: x, y: y)
             f.newGroup()
             if let e = taps.classifyTouch(at: now, x: x, y: y, t: t) {
-                report(taps.handle(e, now: now, wantDoubleTap: wantDoubleTap, t: t, log: &out.log), &out)
+                report(taps.handle(e, now: now, maxTaps: maxTaps, t: t, log: &out.log), &out)
             }
         }
         f.land(slot, x: x, y: y, member: !palm && (state.acceptsFingers || bounced != nil), now: now)
@@ -464,20 +472,34 @@ struct TouchGroup: Sendable {
         EventBase(device: out.device, width: width, height: height, edge: edge, start: start, now: now, x: x, y: y)
     }
 
-    /// What the tap sequence decided, as events.
+    /// What the tap sequence decided, as events: `count` taps in a row are
+    /// a tap, a double tap or a triple tap at the first tap's point.
     private func report(_ decided: TapSequence.Output, _ out: inout EventOutput) {
         switch decided {
         case .none:
             return
-        case .tap(let info, let at), .tapThenPending(let info, let at):
-            let timing: TapTiming = wantDoubleTap && immediateTaps ? .confirmed : .every
-            out.emit(Tap.event(info, taps: 1, id: out.newID(), timing: timing, base(now: at, x: info.x, y: info.y, out)))
-        case .doubleTap(let first, let second):
-            out.emit(
-                Tap.event(
-                    first, kind: .doubleTap, taps: 2, id: out.newID(), timing: .every,
-                    base(now: second.lift, x: first.x, y: first.y, out)))
+        case .released(let first, let count, let at), .releasedThenPending(let first, let count, let at):
+            // Held back for more that did not come.
+            let timing: TapTiming =
+                count == 1
+                ? (immediateTaps ? .confirmed : .every) : (immediateDoubleTaps ? .confirmedForTriples : .every)
+            emitTaps(first, count, timing: timing, at: at, &out)
+        case .completed(let first, let last, let count):
+            emitTaps(first, count, timing: .every, at: last.lift, &out)
+            if count == 3 && immediateDoubleTaps {
+                // Those without triple taps had a double tap at the second lift: this is a tap of its own to them.
+                emitTaps(last, 1, timing: .immediateForDoubles, at: last.lift, &out)
+            }
+        case .partial(let first, let count, let lift):
+            if immediateDoubleTaps { emitTaps(first, count, timing: .immediateForDoubles, at: lift, &out) }
         }
+    }
+
+    private func emitTaps(_ first: TapInfo, _ count: Int, timing: TapTiming, at: Timestamp, _ out: inout EventOutput) {
+        out.emit(
+            Tap.event(
+                first, kind: .taps(count), taps: count, id: out.newID(), timing: timing,
+                base(now: at, x: first.x, y: first.y, out)))
     }
 
     /// The event of the pinch or rotation under way.
@@ -548,7 +570,7 @@ struct TouchGroup: Sendable {
                     out.emit(
                         Tap.event(info, taps: 1, id: out.newID(), timing: .immediate, base(now: now, x: info.x, y: info.y, out)))
                 }
-                report(taps.handle(.tap, tap: info, now: now, wantDoubleTap: wantDoubleTap, t: t, log: &out.log), &out)
+                report(taps.handle(.tap, tap: info, now: now, maxTaps: maxTaps, t: t, log: &out.log), &out)
             } else {
                 // Longer than a tap, and the hold never began (tap.maxDuration below hold.minDuration).
                 notTap(now: now, &out)
@@ -913,7 +935,7 @@ struct TouchGroup: Sendable {
     private mutating func notTap(now: Timestamp, _ out: inout EventOutput) {
         guard tap.possible else { return }
         tap.possible = false
-        report(taps.handle(.notTap, now: now, wantDoubleTap: wantDoubleTap, t: t, log: &out.log), &out)
+        report(taps.handle(.notTap, now: now, maxTaps: maxTaps, t: t, log: &out.log), &out)
     }
 
     private func bug(_ event: Event, now: Timestamp, _ out: inout EventOutput) {

@@ -107,11 +107,7 @@ package struct Client {
     /// it for every event retained and released its strings.
     mutating func accepts(_ event: borrowing GestureEvent, device: Int, of devices: [DeviceInfo]) -> Bool {
         guard state == .subscribed, atScreen, subscription.gestures.contains(event.gesture) else { return false }
-        switch event.timing {
-        case .every: break
-        case .immediate: if subscription.wantsDoubleTap { return false }
-        case .confirmed: if !subscription.wantsDoubleTap { return false }
-        }
+        guard event.timing.isFor(maxTaps: subscription.maxTaps) else { return false }
         guard subscription.devices == nil || subscription.accepts(device: devices[device]) else { return false }
         switch event.phase {
         case .recognized:

@@ -343,9 +343,11 @@ package struct Daemon {
     mutating func followSubscriptions(now: Timestamp) {
         let wanted = server.wanted
         if wanted.kinds != pipeline.wanted || wanted.immediateTaps != pipeline.immediateTaps
-            || wanted.changes != pipeline.wantedChanges
+            || wanted.immediateDoubleTaps != pipeline.immediateDoubleTaps || wanted.changes != pipeline.wantedChanges
         {
-            pipeline.setWanted(wanted.kinds, immediateTaps: wanted.immediateTaps, changes: wanted.changes)
+            pipeline.setWanted(
+                wanted.kinds, immediateTaps: wanted.immediateTaps, immediateDoubleTaps: wanted.immediateDoubleTaps,
+                changes: wanted.changes)
         }
         pipeline.setHoldMarks(wanted.holdMarks)
         if let r = replay, !r.started, server.subscriberCount >= options.waitSubscribers {

@@ -196,20 +196,28 @@ package struct Server {
 
     /// What the recognizer should report: the union of the subscriptions;
     /// whether some subscriber wants taps at their lift while another waits
-    /// for double taps; the kinds whose `changed` events some subscriber
-    /// wants (one whose `phases` leave out `changed` wants none).
-    package var wanted: (kinds: GestureKindSet, immediateTaps: Bool, changes: GestureKindSet, holdMarks: Set<Int>) {
+    /// for double taps, and double taps at their second lift while another
+    /// waits for triple taps; the kinds whose `changed` events some
+    /// subscriber wants (one whose `phases` leave out `changed` wants none).
+    package var wanted:
+        (
+            kinds: GestureKindSet, immediateTaps: Bool, immediateDoubleTaps: Bool, changes: GestureKindSet,
+            holdMarks: Set<Int>
+        )
+    {
         var union = GestureKindSet()
         var changes = GestureKindSet()
         var immediate = false
+        var immediateDoubles = false
         var marks = Set<Int>()
         for c in clients where c.state == .subscribed {
             union.formUnion(c.subscription.gestures)
             if c.subscription.phases?.contains(.changed) ?? true { changes.formUnion(c.subscription.gestures) }
-            if c.subscription.gestures.contains(.tap) && !c.subscription.wantsDoubleTap { immediate = true }
+            if c.subscription.gestures.contains(.tap) && c.subscription.maxTaps == 1 { immediate = true }
+            if c.subscription.maxTaps == 2 { immediateDoubles = true }
             marks.formUnion(c.subscription.marks)
         }
-        return (union, immediate && union.contains(.doubleTap), changes, marks)
+        return (union, immediate && union.maxTaps > 1, immediateDoubles && union.maxTaps > 2, changes, marks)
     }
 
     var subscribeTimeout: Timestamp.Duration { .milliseconds(settings.subscribeTimeout * 1000) }

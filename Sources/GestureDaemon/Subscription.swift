@@ -11,7 +11,7 @@ package import GestureProtocol
 /// direction (swipes and flicks): a continuous gesture's direction is known
 /// only at its end, and a tap has none, so those are not filtered by it.
 package struct Subscription: Equatable, Sendable {
-    package var gestures: GestureKindSet = .all
+    package var gestures: GestureKindSet = .standard
     /// Finger counts (nil: any).
     package var fingers: [Int]?
     /// Device names, nodes (`/dev/input/event5`) or `vvvv:pppp` ids (nil: any).
@@ -131,8 +131,9 @@ package struct Subscription: Equatable, Sendable {
             && a.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] } == b.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] }
     }
 
-    /// Whether taps should come after the double-tap interval for this client.
-    package var wantsDoubleTap: Bool { gestures.contains(.doubleTap) }
+    /// The most taps in a row this client wants (1 to 3): how long its taps
+    /// and double taps wait for more (`TapTiming`).
+    package var maxTaps: Int { gestures.maxTaps }
 
     /// Whether events of `device` pass the device filter.
     package func accepts(device: borrowing DeviceInfo) -> Bool {

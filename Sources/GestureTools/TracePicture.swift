@@ -453,6 +453,7 @@ enum Palette {
         switch k {
         case .tap: "#1f77b4"
         case .doubleTap: "#17becf"
+        case .tripleTap: "#0b6e79"
         case .touchAndHold: "#9467bd"
         case .drag: "#2ca02c"
         case .flick: "#ff7f0e"

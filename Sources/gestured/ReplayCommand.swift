@@ -41,7 +41,7 @@ struct ReplayCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Only recognize these kinds (comma-separated). Without double-tap, taps come at the lift with no delay.",
+            "Only recognize these kinds (comma-separated; default: all but triple-tap). Without double-tap, taps come at the lift with no delay; with triple-tap, double taps wait for a third.",
             valueName: "LIST"),
         completion: .list(gestureNames))
     var gestures: String?
@@ -107,7 +107,7 @@ struct ReplayCommand: ParsableCommand {
     }
 
     func wantedKinds() throws -> GestureKindSet {
-        guard let kinds = try namedOption(gestures, "--gestures", "gesture") as Set<GestureKind>? else { return .all }
+        guard let kinds = try namedOption(gestures, "--gestures", "gesture") as Set<GestureKind>? else { return .standard }
         var set = GestureKindSet()
         for kind in kinds { set.insert(GestureKindSet(kind)) }
         return set

@@ -57,7 +57,7 @@ struct PlayedStream {
     var transitions: [Transition] = []
 
     init(
-        _ steps: [TouchStep], wanted: GestureKindSet = .all, immediateTaps: Bool = false, changes: GestureKindSet? = nil,
+        _ steps: [TouchStep], wanted: GestureKindSet = .standard, immediateTaps: Bool = false, changes: GestureKindSet? = nil,
         tracing: Bool = false
     ) {
         let geometry = PanelGeometry(minX: 0, maxX: 3000, minY: 0, maxY: 2000, width: 300, height: 200, source: .configuration)
@@ -216,7 +216,7 @@ struct PropertyTests {
     func dragWithoutChanges() {
         func play(changes: GestureKindSet?) -> [GestureEvent] {
             var hand = Hand()
-            hand.pipeline.setWanted(.all, changes: changes)
+            hand.pipeline.setWanted(.standard, changes: changes)
             hand.stroke(at: 0, x: 20, y: 30, dx: 40, dy: 0, duration: 800)
             hand.finish()
             return hand.events

@@ -267,18 +267,18 @@ struct TapTimingTests {
     @Test("with double taps wanted and immediate taps asked: a tap at the lift and a confirmed tap after the interval")
     func mixed() throws {
         let trace = try Fixtures.recording("double-tap-1f.phone.evemu")
-        var single = try Fixtures.replayEvents(trace, wanted: .all, immediateTaps: true)
+        var single = try Fixtures.replayEvents(trace, wanted: .standard, immediateTaps: true)
         single.removeAll { $0.gesture != .tap && $0.gesture != .doubleTap }
         // Each of the two taps at its lift for subscribers without double taps; the double tap for the others.
         #expect(single.map(\.gesture) == [.tap, .tap, .doubleTap])
         #expect(single.map(\.timing) == [.immediate, .immediate, .every])
 
         let tap = try Fixtures.recording("tap-1f.phone.evemu")
-        let events = try Fixtures.replayEvents(tap, wanted: .all, immediateTaps: true)
+        let events = try Fixtures.replayEvents(tap, wanted: .standard, immediateTaps: true)
         #expect(events.map(\.timing) == [.immediate, .confirmed])
         #expect((events[1].time - events[0].time).milliseconds == 300)
         // Without immediate taps nothing changes: one tap, for everyone, after the interval.
-        let plain = try Fixtures.replayEvents(tap, wanted: .all, immediateTaps: false)
+        let plain = try Fixtures.replayEvents(tap, wanted: .standard, immediateTaps: false)
         #expect(plain.map(\.timing) == [.every] && plain[0].time == events[1].time)
     }
 }

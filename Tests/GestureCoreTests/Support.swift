@@ -29,7 +29,7 @@ enum Fixtures {
     /// Replays evemu text and returns the summary lines, the events and the outcome.
     static func replay(
         _ text: String, file: String, desc: DeviceDescription? = nil, size: (Double, Double)? = nil,
-        thresholds: GestureThresholds = .defaults, wanted: GestureKindSet = .all
+        thresholds: GestureThresholds = .defaults, wanted: GestureKindSet = .standard
     ) throws -> (summary: [String], events: [GestureEvent], outcome: TraceReplay.Outcome) {
         let trace = try EvemuReader.parse(text, file: file, device: desc)
         let geometry = TouchAssembler.geometry(
@@ -63,7 +63,9 @@ struct Hand {
     let device = DeviceID(1)
 
     /// A panel of `width` x `height` mm (1000 x 600 units).
-    init(wanted: GestureKindSet = .all, thresholds: GestureThresholds = .defaults, width: Double = 100, height: Double = 60) {
+    init(
+        wanted: GestureKindSet = .standard, thresholds: GestureThresholds = .defaults, width: Double = 100, height: Double = 60
+    ) {
         pipeline = GesturePipeline(wanted: wanted)
         pipeline.addDevice(
             device,

@@ -7,14 +7,14 @@ import Testing
 struct TrackTests {
     /// The readings of every event of `kind` in a bundled recording.
     static func readings(_ name: String, _ kind: GestureKind, _ track: Track) throws -> [(GestureEvent, TrackReading)] {
-        let events = try Fixtures.replayEvents(Fixtures.recording(name), wanted: .all, immediateTaps: false)
+        let events = try Fixtures.replayEvents(Fixtures.recording(name), wanted: .standard, immediateTaps: false)
         var follower = TrackFollower(track)
         return events.filter { $0.gesture == kind }.compactMap { e in follower.read(e).map { (e, $0) } }
     }
 
     /// The drag's travel toward `toward` when it ended, mm.
     static func finalTravel(_ name: String, along keyPath: KeyPath<GestureEvent, Double?>) throws -> Double {
-        let events = try Fixtures.replayEvents(Fixtures.recording(name), wanted: .all, immediateTaps: false)
+        let events = try Fixtures.replayEvents(Fixtures.recording(name), wanted: .standard, immediateTaps: false)
         let end = try #require(events.last { $0.gesture == .drag && $0.phase == .ended })
         return try #require(end[keyPath: keyPath])
     }

@@ -2,6 +2,7 @@ import Foundation
 import GestureCore
 import Harness
 import Testing
+import TraceSynth
 
 /// The socket protocol, against the real binary serving a replayed trace
 /// (`gestured serve --replay TRACE --wait-subscribers N`): the trace starts
@@ -20,7 +21,7 @@ struct ProtocolTests {
         let hello = try #require(try c.next())
         #expect(hello["type"] as? String == "hello")
         #expect(hello["protocol"] as? String == "gestured")
-        #expect(hello["version"] as? [Int] == [1, 9])
+        #expect(hello["version"] as? [Int] == [1, 10])
         // What the protocol's document is titled with is the version the daemon speaks.
         let doc = try String(contentsOfFile: BuildProducts.packageRoot + "/docs/protocol.md", encoding: .utf8)
         let version = (hello["version"] as? [Int] ?? []).map(String.init).joined(separator: ".")
@@ -165,6 +166,45 @@ struct ProtocolTests {
         #expect(summarize(try taps.gestures(quiet: 0.7)) == ["tap fingers=1", "tap fingers=1"])
         #expect(summarize(try doubles.gestures(quiet: 0.2)) == ["double-tap fingers=1"])
         #expect(try d2.stop() == 0)
+    }
+
+    @Test(
+        "three quick taps to three subscribers at once: without double taps three taps, with double taps a double tap at the second lift and a tap, with triple taps one triple tap; a subscription naming no kinds gets no triple tap"
+    )
+    func tripleTapsFollowEachSubscriber() throws {
+        let dir = NSTemporaryDirectory() + "gestured-triple-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let taps = (0..<3).map { n in
+            let land = 200 + Double(n) * 240
+            return TraceSynth.Stroke(land: land, lift: land + 90, x: 60, y: 80)
+        }
+        let trace = dir + "/three-taps.evemu"
+        try Renderer(panel: .tablet).evemu(Scenario(name: "three-taps", strokes: taps, expected: []), seed: 5).write(
+            toFile: trace, atomically: true, encoding: .utf8)
+        let d = try DaemonProcess(["--replay", trace, "--wait-subscribers", "4"])
+        let (one, two, three, any) = (
+            try SocketClient(path: d.socket), try SocketClient(path: d.socket), try SocketClient(path: d.socket),
+            try SocketClient(path: d.socket)
+        )
+        try one.subscribe(#""gestures":["tap"]"#)
+        try two.subscribe(#""gestures":["tap","double-tap"]"#)
+        try three.subscribe(#""gestures":["tap","double-tap","triple-tap"]"#)
+        try any.subscribe("")
+        let a = try one.gestures(quiet: 0.7)
+        let b = try two.gestures(quiet: 0.2)
+        let c = try three.gestures(quiet: 0.2)
+        let e = try any.gestures(quiet: 0.2)
+        #expect(summarize(a) == Array(repeating: "tap fingers=1", count: 3))
+        #expect(summarize(b) == ["double-tap fingers=1", "tap fingers=1"])
+        #expect(summarize(c) == ["triple-tap fingers=1"])
+        #expect(summarize(e) == summarize(b))
+        #expect(c.first?["taps"] as? Int == 3 && b.first?["taps"] as? Int == 2)
+        // The double tap at the second lift, as for a client alone: the second tap's time, where the third begins later.
+        let second = try #require(a.dropFirst().first?["time_us"] as? Int)
+        #expect(b.first?["time_us"] as? Int == second)
+        #expect(c.first?["time_us"] as? Int == a.last?["time_us"] as? Int)
+        #expect(try d.stop() == 0)
     }
 
     @Test("a subscription can be changed and dropped")

@@ -103,7 +103,7 @@ struct DaemonPartsTests {
         #expect(s.gestures == GestureKindSet([.tap, .pinch]))
         #expect(s.fingers == [1, 2] && s.devices == ["056a:00e6"] && s.phases == GesturePhaseSet([.began, .ended]))
         #expect(s.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] } == [0, 0.25, 0.5, 1])
-        #expect(!s.wantsDoubleTap)
+        #expect(s.maxTaps == 1)
         #expect(try ClientRequest.parse(Array(#"{"type":"unsubscribe"}"#.utf8)) == .unsubscribe)
         #expect(try ClientRequest.parse(Array(#"{"type":"ping","id":3}"#.utf8)) == .ping)
         // null means "any".

@@ -66,7 +66,7 @@ final class LoopedPlayer {
     private var offset: Int64 = 0
     var sink = CountingSink()
 
-    init(frames: [TouchFrame], duration: Int64, geometry: PanelGeometry, wanted: GestureKindSet = .all) {
+    init(frames: [TouchFrame], duration: Int64, geometry: PanelGeometry, wanted: GestureKindSet = .standard) {
         self.frames = frames
         // A gap after each round longer than every timer (hold, double tap).
         period = duration + 2_000_000
