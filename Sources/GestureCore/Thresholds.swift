@@ -38,6 +38,10 @@ public struct GestureThresholds: Hashable, Sendable {
     public var swipeMaxDuration: Double = 500
     /// Largest deviation of a swipe from its axis, in degrees. Default 30.
     public var swipeMaxAngle: Double = 30
+    /// How far a swipe's path may stray from the straight line between
+    /// where it landed and where it lifted, as a fraction of that line's
+    /// length, when its path leaves the axis's cone (an arc). Default 0.2.
+    public var swipeMaxStray: Double = 0.2
     /// Centroid travel, span change or turn that decides a multi-finger gesture (drag, pinch or rotate), in mm. Default 4.
     public var pinchMinSpanChange: Double = 4
     /// Span change of a two-or-more-finger drag, as a fraction of its span,
@@ -120,6 +124,9 @@ extension GestureThresholds {
         Key(name: "swipe.maxDuration", unit: "ms", keyPath: \.swipeMaxDuration, summary: "touch down to lift"),
         Key(name: "swipe.maxAngle", unit: "deg", keyPath: \.swipeMaxAngle, summary: "largest deviation from the axis"),
         Key(
+            name: "swipe.maxStray", unit: "ratio", keyPath: \.swipeMaxStray,
+            summary: "farthest an arc's path strays from its chord, relative to the chord"),
+        Key(
             name: "pinch.minSpanChange", unit: "mm", keyPath: \.pinchMinSpanChange,
             summary: "centroid travel, span change or turn that decides drag, pinch or rotate"),
         Key(
@@ -168,6 +175,9 @@ extension GestureThresholds {
         if swipeMaxAngle >= 45 {
             out.append("swipe.maxAngle must be below 45 degrees, or swipes would overlap, not \(swipeMaxAngle)")
         }
+        if swipeMaxStray > 1 {
+            out.append("swipe.maxStray must be at most 1 (a fraction of the stroke's length), not \(swipeMaxStray)")
+        }
         if doubleTapMinInterval > doubleTapMaxInterval {
             out.append(
                 "doubleTap.minInterval (\(doubleTapMinInterval)) must not exceed doubleTap.maxInterval (\(doubleTapMaxInterval))")
@@ -203,6 +213,7 @@ struct ResolvedThresholds: Sendable {
     var swipeMaxDuration: Duration
     /// tan(swipe.maxAngle): the largest |minor| / |major| ratio of a swipe.
     var swipeMaxSlope: Double
+    var swipeMaxStray: Double
     var pinchMinSpanChange: Double
     var edgeBand: Double
     var pinchSwitchRatio: Double
@@ -237,6 +248,7 @@ struct ResolvedThresholds: Sendable {
         swipeMinDistance = t.swipeMinDistance
         swipeMaxDuration = .milliseconds(t.swipeMaxDuration)
         swipeMaxSlope = Self.tangent(degrees: t.swipeMaxAngle)
+        swipeMaxStray = t.swipeMaxStray
         pinchMinSpanChange = t.pinchMinSpanChange
         edgeBand = t.edgeBand
         pinchSwitchRatio = t.pinchSwitchRatio

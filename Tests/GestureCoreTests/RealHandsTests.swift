@@ -21,10 +21,6 @@ struct RealHandsTests {
             ["touch-and-hold fingers=1", "pinch fingers=2 direction=open", "drag fingers=2"],
             "labelled a drag (both fingers translate together), but in their first 100 ms of motion the fingers spread 22 mm apart (span +10.9 mm against 5 mm of centroid travel) before they translate: a pinch that becomes the labelled drag"
         ),
-        "aosp-pixel-tablet-swipe": (
-            ["drag fingers=1", "flick fingers=1 direction=up-left"],
-            "labelled a swipe up, but it runs 15 mm sideways first and then 100 mm at 31-35° from vertical, beyond swipe.maxAngle (30°) seen from where it landed and from where it was under way"
-        ),
     ]
 
     struct Label {
