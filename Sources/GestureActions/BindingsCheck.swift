@@ -6,7 +6,8 @@ import GestureCore
 
 /// What `gestured act --check` warns of, beyond the mistakes that stop a
 /// file: bindings that fire on the same gestures (every one that matches
-/// runs), and commands that are not there to run.
+/// runs), commands that are not there to run, and double taps made late by
+/// a triple-tap binding.
 package enum BindingsCheck {
     /// The warnings for `bindings`, in file order, with `searchPath` (a
     /// `$PATH`) where commands are looked for.
@@ -24,6 +25,14 @@ package enum BindingsCheck {
                 guard let program = command?.first, let why = missing(program, searchPath: searchPath) else { continue }
                 out.append("\(a.origin): \(key): \(why)")
             }
+        }
+        // act asks for triple taps for all its bindings: each double tap then waits for a third.
+        if let triple = bindings.first(where: { $0.gesture == .tripleTap }),
+            let double = bindings.first(where: { $0.gesture == .doubleTap })
+        {
+            out.append(
+                "\(triple.origin): with a triple-tap binding, every double tap (\(double.origin) and any other) comes once doubleTap.maxInterval has passed after its second lift with no third tap; keep both on purpose, or drop one"
+            )
         }
         return out
     }

@@ -553,6 +553,22 @@ struct ActTests {
             let r = try runGestured(["act", "--config", folder + "/" + file, "--check"])
             #expect(r.status == 0 && r.out.contains("binding(s) in"), "\(file): \(r.out) \(r.err)")
         }
+        // Triple taps make act's double taps late: said once, naming both.
+        let taps = try BindingsReader.read(
+            """
+            [[bind]]
+            gesture = "double-tap"
+            run = ["true"]
+
+            [[bind]]
+            gesture = "triple-tap"
+            fingers = 2
+            run = ["true"]
+            """, file: "t.toml")
+        let late = BindingsCheck.warnings(taps, searchPath: "/usr/bin:/bin")
+        #expect(
+            late.count == 1 && late[0].hasPrefix("t.toml:5: with a triple-tap binding, every double tap (t.toml:1 "), "\(late)")
+        #expect(BindingsCheck.warnings(Array(taps.prefix(1)), searchPath: "/usr/bin:/bin").isEmpty)
         let bad = try runGestured(["act", "--config", "/nonexistent/actions.toml", "--check"])
         #expect(bad.status == 1 && bad.err.contains("/nonexistent/actions.toml"), "\(bad.err)")
         let long = "/tmp/" + String(repeating: "s", count: 200) + ".sock"
