@@ -379,4 +379,4 @@ package struct Daemon {
 }
 
 /// The version `hello` and `--version` report.
-package let gesturedVersion = "0.8.0"
+package let gesturedVersion = "0.9.0"
