@@ -496,10 +496,7 @@ struct TouchGroup: Sendable {
     }
 
     private func emitTaps(_ first: TapInfo, _ count: Int, timing: TapTiming, at: Timestamp, _ out: inout EventOutput) {
-        out.emit(
-            Tap.event(
-                first, kind: .taps(count), taps: count, id: out.newID(), timing: timing,
-                base(now: at, x: first.x, y: first.y, out)))
+        out.emit(Tap.event(first, taps: count, id: out.newID(), timing: timing, base(now: at, x: first.x, y: first.y, out)))
     }
 
     /// The event of the pinch or rotation under way.

@@ -121,7 +121,7 @@ struct RealTracesTests {
     /// Replays a recording of ../shared/traces, taking an events-only file's
     /// device from the `.desc` beside it.
     static func replay(
-        path: String, size: (Double, Double)?
+        path: String, size: (Double, Double)?, wanted: GestureKindSet = .standard
     ) throws -> (summary: [String], events: [GestureEvent], outcome: TraceReplay.Outcome) {
         let text = try Fixtures.read(path)
         var desc: DeviceDescription?
@@ -134,6 +134,6 @@ struct RealTracesTests {
                 }
             }
         }
-        return try Fixtures.replay(text, file: path, desc: desc, size: size)
+        return try Fixtures.replay(text, file: path, desc: desc, size: size, wanted: wanted)
     }
 }

@@ -146,8 +146,7 @@ struct RealTripleTapTests {
         let path = Fixtures.sharedTraces + "/evemu-devices/touchscreens/Atmel maXTouch Touchscreen.1-finger-fast-taps.events"
         let plain = try RealTracesTests.replay(path: path, size: RealTracesTests.atmel)
         #expect(plain.summary == Array(repeating: "double-tap fingers=1", count: 4) + ["tap fingers=1"])
-        let text = try Fixtures.read(path)
-        let triples = try Fixtures.replay(text, file: path, size: RealTracesTests.atmel, wanted: TripleTapTests.withTriples)
+        let triples = try RealTracesTests.replay(path: path, size: RealTracesTests.atmel, wanted: TripleTapTests.withTriples)
         #expect(triples.summary == Array(repeating: "triple-tap fingers=1", count: 3))
         #expect(triples.outcome.anomalies.isEmpty)
     }

@@ -30,11 +30,9 @@ enum Tap {
         }
     }
 
-    /// A tap or double tap event, at the point of `base`.
-    static func event(
-        _ info: TapInfo, kind: GestureKind = .tap, taps: Int, id: UInt64, timing: TapTiming, _ base: EventBase
-    ) -> GestureEvent {
-        var e = base.event(kind, .recognized, id: id, fingers: info.fingers)
+    /// The event of `taps` taps in a row (a tap, double tap or triple tap), at the point of `base`.
+    static func event(_ info: TapInfo, taps: Int, id: UInt64, timing: TapTiming, _ base: EventBase) -> GestureEvent {
+        var e = base.event(.taps(taps), .recognized, id: id, fingers: info.fingers)
         e.edge = info.edge
         e.duration = nil
         e.taps = taps
