@@ -64,9 +64,16 @@ def main():
     versions = [tuple(int(p) for p in v.split(".")) for v, _, _ in entries]
     if versions != sorted(versions, reverse=True) or len(set(versions)) != len(versions):
         fail("CHANGELOG.md's versions are not newest first, each once")
+    dates = [date for _, date, _ in entries]
+    if dates != sorted(dates, reverse=True):
+        fail("CHANGELOG.md's dates are not newest first")
     out = []
-    for version, date, items in entries:
+    for index, (version, date, items) in enumerate(entries):
+        # Debian wants each entry strictly newer than the one below it; releases
+        # on one day are spaced an hour apart, the oldest of them at midnight.
+        older_same_day = dates[index + 1 :].count(date)
         day = datetime.datetime.strptime(date, "%Y-%m-%d").replace(tzinfo=datetime.timezone.utc)
+        day += datetime.timedelta(hours=older_same_day)
         out.append(f"gestured ({version}) unstable; urgency=medium\n")
         for item in items or ["No user-visible change."]:
             out.append(textwrap.fill(item, width=78, initial_indent="  * ", subsequent_indent="    ", break_on_hyphens=False))

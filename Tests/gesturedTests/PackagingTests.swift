@@ -42,12 +42,18 @@ struct PackagingTests {
             $0.dropFirst(3).split(separator: " ")[0]
         }
         #expect(entries.count == sections.count && zip(entries, sections).allSatisfy { $0 == $1 }, "\(all.out)")
+        // Each entry is strictly newer than the one below it (lintian's
+        // latest-changelog-entry-without-new-date), releases on one day too.
+        let stamps = all.out.split(separator: "\n").filter { $0.hasPrefix("Timestamp: ") }.compactMap {
+            Int($0.dropFirst(11))
+        }
+        #expect(stamps.count == sections.count && zip(stamps, stamps.dropFirst()).allSatisfy { $0 > $1 }, "\(stamps)")
         let items = written.out.split(separator: "\n").filter { $0.hasPrefix("  ") }
         #expect(!items.isEmpty && items.allSatisfy { $0.count <= 80 }, "\(items.filter { $0.count > 80 })")
     }
 
     @Test(
-        "a section heading without a version and date, or versions out of order, stop the changelog with a line saying which",
+        "a section heading without a version and date, or versions or dates out of order, stop the changelog with a line saying which",
         .requires(python))
     func badHeadings() throws {
         let undated = try Self.changelog(from: "# Changelog\n\n## Unreleased\n\n- a change\n")
@@ -56,5 +62,8 @@ struct PackagingTests {
         let disordered = try Self.changelog(from: "## 0.1.0 (2026-01-01)\n\n- old\n\n## 0.2.0 (2026-02-01)\n\n- new\n")
         #expect(disordered.status == 1)
         #expect(disordered.err.contains("not newest first"), "\(disordered.err)")
+        let backdated = try Self.changelog(from: "## 0.2.0 (2026-01-01)\n\n- new\n\n## 0.1.0 (2026-02-01)\n\n- old\n")
+        #expect(backdated.status == 1)
+        #expect(backdated.err.contains("dates are not newest first"), "\(backdated.err)")
     }
 }
