@@ -142,6 +142,7 @@ package struct Daemon {
                 "no touchscreen yet: one plugged in is used at once. `gestured devices -v` shows what libinput saw and refused; reading /dev/input needs root, the group 'input', or the udev rule `make install` puts in place"
             )
         }
+        if let uinput = UinputDevice.startCheck() { logger.notice("\(uinput)") }
         chores.givePagesBack(after: "start-up")
         while running { turn() }
         stop()

@@ -64,6 +64,20 @@ struct LibinputEndToEndTests {
             waited += 1
         }
         #expect(session.daemonLog.contains("no touchscreen yet: one plugged in is used at once. `gestured devices -v`"))
+        // Nor what it cannot make: the testbed has no /dev/uinput, so it
+        // says at start what that costs and how to load the module.
+        waited = 0
+        while !session.daemonLog.contains("no touchscreen is claimed") && waited < 50 {
+            usleep(100_000)
+            waited += 1
+        }
+        #expect(
+            session.daemonLog.contains(
+                "there is no /dev/uinput (No such file or directory); load the module: sudo modprobe uinput"),
+            "\(session.daemonLog)")
+        #expect(
+            session.daemonLog.contains(
+                "Until it can, no touchscreen is claimed and no key, click or virtual touchpad can be made"))
         try client.send(#"{"type":"subscribe"}"#)
         _ = try client.read(until: "subscribed")
 

@@ -85,6 +85,24 @@ package final class UinputDevice: UinputOutput {
         }
     }
 
+    /// What the daemon cannot do for want of /dev/uinput, said at start
+    /// (nil: it opens for writing): every device it makes goes through it,
+    /// so without it no touchscreen is claimed (a claim needs the clone the
+    /// apps read meanwhile) and keys, clicks and the virtual touchpad are
+    /// refused. Each is still tried when it is first needed, since the udev
+    /// rule that gives access may come later.
+    static func startCheck() -> String? {
+        let fd = clinux_uinput_open(nil)
+        guard fd < 0 else {
+            Glibc.close(fd)
+            return nil
+        }
+        let why = cannotMake(
+            "a device (a claimed touchscreen's clone, its keyboard, its pointer, the virtual touchpad)", Errno.last)
+        return
+            "\(why). Until it can, no touchscreen is claimed and no key, click or virtual touchpad can be made; each is tried again when a client needs it"
+    }
+
     /// Why `what` could not be made, and what gives the daemon /dev/uinput.
     static func cannotMake(_ what: String, _ e: Errno) -> String {
         switch e {
