@@ -146,4 +146,8 @@ fi
 inside test ! -e /run/gestured
 expect_eq "gestured.socket after purge" "$(inside systemctl show -p LoadState --value gestured.socket)" not-found
 echo "purged: the same $(wc -l <"$work/files.after") files and $(wc -l <"$work/accounts.after") users and groups as before"
+# The throwaway systemd goes before the verdict, so that what its cleanup
+# says comes before "ok", never after it.
+trap - EXIT
+throwaway_cleanup 0
 echo "deb-test: ok"

@@ -31,6 +31,8 @@ demo swipe-right-1f.tablet "a swipe to the right: a drag while the finger moves,
 demo pinch-close-2f.phone "two fingers closing: a pinch from began to ended, its scale below 1"
 demo hold-then-drag.phone "a finger held still, then moved: a touch-and-hold whose movement is its own (Δ at its end), not a drag"
 rel=${bin#"$PWD"/}
+# The README's short name for the same binary (.build/release links to the build's triple folder).
+if [ "$(readlink -f .build/release/gestured 2>/dev/null)" = "$(readlink -f "$bin")" ]; then rel=.build/release/gestured; fi
 cat <<NEXT
 
 Next:

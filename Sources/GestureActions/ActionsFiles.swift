@@ -57,10 +57,18 @@ package enum ActionsFiles {
             loaded.files.append(file)
         }
         guard !loaded.files.isEmpty else {
+            // A file the user named is theirs to fix; the default one may be
+            // written, or another named. The error names the first file, so
+            // its own reason is not prefixed with its path again.
+            let advice =
+                explicit.isEmpty
+                ? "no bindings: write this file (README, \"Binding gestures\"), or pass --config FILE"
+                : "no bindings: fix \(candidates.count == 1 ? "it" : "them"), or name another file"
+            let first = candidates.first ?? defaultFolder() + "/actions.toml"
+            var reasons = loaded.skipped
+            if let why = problem(first), !reasons.isEmpty { reasons[0] = "skipped: \(why)" }
             throw ConfigurationError(
-                file: candidates.first ?? defaultFolder() + "/actions.toml", line: 0,
-                message: (loaded.skipped.isEmpty ? "" : loaded.skipped.joined(separator: "; ") + "; ")
-                    + "no bindings: write this file (README, \"Binding gestures\"), or pass --config FILE")
+                file: first, line: 0, message: (reasons.isEmpty ? "" : reasons.joined(separator: "; ") + "; ") + advice)
         }
         return loaded
     }

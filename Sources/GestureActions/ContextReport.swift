@@ -32,7 +32,11 @@ enum ContextReport {
             does += " (" + acting.map { bindings[$0].origin }.joined(separator: ", ") + ")"
         }
         parts.append(does)
-        parts.append("claiming \(claims.summary)")
+        // The daemon claims nothing while the session is locked: the lock
+        // screen gets every touch, whatever the plan asks.
+        parts.append(
+            daemonContextKnown && context.locked
+                ? "claiming nothing (the daemon leaves every touch to the lock screen)" : "claiming \(claims.summary)")
         return parts.joined(separator: "; ")
     }
 }

@@ -133,8 +133,10 @@ package struct Listener {
         defer { Glibc.close(dirFD) }
         guard fstat(dirFD, &st) == 0 else { throw SetupError("\(directory)", Errno.last) }
         guard st.st_uid == 0 || st.st_uid == geteuid() else {
+            let owners =
+                geteuid() == 0 ? "not root's, the daemon's user" : "neither root nor the daemon's user (uid \(geteuid()))"
             throw SetupError(
-                "\(directory) belongs to uid \(st.st_uid), neither root nor the daemon's user (uid \(geteuid())): its owner could move or swap the socket there; choose a directory of root's or the daemon's own (e.g. /run/gestured)"
+                "\(directory) belongs to uid \(st.st_uid), \(owners): its owner could move or swap the socket there; choose a directory of root's or the daemon's own (e.g. /run/gestured)"
             )
         }
         if st.st_mode & (S_IWGRP | S_IWOTH) != 0 && st.st_mode & S_ISVTX == 0 {

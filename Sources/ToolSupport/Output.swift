@@ -79,3 +79,11 @@ package struct OutputBuffer {
 package func printError(_ message: String) {
     try? writeAll(2, message + "\n")
 }
+
+/// Writes why a command failed to standard error, each of its lines
+/// (a configuration with several mistakes has one per mistake) after the
+/// program's name, as a reader of many programs' errors expects.
+package func printFailure(_ error: some Error) {
+    let lines = "\(error)".split(separator: "\n", omittingEmptySubsequences: false)
+    try? writeAll(2, lines.map { "gestured: \($0)\n" }.joined())
+}

@@ -29,7 +29,7 @@ struct CheckConfigCommand: ParsableCommand {
             out.write("# files read: \(read)\n" + config.rendered)
             out.flush()
         } catch {
-            printError("gestured: \(error)")
+            printFailure(error)
             throw ExitCode(1)
         }
     }

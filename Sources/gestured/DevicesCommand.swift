@@ -39,7 +39,10 @@ struct DevicesCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The daemon's socket, asked for the orientation in force.", valueName: "PATH"))
     var socket: String?
 
-    @Flag(help: "One JSON object per device, as the socket's hello carries them.")
+    @Flag(
+        help:
+            "One JSON object per line and device, as the socket's hello carries them; nothing when none is found (exit status 1)."
+    )
     var json = false
 
     @Flag(name: .shortAndLong, help: "Also show libinput's messages and refused devices.")
@@ -55,7 +58,7 @@ struct DevicesCommand: ParsableCommand {
         do {
             configuration = try loadConfiguration(config)
         } catch {
-            printError("gestured: \(error)")
+            printFailure(error)
             throw ExitCode(1)
         }
         let backend: LibinputSource.Backend =
@@ -81,8 +84,10 @@ struct DevicesCommand: ParsableCommand {
         var out = OutputBuffer()
         if found.isEmpty {
             // On stderr, so that --json's output stays empty: no device, no line.
+            // Root reads every node: then only what libinput refused can say more.
+            let access = geteuid() == 0 ? "" : "run as root or in group 'input'; "
             printError(
-                "gestured: no touchscreen found on \(devices.isEmpty ? "seat \(seat ?? configuration.daemon.seat)" : devices.joined(separator: ", ")) (run as root or in group 'input'; -v shows what was refused)"
+                "gestured: no touchscreen found on \(devices.isEmpty ? "seat \(seat ?? configuration.daemon.seat)" : devices.joined(separator: ", ")) (\(access)-v shows what was refused)"
             )
             if verbose && devices.isEmpty { printError("gestured: \(Self.inputNodes())") }
         }

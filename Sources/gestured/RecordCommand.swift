@@ -54,7 +54,7 @@ struct RecordCommand: ParsableCommand {
         do {
             evdev = try EvdevDevice(path: path)
         } catch {
-            printError("gestured: \(error)")
+            printFailure(error)
             throw ExitCode(1)
         }
         if let why = evdev.notTouchscreen {
@@ -88,7 +88,7 @@ struct RecordCommand: ParsableCommand {
                     + (duration.map { "stopping after \($0) s or at Ctrl-C" } ?? "Ctrl-C stops"))
             summary = try recorder.run(duration: duration)
         } catch {
-            printError("gestured: \(error)")
+            printFailure(error)
             throw ExitCode(1)
         }
         let why: String

@@ -25,8 +25,9 @@ struct ReplayCommand: ParsableCommand {
         case jsonl, text, summary
     }
 
-    @Option(help: "Output: jsonl (one JSON event per line), text (readable), or summary (what .expect files list).")
-    var format: Format = .jsonl
+    @Option(
+        help: "Output: jsonl (one JSON event per line, the default), text (readable), or summary (what .expect files list).")
+    var format: Format?
 
     @Option(help: "Configuration file (TOML) with thresholds and device sections.")
     var config: String?
@@ -102,6 +103,10 @@ struct ReplayCommand: ParsableCommand {
         if svg != nil && traces.count > 1 { throw ValidationError("--svg draws one trace; name only one") }
         if zoom && svg == nil { throw ValidationError("--zoom is for the picture: add --svg FILE") }
         if claim != nil && svg != nil { throw ValidationError("--claim prints what would be claimed; leave out --svg") }
+        if claim != nil, let format {
+            throw ValidationError(
+                "--claim prints one readable line per touch sequence, in no other format; leave out --format \(format.rawValue)")
+        }
         _ = try wantedKinds()
         _ = try namedOption(phases, "--phases", "phase") as Set<GesturePhase>?
     }
@@ -118,11 +123,12 @@ struct ReplayCommand: ParsableCommand {
         do {
             configuration = try config.map { try loadConfiguration($0) } ?? Configuration()
         } catch {
-            printError("gestured: \(error)")
+            printFailure(error)
             throw ExitCode(1)
         }
         if let claim { return try replayClaimed(claim, configuration: configuration) }
         let wanted = try wantedKinds()
+        let format = self.format ?? .jsonl
         var printer = EventPrinter(format: format)
         printer.phases = try namedOption(phases, "--phases", "phase")
         printer.headers = format == .text || traces.count > 1
@@ -166,7 +172,7 @@ struct ReplayCommand: ParsableCommand {
                 }
             } catch {
                 flush()
-                printError("gestured: \(error)")
+                printFailure(error)
                 allWell = false
             }
         }
@@ -183,7 +189,7 @@ extension ReplayCommand {
             let bindings = try BindingsReader.read(bytes: try readFileBytes(actions, limit: 1 << 20), file: actions)
             claims = bindings.reduce(into: ClaimSet()) { $0.formUnion($1.claims) }
         } catch {
-            printError("gestured: \(error)")
+            printFailure(error)
             throw ExitCode(1)
         }
         var out = OutputBuffer()

@@ -62,7 +62,7 @@ struct TuneCommand: ParsableCommand {
         } catch let e as ExitCode {
             throw e
         } catch {
-            printError("gestured: \(error)")
+            printFailure(error)
             throw ExitCode(1)
         }
     }
@@ -137,6 +137,23 @@ struct TuneCommand: ParsableCommand {
             var after: [Tuning.Performance] = []
             for r in recordings { after += try Tuning.performances(r, thresholds: tuned) }
             out.write("With the suggestion\n" + Tuning.matrixText(after))
+            // What the suggestion does for the misses listed at the top: a
+            // change can widen margins and still fix none of them.
+            let missesAfter = after.filter { $0.outcome != $0.intent }
+            let fixed = misses.filter { m in !missesAfter.contains { $0.origin == m.origin } }.count
+            let broken = missesAfter.filter { a in !misses.contains { $0.origin == a.origin } }.count
+            if !misses.isEmpty && fixed == 0 {
+                out.write(
+                    "\nThe suggestion fixes none of the \(misses.count) misses listed at the top: it only widens the margins above. "
+                        + "Where your gestures overlap, make them more distinct, or check their labels.\n")
+            } else if fixed == misses.count {
+                out.write("\nThe suggestion fixes every miss listed at the top (\(fixed)).\n")
+            } else if !misses.isEmpty {
+                out.write("\nThe suggestion fixes \(fixed) of the \(misses.count) misses listed at the top.\n")
+            }
+            if broken > 0 {
+                out.write("It makes \(broken) of your performances recognized otherwise that were recognized as meant.\n")
+            }
         }
         out.flush()
         if let svg {

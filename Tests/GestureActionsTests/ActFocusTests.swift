@@ -456,7 +456,8 @@ struct ActFocusTests {
         try sway.message(["fullscreen", "disable"])
         try logind.set(locked: true)
         try Self.wait(
-            for: inDraw + "; on-screen keyboard not known; locked; tablet mode off; 0 of 1 binding(s) can act; claiming nothing",
+            for: inDraw
+                + "; on-screen keyboard not known; locked; tablet mode off; 0 of 1 binding(s) can act; claiming nothing (the daemon leaves every touch to the lock screen)",
             in: said, log: log)
         try logind.set(locked: false)
         draw.signal(SIGTERM)
@@ -466,6 +467,14 @@ struct ActFocusTests {
                 "no window has the focus; on-screen keyboard not known; unlocked; tablet mode off; 1 of 1 binding(s) can act; claiming 3 fingers",
             in: said,
             log: log, count: 2)
+        // Locked where the plan would claim 3 fingers: the daemon claims
+        // nothing then, and act --context says so.
+        try logind.set(locked: true)
+        try Self.wait(
+            for:
+                "no window has the focus; on-screen keyboard not known; locked; tablet mode off; 0 of 1 binding(s) can act; claiming nothing (the daemon leaves every touch to the lock screen)",
+            in: said, log: log)
+        try logind.set(locked: false)
         print("act --context said:\n\(said())")
         watch.signal(SIGTERM)
         #expect(try watch.wait(timeout: 10) == 0)

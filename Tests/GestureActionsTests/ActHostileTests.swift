@@ -61,7 +61,7 @@ struct ActHostileTests {
     /// Starts the fake daemon at `socket` (as `user` when given, through
     /// root) and waits for its socket.
     static func fake(
-        _ s: ActTests.Scratch, _ mode: String, lines: [String] = [], socket: String? = nil, asUser user: String? = nil
+        _ s: ActTests.Scratch, _ mode: String, lines: [String] = [], socket: String? = nil, asUser user: UInt32? = nil
     )
         throws -> Child
     {
@@ -69,8 +69,7 @@ struct ActHostileTests {
         try (lines.joined(separator: "\n") + "\n").write(toFile: s.path + "/lines", atomically: true, encoding: .utf8)
         var command = ["/usr/bin/python3", "-c", fakeDaemon, path, mode, s.path + "/lines"]
         if let user {
-            command = Requirement.asRoot(
-                ["/usr/bin/setpriv", "--reuid", user, "--regid", user, "--clear-groups", "--"] + command)
+            command = Requirement.asUser(user, command)
         }
         let child = try Child(command, stdout: .null)
         for _ in 0..<500 where !FileManager.default.fileExists(atPath: path) { usleep(10_000) }
@@ -132,7 +131,7 @@ struct ActHostileTests {
         let theirs = s.path + "/theirs"
         mkdir(theirs, 0o755)
         _ = try Child.run(Requirement.asRoot(["/bin/chown", "65534:65534", theirs]))
-        let server = try Self.fake(s, "lines", lines: [Self.tap()], socket: theirs + "/gestured.sock", asUser: "65534")
+        let server = try Self.fake(s, "lines", lines: [Self.tap()], socket: theirs + "/gestured.sock", asUser: 65534)
         defer { Self.stop(server) }
         let act = try Child(
             [BuildProducts.gestured, "act", "--config", s.actions, "--socket", theirs + "/gestured.sock"],
@@ -145,7 +144,7 @@ struct ActHostileTests {
         let sticky = s.path + "/sticky"
         mkdir(sticky, 0o777)
         chmod(sticky, 0o1777)
-        let squatter = try Self.fake(s, "lines", lines: [Self.tap()], socket: sticky + "/gestured.sock", asUser: "65534")
+        let squatter = try Self.fake(s, "lines", lines: [Self.tap()], socket: sticky + "/gestured.sock", asUser: 65534)
         defer { Self.stop(squatter) }
         let act2 = try Child(
             [BuildProducts.gestured, "act", "--config", s.actions, "--socket", sticky + "/gestured.sock"],
@@ -338,14 +337,13 @@ struct ActHostileTests {
 
     /// Starts the fake compositor at `path` (as `user` when given, through root).
     static func compositor(
-        _ s: ActTests.Scratch, _ mode: String, at path: String, asUser user: String? = nil
+        _ s: ActTests.Scratch, _ mode: String, at path: String, asUser user: UInt32? = nil
     ) throws
         -> Child
     {
         var command = ["/usr/bin/python3", "-c", fakeCompositor, path, mode]
         if let user {
-            command = Requirement.asRoot(
-                ["/usr/bin/setpriv", "--reuid", user, "--regid", user, "--clear-groups", "--"] + command)
+            command = Requirement.asUser(user, command)
         }
         let child = try Child(command, stdout: .null)
         for _ in 0..<500 where !FileManager.default.fileExists(atPath: path) { usleep(10_000) }
@@ -381,7 +379,7 @@ struct ActHostileTests {
         mkdir(theirs, 0o755)
         _ = try Child.run(Requirement.asRoot(["/bin/chown", "65534:65534", theirs]))
         for (variable, path) in [("SWAYSOCK", sticky + "/sway-ipc.sock"), ("I3SOCK", theirs + "/ipc.sock")] {
-            let squatter = try Self.compositor(s, "tree", at: path, asUser: "65534")
+            let squatter = try Self.compositor(s, "tree", at: path, asUser: 65534)
             defer { Self.stop(squatter) }
             let act = try Self.act(s, variable, path, log: "act-\(variable).log")
             defer { Self.stop(act) }
@@ -544,5 +542,14 @@ struct ActHostileTests {
         #expect(!FileManager.default.fileExists(atPath: s.path + "/shared-ran"))
         let check = try runGestured(["act", "--check", "--config", fifo, "--config", s.actions], timeout: 20)
         #expect(check.status == 0 && check.err.contains("skipped: it is not a regular file"), "\(check.err)")
+        // The only file named, refused: its path said once, and no advice
+        // to pass the --config the user passed.
+        let alone = try runGestured(["act", "--check", "--config", shared], timeout: 20)
+        #expect(alone.status != 0)
+        #expect(
+            alone.err.components(separatedBy: shared).count == 2
+                && alone.err.contains(
+                    "skipped: others may write it (mode 0666); chmod go-w it; no bindings: fix it, or name another file")
+                && !alone.err.contains("--config FILE"), "\(alone.err)")
     }
 }

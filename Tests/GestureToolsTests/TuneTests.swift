@@ -47,8 +47,13 @@ struct TuneTests {
         #expect(r.out.contains("tap-3.evemu at 2.") && r.out.contains("meant tap, got touch-and-hold"), "\(r.out)")
         #expect(r.out.contains("your taps lasted 38"), "\(r.out)")
         #expect(r.out.contains("tap.maxDuration = 500 ms  →  suggested"), "\(r.out)")
-        // After the suggestion every performance is what was meant.
-        #expect(r.out.contains("With the suggestion") && r.out.hasSuffix("recognized as meant: 12 of 12 (100 %)\n"), "\(r.out)")
+        // After the suggestion every performance is what was meant, and the
+        // report says the miss at the top is fixed.
+        #expect(
+            r.out.contains("With the suggestion")
+                && r.out.hasSuffix(
+                    "recognized as meant: 12 of 12 (100 %)\n\nThe suggestion fixes every miss listed at the top (1).\n"),
+            "\(r.out)")
 
         // The snippet works as a configuration: replayed with it, the slow taps are taps
         // and every bundled recording still gives its .expect.

@@ -234,6 +234,12 @@ struct CommandLineTests {
         #expect(nothing.out.hasPrefix("# claimed by \(actions): nothing (every touch passes on whole)"), "\(nothing.out)")
         #expect(nothing.out.contains("3 fingers  passed on whole"), "\(nothing.out)")
 
+        // Its lines have no other format: a --format is refused, not ignored.
+        let formatted = try runGestured(["replay", "--claim", actions, "--format", "jsonl", traces[1]])
+        #expect(
+            formatted.status != 0 && formatted.err.contains("--claim prints one readable line per touch sequence")
+                && formatted.err.contains("leave out --format jsonl"), "\(formatted.err)")
+
         try "[[bind]]\ngesture = \"swype\"\n".write(toFile: actions, atomically: true, encoding: .utf8)
         let bad = try runGestured(["replay", "--claim", actions, traces[1]])
         #expect(bad.status == 1 && bad.err.contains("\(actions):2: gesture must be one of"), "\(bad.err)")
