@@ -84,15 +84,30 @@ public struct Requirement: Sendable {
 
     /// `command` as root: unchanged when the tests run as root, else through
     /// `sudo -n` (which `.requires(.root)` checked works), saying so.
+    /// Through sudo, the command is killed when sudo is: a test's SIGKILL
+    /// reaches sudo, which cannot pass it on, so the command itself asks
+    /// for SIGKILL when its parent, sudo, ends (setpriv --pdeathsig).
     public static func asRoot(_ command: [String]) -> [String] {
         if isRoot { return command }
         print("as root through sudo -n: \(command.joined(separator: " ").prefix(160))")
-        return ["/usr/bin/sudo", "-n", "--"] + command
+        return ["/usr/bin/sudo", "-n", "--"] + diesWithSudo(command)
     }
 
     /// `command` as `uid` (its own group, no others), through setpriv as root.
     public static func asUser(_ uid: UInt32, _ command: [String]) -> [String] {
         asRoot(["/usr/bin/setpriv", "--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups", "--"] + command)
+    }
+
+    /// `command` with SIGKILL asked for when its parent ends, placed after
+    /// a leading `setpriv --reuid … --` (a change of user clears the
+    /// request). Only for commands run through sudo: without it the parent
+    /// is a thread of the test process, whose end is no reason to stop.
+    static func diesWithSudo(_ command: [String]) -> [String] {
+        let kill = ["/usr/bin/setpriv", "--pdeathsig", "KILL", "--"]
+        if command.first == "/usr/bin/setpriv", command.contains("--reuid"), let end = command.firstIndex(of: "--") {
+            return Array(command[...end]) + kill + command[(end + 1)...]
+        }
+        return kill + command
     }
 }
 
