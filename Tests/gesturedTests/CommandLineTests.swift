@@ -13,6 +13,26 @@ struct CommandLineTests {
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
     }
 
+    /// A folder of root's in the scratch folder, 0755, where a daemon run
+    /// as root (or as another user) may be given a socket: the daemon
+    /// refuses a folder of anyone else's, so a test run as yourself must
+    /// not hand it one of yours.
+    func rootsFolder() throws -> String {
+        chmod(scratch, 0o755)
+        let folder = scratch + "/roots"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        chmod(folder, 0o755)
+        let owned = try Child.run(Requirement.asRoot(["/bin/chown", "0:0", folder]), timeout: 20)
+        #expect(owned.status == 0, "\(owned.err)")
+        return folder
+    }
+
+    /// Removes it (as root: what a root daemon left in it is root's) and the scratch folder.
+    func removeRootsFolder(_ folder: String) {
+        _ = try? Child.run(Requirement.asRoot(["/bin/rm", "-rf", folder]), timeout: 20)
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
     @Test("replay of several files: a header before each, ids from 1 in each, and a bad file in the middle stops nothing")
     func severalFiles() throws {
         defer { try? FileManager.default.removeItem(atPath: scratch) }
@@ -112,19 +132,19 @@ struct CommandLineTests {
         "serve --socket in a directory the daemon's user cannot write names that directory and what to do",
         .requires(.root))
     func socketInUnwritableDirectory() throws {
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        chmod(scratch, 0o755)
+        let folder = try rootsFolder()
+        defer { removeRootsFolder(folder) }
         let uid: UInt32 = 4711
         let r = try Child.run(
             Requirement.asUser(
                 uid,
                 [
-                    BuildProducts.gestured, "serve", "--socket", scratch + "/g.sock", "--replay",
+                    BuildProducts.gestured, "serve", "--socket", folder + "/g.sock", "--replay",
                     DaemonProcess.recording("tap-2f.tablet.evemu"),
                 ]),
             timeout: 60)
         #expect(r.status == 1)
-        #expect(r.err.contains("cannot put a socket in \(scratch): "), "\(r.err)")
+        #expect(r.err.contains("cannot put a socket in \(folder): "), "\(r.err)")
         #expect(r.err.contains("uid \(uid)") && r.err.contains("--socket"), "\(r.err)")
         #expect(!r.err.contains(".gestured-"), "\(r.err)")
     }
@@ -175,10 +195,11 @@ struct CommandLineTests {
         "a daemon started by root gives its socket to group gesture, or says there is none; a user who may not open it is told its owner, group and mode",
         .requires(.root))
     func socketOwnership() throws {
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let folder = try rootsFolder()
+        defer { removeRootsFolder(folder) }
         let d = try DaemonProcess(
             ["--replay", DaemonProcess.recording("tap-2f.tablet.evemu"), "--wait-subscribers", "1"],
-            wrapper: Requirement.asRoot([]))
+            wrapper: Requirement.asRoot([]), socketPath: folder + "/gestured.sock")
         chmod(d.directory, 0o755)
         var st = stat()
         #expect(stat(d.socket, &st) == 0)
