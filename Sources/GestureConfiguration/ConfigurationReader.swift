@@ -70,9 +70,10 @@ public enum ConfigurationReader {
                     result.thresholds[keyPath: GestureThresholds.keys.first { $0.name == name }!.keyPath] = v
                 }
                 for p in result.thresholds.problems() {
-                    // The line of the threshold the problem names, if this file sets it.
-                    let named = values.first { p.hasPrefix($0.key + " ") }
-                    problems.add(named?.line ?? table.line, p)
+                    // The line of the threshold the problem names, if this
+                    // file sets it; of two a relation names, the later one's.
+                    let named = values.filter { Self.names(p, $0.key) }.map(\.line).max()
+                    problems.add(named ?? table.line, p)
                 }
             } else {
                 problems.add(root.line(of: "thresholds"), "'thresholds' must be a table: [thresholds]")
@@ -89,7 +90,7 @@ public enum ConfigurationReader {
             if let array = value.array {
                 for item in array {
                     if let table = item.table {
-                        result.devices.append(deviceSection(table, problems: &problems))
+                        result.devices.append(deviceSection(table, base: result.thresholds, problems: &problems))
                     } else {
                         problems.add(root.line(of: "device"), "each [[device]] must be a table")
                     }
@@ -103,7 +104,16 @@ public enum ConfigurationReader {
         config = result
     }
 
-    private static func deviceSection(_ table: TOMLTable, problems: inout Problems) -> Configuration.DeviceSection {
+    /// Whether problem `p` names threshold `key` (as its subject, or as the
+    /// other side of a relation: "a (1) must not exceed b (2)").
+    static func names(_ p: String, _ key: String) -> Bool {
+        p.hasPrefix(key + " ") || p.contains(" \(key) (")
+    }
+
+    /// `base`: the thresholds read so far, which a section's own override.
+    private static func deviceSection(
+        _ table: TOMLTable, base: GestureThresholds, problems: inout Problems
+    ) -> Configuration.DeviceSection {
         let headerLine = table.line
         func line(_ key: String) -> Int { table.line(of: key) }
         for key in table.keys where !deviceKeys.contains(key) {
@@ -153,9 +163,10 @@ public enum ConfigurationReader {
         if let v = table["thresholds"] {
             if let t = v.table {
                 section.overrides = thresholdValues(t, problems: &problems).map { ($0.key, $0.value) }
-                var check = GestureThresholds.defaults
+                // Over the thresholds read so far, as the device gets them.
+                var check = base
                 for (k, v) in section.overrides { check[keyPath: GestureThresholds.keys.first { $0.name == k }!.keyPath] = v }
-                for p in check.problems() where section.overrides.contains(where: { p.hasPrefix($0.key) }) {
+                for p in check.problems() where section.overrides.contains(where: { Self.names(p, $0.key) }) {
                     problems.add(headerLine, p)
                 }
             } else {

@@ -156,19 +156,26 @@ extension GestureThresholds {
             summary: "claimed touchscreen: the longest a touch in a claimed edge band is held back"),
     ]
 
-    /// Checks the relations between values; returns a message per problem.
+    /// Checks each value, then the relations between values; returns a
+    /// message per problem. A relation is checked only between values that
+    /// are each fine: one out of range is the cause to report, not the
+    /// relation it breaks.
     public func problems() -> [String] {
         var out: [String] = []
+        var bad: Set<String> = []
         for key in Self.keys {
             let v = self[keyPath: key.keyPath]
             // Upper bounds keep every value convertible to microseconds and sane in mm.
             let limit: Double = key.unit == "ms" ? 3_600_000 : 100_000
             if !v.isFinite || v < 0 {
                 out.append("\(key.name) must be a finite number >= 0, not \(v)")
+                bad.insert(key.name)
             } else if v > limit {
                 out.append("\(key.name) must be at most \(Int(limit)) \(key.unit), not \(v)")
+                bad.insert(key.name)
             }
         }
+        let fine = { (names: String...) in names.allSatisfy { !bad.contains($0) } }
         if flickDeceleration > 1 {
             out.append("flick.deceleration must be at most 1 (a factor per ms), not \(flickDeceleration)")
         }
@@ -178,12 +185,14 @@ extension GestureThresholds {
         if swipeMaxStray > 1 {
             out.append("swipe.maxStray must be at most 1 (a fraction of the stroke's length), not \(swipeMaxStray)")
         }
-        if doubleTapMinInterval > doubleTapMaxInterval {
+        if fine("doubleTap.minInterval", "doubleTap.maxInterval") && doubleTapMinInterval > doubleTapMaxInterval {
             out.append(
                 "doubleTap.minInterval (\(doubleTapMinInterval)) must not exceed doubleTap.maxInterval (\(doubleTapMaxInterval))")
         }
-        if velocityWindow <= 0 { out.append("velocity.window must be above 0") }
-        if tapMaxRoll < slop { out.append("tap.maxRoll (\(tapMaxRoll)) must not be below slop (\(slop))") }
+        if fine("velocity.window") && velocityWindow <= 0 { out.append("velocity.window must be above 0") }
+        if fine("tap.maxRoll", "slop") && tapMaxRoll < slop {
+            out.append("tap.maxRoll (\(tapMaxRoll)) must not be below slop (\(slop))")
+        }
         return out
     }
 }

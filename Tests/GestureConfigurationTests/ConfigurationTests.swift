@@ -79,6 +79,18 @@ struct ConfigurationTests {
             ("[[device]]\nmatch = \"x\"\nrotation = \"sideways\"\n", 3, "or \"auto\" to follow the accelerometer"),
             ("[[device]]\nmatch = \"x\"\ncolour = 1\n", 3, "unknown key 'colour'"),
             ("[thresholds]\ndoubleTap.minInterval = 400\n", 2, "must not exceed doubleTap.maxInterval"),
+            // A value out of range is the cause to report, not the relation it breaks.
+            (
+                "[thresholds]\ndoubleTap.minInterval = 200\nslop = 1\ndoubleTap.maxInterval = -1\n", 4,
+                "doubleTap.maxInterval must be a finite number >= 0"
+            ),
+            // A relation broken by the second value is reported at its line.
+            ("[thresholds]\ndoubleTap.minInterval = 200\ndoubleTap.maxInterval = 100\n", 3, "must not exceed"),
+            // A device's thresholds are checked over the file's own.
+            (
+                "[thresholds]\ndoubleTap.maxInterval = 100\n[[device]]\nmatch = \"x\"\n[device.thresholds]\ndoubleTap.minInterval = 200\n",
+                3, "doubleTap.minInterval (200.0) must not exceed doubleTap.maxInterval (100.0)"
+            ),
             ("[thresholds]\nvelocity.window = 1e30\n", 2, "velocity.window must be at most 3600000 ms"),
             // Found by fuzzing TOMLKit, whose toml++ aborted the process on them.
             ("[\u{E9}]\n", 1, "a table header must start with a key"),
