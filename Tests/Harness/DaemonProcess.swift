@@ -38,7 +38,11 @@ public final class DaemonProcess {
         env["NOTIFY_SOCKET"] = notify.path
         for k in ["LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "JOURNAL_STREAM"] { env.removeValue(forKey: k) }
         env["DBUS_SYSTEM_BUS_ADDRESS"] = systemBus ?? "unix:path=\(directory)/no-system-bus"
-        process = try Child(wrapper + [BuildProducts.gestured] + args, environment: env, stdout: .file(logPath))
+        // A wrapper such as sudo resets the environment: what the daemon
+        // must see is given to it again after the wrapper.
+        let kept =
+            wrapper.isEmpty ? [] : ["/usr/bin/env"] + ["NOTIFY_SOCKET", "DBUS_SYSTEM_BUS_ADDRESS"].map { "\($0)=\(env[$0]!)" }
+        process = try Child(wrapper + kept + [BuildProducts.gestured] + args, environment: env, stdout: .file(logPath))
         if waitReady { _ = try notify.wait(for: "READY=1", timeout: 10) }
     }
 

@@ -51,6 +51,11 @@ public final class HeadlessSway {
         if let uid, uid != geteuid() {
             let r = try Child.run(Requirement.asRoot(["/bin/chown", "\(uid):\(uid)", runtimeDirectory]), timeout: 20)
             guard r.status == 0 else { throw ChannelError("cannot give \(runtimeDirectory) to uid \(uid): \(r.err)") }
+            // The folder above it is root's, as /run/user is: act trusts a
+            // compositor's socket only in folders of root's or its own
+            // user's, and a test run as yourself would otherwise hand it one of yours.
+            let b = try Child.run(Requirement.asRoot(["/bin/chown", "0:0", base]), timeout: 20)
+            guard b.status == 0 else { throw ChannelError("cannot give \(base) to root: \(b.err)") }
         }
         sway = try Child(
             Self.command(
@@ -77,7 +82,7 @@ public final class HeadlessSway {
         _ = try? sway.wait(timeout: 10)
         let base = (runtimeDirectory as NSString).deletingLastPathComponent
         if let uid, uid != geteuid() {
-            _ = try? Child.run(Requirement.asRoot(["/bin/rm", "-rf", runtimeDirectory]), timeout: 20)
+            _ = try? Child.run(Requirement.asRoot(["/bin/rm", "-rf", base]), timeout: 20)
         }
         try? FileManager.default.removeItem(atPath: base)
     }

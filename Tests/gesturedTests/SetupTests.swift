@@ -116,8 +116,17 @@ struct SetupTests {
     func setupTests() throws {
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         try noPackagesInstalled()
+        // The Debian 13 root is one of the scratch folder's, complete, so
+        // that the checkout's own is neither read nor made (debootstrap, real
+        // sudo, minutes).
+        let root = scratch + "/debian13"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try "".write(toFile: root + "/.gestured-root-complete", atomically: true, encoding: .utf8)
         let r = try make(
-            ["setup-tests", "SUDO=\(scratch)/sudo", "PYTHON=\(scratch)/python3", "TOOLS=\(scratch)/tools"],
+            [
+                "setup-tests", "SUDO=\(scratch)/sudo", "PYTHON=\(scratch)/python3", "TOOLS=\(scratch)/tools",
+                "DESKTOP_ROOT=\(root)",
+            ],
             path: "\(scratch)/sbin:\(Self.securePath)")
         #expect(r.status == 0, "\(r.out)\(r.err)")
         let apt = log("apt-get.log")
@@ -129,6 +138,7 @@ struct SetupTests {
             "\(log("pip.log"))")
         #expect(!log("sudo.log").contains("setup-tools"), "\(log("sudo.log"))")
         #expect(r.out.contains("setup: virtme-ng==1.42 in \(scratch)/tools"), "\(r.out)")
+        #expect(r.out.contains("debian13-root: \(root) is complete"), "\(r.out)")
     }
 
     @Test("make setup with every package installed never calls sudo")
