@@ -28,7 +28,7 @@ MANDIR ?= $(DATADIR)/man
 TEST_LIMIT ?= 1200
 TEST_RUN = scripts/test-run.sh $(TEST_LIMIT)
 
-.PHONY: all setup setup-check setup-tests setup-deb debian13-root build release release-profiled deb check test test-kernel sanitize fuzz bench bench-smoke bench-update perf-guard lint format harness install install-files uninstall check-units systemd-smoke wayland-protocols recordings throughput demo pictures man clean
+.PHONY: all setup setup-check setup-tests setup-packages debian13-root build release release-profiled deb arch rpm check test test-kernel sanitize fuzz bench bench-smoke bench-update perf-guard lint format harness install install-files uninstall check-units systemd-smoke wayland-protocols recordings throughput demo pictures man clean
 
 # `make` builds, as you, what `sudo make install` copies: the release binary
 # and the man pages (about 2 minutes the first time on two cores, most of it
@@ -126,22 +126,35 @@ release-profiled:
 # docs/packaging.md).
 VERSION := $(shell sed -n 's/^package let gesturedVersion = "\(.*\)"$$/\1/p' Sources/GestureDaemon/Daemon.swift)
 DEB_FILE = .build/deb/gestured_$(VERSION)_$(shell dpkg --print-architecture).deb
-# The Debian package: first the packaging tools of
+# The packages, Debian's and the others', first install the packaging tools of
 # scripts/debian-deb-packages.txt that are missing (through sudo: debhelper,
-# dpkg-dev, fakeroot, lintian).
+# dpkg-dev, fakeroot, lintian, makepkg, rpm).
 DEB_PACKAGES = scripts/debian-packages.txt scripts/debian-deb-packages.txt
-setup-deb:
+setup-packages:
 	@if [ -n "$$(scripts/setup.sh --missing $(DEB_PACKAGES))" ]; then $(SUDO) scripts/setup.sh $(DEB_PACKAGES); \
-	    else echo "setup: every package make deb needs is installed"; fi
+	    else echo "setup: every package make deb, arch and rpm need is installed"; fi
 
-deb: setup-deb
+deb: setup-packages
 	scripts/deb.sh
+
+# The Arch Linux package, .build/arch/gestured-VERSION-1-ARCH.pkg.tar.*, by
+# makepkg from packaging/arch/PKGBUILD (scripts/arch.sh), and the RPM for
+# Fedora, .build/rpm/gestured-VERSION-1.ARCH.rpm, by rpmbuild from
+# packaging/rpm/gestured.spec (scripts/rpm.sh): the same `make release man`
+# and `make install-files` as the .deb, with each distribution's paths.
+arch: setup-packages
+	scripts/arch.sh
+
+rpm: setup-packages
+	scripts/rpm.sh
 
 # Style and warnings (lint), the end-to-end harness, every test (Swift
 # Testing), the release build (as `make` builds it: LTO, lld) installed
 # into a scratch directory (scripts/check-install.sh), the Debian package
 # built, checked by lintian, then installed, upgraded and purged in a
-# throwaway systemd (make deb, scripts/deb-test.sh), the real-kernel tests
+# throwaway systemd (make deb, scripts/deb-test.sh), the Arch and RPM
+# packages built and their files checked against the .deb's (make arch rpm,
+# scripts/package-files-test.sh), the real-kernel tests
 # in a virtual machine (test-kernel, which installs the package there
 # last), the benchmarks' allocation counts against Benchmarks/Thresholds (no
 # timing), 20 s of each fuzz target, then every test again under the
@@ -156,6 +169,8 @@ test: setup-tests lint harness
 	GESTURED_BIN=$(RELEASE_BUILD)/release/gestured TEST_BUILD=$(TEST_BUILD) scripts/check-install.sh
 	$(MAKE) deb
 	scripts/deb-test.sh $(DEB_FILE)
+	$(MAKE) arch rpm
+	scripts/package-files-test.sh $(DEB_FILE) .build/arch/gestured-$(VERSION)-1-*.pkg.tar.* .build/rpm/gestured-$(VERSION)-1.*.rpm
 	GESTURED_DEB=$(CURDIR)/$(DEB_FILE) $(MAKE) test-kernel
 	$(MAKE) bench-smoke
 	$(MAKE) fuzz FUZZ_SECONDS=20

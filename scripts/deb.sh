@@ -4,11 +4,11 @@
 # `make release man` and `make install-files` with Debian's paths), then
 # checks it with lintian. debian/changelog is written from CHANGELOG.md, whose
 # newest version must be the one `gestured --version` prints.
-# Needs debhelper, fakeroot and lintian (make deb installs them first: make setup-deb).
+# Needs debhelper, fakeroot and lintian (make deb installs them first: make setup-packages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for tool in dh dpkg-checkbuilddeps fakeroot lintian; do
-    command -v "$tool" >/dev/null || { echo "make deb: $tool is missing: run make setup-deb (debhelper, dpkg-dev, fakeroot, lintian)" >&2; exit 1; }
+    command -v "$tool" >/dev/null || { echo "make deb: $tool is missing: run make setup-packages (debhelper, dpkg-dev, fakeroot, lintian)" >&2; exit 1; }
 done
 version=$(sed -n 's/^package let gesturedVersion = "\(.*\)"$/\1/p' Sources/GestureDaemon/Daemon.swift)
 /usr/bin/python3 scripts/debian-changelog.py CHANGELOG.md debian/control >debian/changelog
