@@ -163,7 +163,12 @@ struct HoldMarkTests {
                 holds += held.count
             }
             print("hold marks: \(holds) holds of \(ms) ms in \(traces.count) recordings, each claimed at its mark")
-            #expect(holds >= 5, "the recordings hold few still holds of \(ms) ms: \(holds)")
+            // The real hands hold enough holds of every mark; the bundled
+            // recordings alone (outside CI, without ../shared) hold none of
+            // 1500 ms, so there only the equality above is checked.
+            if Fixtures.sharedTracesPresent {
+                #expect(holds >= 5, "the recordings hold few still holds of \(ms) ms: \(holds)")
+            }
         }
     }
 }
