@@ -75,7 +75,9 @@ extension KernelTests {
         let holdClicks = Self.clicks(try Self.claimFile(run, "pointer-clickhold.out"))
         #expect(holdClicks.buttons == right, "\(holdClicks.buttons)")
         let at = try #require(holdClicks.at.first)
-        #expect(near(at, 100.0 * 1024 / 4096, 100.0 * 1792 / 2560), "clicked at \(at)")
+        let holdX: Double = 100 * 1024 / 4096
+        let holdY: Double = 100 * 1792 / 2560
+        #expect(near(at, holdX, holdY), "clicked at \(at)")
 
         let tap = Self.touches(try Self.claimFile(run, "libinput-claim-clicktap.out"))
         #expect(tap.down == 1 && tap.up == 1 && tap.cancel == 0, "\(tap)")
@@ -92,7 +94,9 @@ extension KernelTests {
         let twoClicks = Self.clicks(try Self.claimFile(run, "pointer-clicktwo.out"))
         #expect(twoClicks.buttons == right, "\(twoClicks.buttons)")
         let centre = try #require(twoClicks.at.first)
-        #expect(near(centre, 100.0 * 1700 / 4096, 100.0 * 1200 / 2560), "clicked at \(centre)")
+        let tapX: Double = 100 * 1700 / 4096
+        let tapY: Double = 100 * 1200 / 2560
+        #expect(near(centre, tapX, tapY), "clicked at \(centre)")
         print(
             "kernel harness: a hold cancelled \(Int((cancel - down) * 1000)) ms after it began, clicked at \(at) (finger at \(100.0 * 1024 / 4096), \(100.0 * 1792 / 2560)); a two-finger tap clicked at \(centre)"
         )
