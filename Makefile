@@ -185,8 +185,8 @@ check: setup-check lint harness
 	$(TEST_RUN) $(SWIFT) test --skip-build --build-path $(TEST_BUILD) --skip KernelTests
 
 # The real-kernel tests alone (Tests/EndToEndTests/KernelTests.swift): boots
-# Debian's kernel under qemu through virtme-ng (scripts/kernel-test.sh, about
-# 16 minutes under software emulation) with uinput touchscreens made from the
+# Debian's kernel under qemu through virtme-ng (scripts/kernel-test.sh, 15 to
+# 25 minutes under software emulation) with uinput touchscreens made from the
 # bundled recordings. Run on their own, not beside the other suites, whose
 # timings a virtual machine on two cores would disturb. Outside CI they are
 # skipped, saying so, where no virtual machine can be booted.
@@ -194,7 +194,7 @@ check: setup-check lint harness
 # guest install it and plug in a touchscreen after (scripts/kernel-guest-deb.sh).
 test-kernel: harness
 	$(SWIFT) build --build-tests --build-path $(TEST_BUILD) $(LINT_FLAGS)
-	GESTURED_KERNEL_TESTS=1 scripts/test-run.sh 1800 $(SWIFT) test --skip-build --build-path $(TEST_BUILD) --filter KernelTests
+	GESTURED_KERNEL_TESTS=1 scripts/test-run.sh 2700 $(SWIFT) test --skip-build --build-path $(TEST_BUILD) --filter KernelTests
 
 # Every test with AddressSanitizer (Swift and C) and UndefinedBehaviorSanitizer
 # (the C code: shims, libyaml glue), in .build/asan. Known leaks of the

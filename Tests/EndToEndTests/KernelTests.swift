@@ -27,7 +27,7 @@ struct KernelRun: Sendable {
             var env = ProcessInfo.processInfo.environment
             env["GESTURED_BIN"] = BuildProducts.gestured
             let r = try Child.run(
-                ["/bin/bash", BuildProducts.packageRoot + "/scripts/kernel-test.sh", dir], environment: env, timeout: 1700)
+                ["/bin/bash", BuildProducts.packageRoot + "/scripts/kernel-test.sh", dir], environment: env, timeout: 2600)
             let files = read(dir)
             guard r.status == 0 else {
                 return .failure(ChannelError("scripts/kernel-test.sh exited \(r.status):\n\(r.err)\n\(files["guest.log"] ?? "")"))
