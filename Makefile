@@ -124,7 +124,7 @@ release-profiled:
 # debhelper from debian/ (which runs `make release man` and `make
 # install-files` with Debian's paths) and checked by lintian (scripts/deb.sh;
 # docs/packaging.md).
-VERSION := $(shell sed -n 's/^package let gesturedVersion = "\(.*\)"$$/\1/p' Sources/GestureDaemon/Daemon.swift)
+VERSION := $(shell scripts/version.sh)
 DEB_FILE = .build/deb/gestured_$(VERSION)_$(shell dpkg --print-architecture).deb
 # The packages, Debian's and the others', first install the packaging tools of
 # scripts/debian-deb-packages.txt that are missing (through sudo: debhelper,

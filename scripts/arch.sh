@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 for tool in makepkg fakeroot bsdtar; do
     command -v "$tool" >/dev/null || { echo "make arch: $tool is missing: run make setup-packages (makepkg, fakeroot, libarchive-tools)" >&2; exit 1; }
 done
-version=$(sed -n 's/^package let gesturedVersion = "\(.*\)"$/\1/p' Sources/GestureDaemon/Daemon.swift)
+version=$(scripts/version.sh)
 pkgver=$(sed -n 's/^pkgver=//p' packaging/arch/PKGBUILD)
 [ "$pkgver" = "$version" ] || {
     echo "make arch: packaging/arch/PKGBUILD's pkgver is $pkgver, gestured --version says $version: make them one" >&2

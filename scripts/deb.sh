@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 for tool in dh dpkg-checkbuilddeps fakeroot lintian; do
     command -v "$tool" >/dev/null || { echo "make deb: $tool is missing: run make setup-packages (debhelper, dpkg-dev, fakeroot, lintian)" >&2; exit 1; }
 done
-version=$(sed -n 's/^package let gesturedVersion = "\(.*\)"$/\1/p' Sources/GestureDaemon/Daemon.swift)
+version=$(scripts/version.sh)
 /usr/bin/python3 scripts/debian-changelog.py CHANGELOG.md debian/control >debian/changelog
 newest=$(dpkg-parsechangelog -S Version)
 [ "$newest" = "$version" ] || {

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v rpmbuild >/dev/null || { echo "make rpm: rpmbuild is missing: run make setup-packages (rpm)" >&2; exit 1; }
-version=$(sed -n 's/^package let gesturedVersion = "\(.*\)"$/\1/p' Sources/GestureDaemon/Daemon.swift)
+version=$(scripts/version.sh)
 specver=$(sed -n 's/^Version: *//p' packaging/rpm/gestured.spec)
 [ "$specver" = "$version" ] || {
     echo "make rpm: packaging/rpm/gestured.spec's Version is $specver, gestured --version says $version: make them one" >&2
