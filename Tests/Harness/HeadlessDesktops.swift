@@ -328,7 +328,9 @@ public final class HeadlessGNOMEShell {
 /// 6.3, GNOME Shell 48), entered with chroot in a private mount namespace
 /// where /proc, /dev, /sys and /tmp are this machine's, so that the
 /// compositor, act and the windows meet in the test's scratch folder. The
-/// root is entered as root (through sudo -n as a user).
+/// root is entered as root (through sudo -n as a user), and the command in
+/// it runs as the test's user, as it does on this machine: the session bus
+/// is the test user's, and a session bus takes only its own user.
 public struct DesktopRoot: Sendable {
     /// The root's folder; nil: this machine.
     public let path: String?
@@ -362,15 +364,13 @@ public struct DesktopRoot: Sendable {
             [
                 "/usr/bin/unshare", "--mount", "--propagation", "private", "--fork", "--kill-child=SIGTERM", "--",
                 "/bin/sh", "-c",
-                mounts.joined(separator: " && ") + " && exec /usr/sbin/chroot '\(path)' \"$@\"", "sh",
+                mounts.joined(separator: " && ")
+                    + " && exec /usr/sbin/chroot --userspec=\(getuid()):\(getgid()) '\(path)' \"$@\"", "sh",
             ] + env + command)
     }
 
-    /// Removes a scratch folder the compositor (root, in a root) wrote in.
+    /// Removes a scratch folder the compositor wrote in (as the test's user, here or in the root).
     func remove(_ folder: String) {
-        if !isHost && !Requirement.isRoot {
-            _ = try? Child.run(Requirement.asRoot(["/bin/rm", "-rf", folder]), timeout: 20)
-        }
         try? FileManager.default.removeItem(atPath: folder)
     }
 }
