@@ -14,10 +14,14 @@ extension GestureEvent {
         }
     }
 
-    /// The most bytes `encodeJSON` writes for a device of this name: fixed
-    /// text and numbers take under 420 bytes; a name escapes to at most 6
-    /// bytes per byte.
-    public static func jsonCapacity(deviceName: String) -> Int { 512 + 6 * deviceName.utf8.count }
+    /// The most bytes an event writes besides its device's name: its fixed
+    /// text and numbers take under 420 bytes, a stroke's path under 680
+    /// (32 points of two numbers of at most 7 characters).
+    static let fixedBytes = 1100
+
+    /// The most bytes `encodeJSON` writes for a device of this name:
+    /// `fixedBytes`, and a name escapes to at most 6 bytes per byte.
+    public static func jsonCapacity(deviceName: String) -> Int { fixedBytes + 6 * deviceName.utf8.count }
 
     /// Writes the event's JSON line (no newline) at the start of `buffer`,
     /// which holds at least `jsonCapacity(deviceName:)` bytes; returns how
@@ -30,10 +34,9 @@ extension GestureEvent {
 
     /// The same, with the device's name given as a JSON string already
     /// (quotes and escapes written, `quotedJSON(_:)`), as the daemon keeps
-    /// it; `buffer` holds at least the name and 420 bytes (the fixed text
-    /// and numbers).
+    /// it; `buffer` holds at least the name and `fixedBytes`.
     package func encodeJSON(into buffer: inout [UInt8], quotedDeviceName: [UInt8]) -> Int {
-        precondition(buffer.count >= 420 + quotedDeviceName.count, "a buffer too small for the event")
+        precondition(buffer.count >= Self.fixedBytes + quotedDeviceName.count, "a buffer too small for the event")
         return buffer.withUnsafeMutableBufferPointer { out in
             quotedDeviceName.withUnsafeBufferPointer { encode(into: out, name: .quoted($0)) }
         }
@@ -95,6 +98,18 @@ extension GestureEvent {
         if let heldMs {
             w.raw(#","held_ms":"#)
             w.integer(heldMs)
+        }
+        if let path {
+            w.raw(#","path_mm":["#)
+            for i in 0..<path.count {
+                let p = path[i]
+                w.raw(i == 0 ? "[" : ",[")
+                w.number(p.x, decimals: 1)
+                w.raw(",")
+                w.number(p.y, decimals: 1)
+                w.raw("]")
+            }
+            w.raw("]")
         }
         w.raw(#","edge":"#)
         if let edge {

@@ -1,6 +1,6 @@
 /// The gestures of Apple's Human Interface Guidelines that gestured
-/// recognizes, with rotate and the triple tap (only for those who ask:
-/// `GestureKindSet.standard`).
+/// recognizes, with rotate, and the triple tap and the stroke (only for
+/// those who ask: `GestureKindSet.standard`).
 public enum GestureKind: String, Sendable, Hashable, CaseIterable, Codable {
     case tap
     case doubleTap = "double-tap"
@@ -11,6 +11,7 @@ public enum GestureKind: String, Sendable, Hashable, CaseIterable, Codable {
     case swipe
     case pinch
     case rotate
+    case stroke
 
     /// The kind's place in `allCases`: its bit in a `GestureKindSet`.
     var bit: UInt16 {
@@ -24,6 +25,7 @@ public enum GestureKind: String, Sendable, Hashable, CaseIterable, Codable {
         case .pinch: 6
         case .rotate: 7
         case .tripleTap: 8
+        case .stroke: 9
         }
     }
 
@@ -48,13 +50,14 @@ public enum GestureKind: String, Sendable, Hashable, CaseIterable, Codable {
         case .swipe: "swipe"
         case .pinch: "pinch"
         case .rotate: "rotate"
+        case .stroke: "stroke"
         }
     }
 
     /// Discrete gestures are reported once (`recognized`); continuous ones have phases.
     public var isDiscrete: Bool {
         switch self {
-        case .tap, .doubleTap, .tripleTap, .flick, .swipe: true
+        case .tap, .doubleTap, .tripleTap, .flick, .swipe, .stroke: true
         case .touchAndHold, .drag, .pinch, .rotate: false
         }
     }
@@ -257,6 +260,8 @@ public struct GestureEvent: Sendable, Hashable {
     /// (`hold_ms`) that the hold has now lasted still, ms; only on the
     /// `began` or `changed` that reaches it.
     public var heldMs: Int?
+    /// Stroke: where the centroid went from where the group landed (`StrokePath`).
+    public var path: StrokePath?
     /// Which subscribers a tap or double tap is for, when they want different
     /// numbers of taps in a row (see `GesturePipeline.setWanted`); not part of the JSON.
     package var timing: TapTiming = .every

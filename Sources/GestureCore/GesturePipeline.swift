@@ -9,10 +9,12 @@ public struct GestureKindSet: OptionSet, Sendable, Hashable {
     }
     /// Every kind.
     public static let all = GestureKindSet(GestureKind.allCases)
-    /// Every kind but the triple tap: what a subscriber that names no kinds
-    /// gets. A triple tap is only for one that names it, since while anyone
-    /// wants one every double tap waits `doubleTap.maxInterval` for a third.
-    public static let standard = all.subtracting(GestureKindSet(.tripleTap))
+    /// Every kind but the triple tap and the stroke: what a subscriber that
+    /// names no kinds gets. A triple tap is only for one that names it,
+    /// since while anyone wants one every double tap waits
+    /// `doubleTap.maxInterval` for a third; a stroke, since it repeats a
+    /// drag as a path of up to 32 points that only a client matching shapes reads.
+    public static let standard = all.subtracting(GestureKindSet([.tripleTap, .stroke]))
     public func contains(_ kind: GestureKind) -> Bool { contains(GestureKindSet(kind)) }
     public var kinds: [GestureKind] { GestureKind.allCases.filter { contains($0) } }
     /// The most taps in a row these kinds ask for: 3 with triple taps, 2 with double taps, else 1.

@@ -42,6 +42,9 @@ public struct GestureThresholds: Hashable, Sendable {
     /// where it landed and where it lifted, as a fraction of that line's
     /// length, when its path leaves the axis's cone (an arc). Default 0.2.
     public var swipeMaxStray: Double = 0.2
+    /// Shortest path of a drag that is also reported as a stroke (for the
+    /// subscribers that ask for strokes), in mm. Default 30.
+    public var strokeMinLength: Double = 30
     /// Centroid travel, span change or turn that decides a multi-finger gesture (drag, pinch or rotate), in mm. Default 4.
     public var pinchMinSpanChange: Double = 4
     /// Span change of a two-or-more-finger drag, as a fraction of its span,
@@ -126,6 +129,9 @@ extension GestureThresholds {
         Key(
             name: "swipe.maxStray", unit: "ratio", keyPath: \.swipeMaxStray,
             summary: "farthest an arc's path strays from its chord, relative to the chord"),
+        Key(
+            name: "stroke.minLength", unit: "mm", keyPath: \.strokeMinLength,
+            summary: "shortest path of a drag that is also a stroke, for those who ask for strokes"),
         Key(
             name: "pinch.minSpanChange", unit: "mm", keyPath: \.pinchMinSpanChange,
             summary: "centroid travel, span change or turn that decides drag, pinch or rotate"),
@@ -223,6 +229,7 @@ struct ResolvedThresholds: Sendable {
     /// tan(swipe.maxAngle): the largest |minor| / |major| ratio of a swipe.
     var swipeMaxSlope: Double
     var swipeMaxStray: Double
+    var strokeMinLength: Double
     var pinchMinSpanChange: Double
     var edgeBand: Double
     var pinchSwitchRatio: Double
@@ -258,6 +265,7 @@ struct ResolvedThresholds: Sendable {
         swipeMaxDuration = .milliseconds(t.swipeMaxDuration)
         swipeMaxSlope = Self.tangent(degrees: t.swipeMaxAngle)
         swipeMaxStray = t.swipeMaxStray
+        strokeMinLength = t.strokeMinLength
         pinchMinSpanChange = t.pinchMinSpanChange
         edgeBand = t.edgeBand
         pinchSwitchRatio = t.pinchSwitchRatio

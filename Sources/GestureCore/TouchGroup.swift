@@ -915,7 +915,8 @@ struct TouchGroup: Sendable {
         out.emit(e)
     }
 
-    /// Ends a drag at its last lift, then reports the flick and the swipe it may also be.
+    /// Ends a drag at its last lift, then reports the flick, the swipe and
+    /// the stroke it may also be.
     private func endDrag(now: Timestamp, _ f: Fingers, _ out: inout EventOutput) {
         let v = f.releaseVelocity()
         out.emit(drag.event(.ended, base(.ended, now: now, f, out), tx: tx, ty: ty, velocity: v))
@@ -926,6 +927,12 @@ struct TouchGroup: Sendable {
         }
         if !switched, let made = swipe.decide(tx: tx, ty: ty, duration: now - start, t: t) {
             out.emit(made.event(id: out.newID(), lifted, drag: drag, tx: tx, ty: ty, velocity: v))
+        }
+        if !switched && out.wanted.contains(.stroke) {
+            let path = swipe.stroke(tx: tx, ty: ty)
+            if path.length >= t.strokeMinLength {
+                out.emit(Stroke.event(id: out.newID(), lifted, drag: drag, tx: tx, ty: ty, path: path))
+            }
         }
     }
 

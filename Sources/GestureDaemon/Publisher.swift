@@ -80,12 +80,19 @@ package struct Publisher {
                 continue
             }
             if length < 0 { length = encode(event, device: device, of: devices) }
-            let n = reading.map { annotate(length, with: $0) } ?? length
-            let tracked = reading != nil
+            var n = length
+            var extended = false
+            if let reading {
+                n = annotate(length, with: reading)
+                extended = true
+            } else if event.gesture == .stroke, let path = event.path, !clients[i].subscription.shapes.isEmpty {
+                n = annotate(length, with: clients[i].subscription.shapes.match(path.points))
+                extended = true
+            }
             // A full outbox: `fallingBehind` writes what the socket takes,
             // after which the line may fit.
-            if enqueue(n, annotated: tracked, to: &clients[i])
-                || (!clients[i].fallingBehind() && enqueue(n, annotated: tracked, to: &clients[i]))
+            if enqueue(n, annotated: extended, to: &clients[i])
+                || (!clients[i].fallingBehind() && enqueue(n, annotated: extended, to: &clients[i]))
             {
                 queued += 1
             } else {
@@ -111,7 +118,25 @@ package struct Publisher {
         var tail = #","progress":"#
         GestureEvent.appendJSONNumber(reading.progress, scale: 10_000, to: &tail)
         if let completed = reading.completed { tail += #","completed":\#(completed)"# }
-        tail += "}"
+        return annotate(length, tail: tail)
+    }
+
+    /// The same with the shape a subscriber's stroke matched (`null`: none
+    /// of its shapes), its score and distance.
+    private mutating func annotate(_ length: Int, with match: StrokeShapes.Match?) -> Int {
+        guard let match else { return annotate(length, tail: #","shape":null"#) }
+        var tail = #","shape":"#
+        GestureEvent.appendJSONString(match.name, to: &tail)
+        tail += #","score":"#
+        GestureEvent.appendJSONNumber(match.score, scale: 1000, to: &tail)
+        tail += #","shape_distance":"#
+        GestureEvent.appendJSONNumber(match.distance, scale: 10_000, to: &tail)
+        return annotate(length, tail: tail)
+    }
+
+    /// `line`'s first `length` bytes with `tail` before the closing brace, into `annotated`.
+    private mutating func annotate(_ length: Int, tail: String) -> Int {
+        let tail = tail + "}"
         annotated.removeAll(keepingCapacity: true)
         annotated.append(contentsOf: line[0..<(length - 1)])
         annotated.append(contentsOf: tail.utf8)

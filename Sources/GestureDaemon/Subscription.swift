@@ -49,6 +49,9 @@ package struct Subscription: Equatable, Sendable {
     /// 1.9, `hold_ms`): each hold's event that reaches one says so
     /// (`held_ms`).
     package var holdMarks: [Int] = []
+    /// The shapes its strokes are matched against (protocol 1.11): each
+    /// `stroke` it gets names the nearest within its tolerance (`shape`).
+    package var shapes = StrokeShapes()
 
     package init() {}
 
@@ -128,6 +131,7 @@ package struct Subscription: Equatable, Sendable {
             && a.directions == b.directions && a.edges == b.edges && a.keys == b.keys && a.pointer == b.pointer
             && a.claims == b.claims
             && a.deviceClaims == b.deviceClaims && a.tracks == b.tracks && a.holdMarks == b.holdMarks
+            && a.shapes == b.shapes
             && a.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] } == b.region.map { [$0.x0, $0.y0, $0.x1, $0.y1] }
     }
 
@@ -212,6 +216,7 @@ package struct Subscription: Equatable, Sendable {
             s += #","track":["# + tracks.map(\.json).joined(separator: ",") + "]"
         }
         if !holdMarks.isEmpty { s += #","hold_ms":["# + holdMarks.map(String.init).joined(separator: ",") + "]" }
+        if !shapes.isEmpty { s += #","shapes":["# + shapes.shapes.map { jsonString($0.name) }.joined(separator: ",") + "]" }
         s += #","region":"#
         if let r = region {
             s += "["

@@ -10,7 +10,7 @@ package import GestureProtocol
 /// and new meanings the major.
 package enum WireProtocol {
     package static let name = "gestured"
-    package static let version = (major: 1, minor: 10)
+    package static let version = (major: 1, minor: 11)
     /// The longest line a client may send, newline excluded.
     package static let maxLineLength = 64 * 1024
     /// The most values (array elements and object members) a request may
@@ -94,7 +94,22 @@ extension ClientRequest {
         var track: OneOrMany<TrackWire>?
         /// Since 1.9: how long the client waits for still holds to last.
         var hold_ms: [Double]?
+        /// Since 1.11: the shapes its strokes are matched against.
+        var shapes: [ShapeWire]?
     }
+
+    /// A shape: its examples each a string of "x,y" points (any unit)
+    /// apart by spaces, so that a few examples of 32 points stay far within
+    /// `maxValues`.
+    private struct ShapeWire: Decodable {
+        var name: String
+        var examples: [String]
+        var rotates: Bool?
+        var tolerance: Double?
+    }
+
+    /// The most shapes a subscription may send, examples per shape, points per example.
+    static let shapeLimits = (shapes: 16, examples: 8, points: 64)
 
     private struct TrackWire: Decodable {
         var toward: String
@@ -257,6 +272,7 @@ extension ClientRequest {
                 }
                 subscription.holdMarks = Set(marks.map { Int($0) }).sorted()
             }
+            if let shapes = wire.shapes { subscription.shapes = try Self.shapes(shapes) }
             return .subscribe(subscription)
         case "unsubscribe": return .unsubscribe
         case "ping": return .ping
@@ -338,6 +354,43 @@ extension ClientRequest {
         return rules
     }
 
+    /// The shapes of a subscription, each example read and normalized.
+    private static func shapes(_ wires: [ShapeWire]) throws(RequestError) -> StrokeShapes {
+        let limits = shapeLimits
+        let help = "\"shapes\" must be \(fieldHelp["shapes"]!)"
+        guard wires.count <= limits.shapes, Set(wires.map(\.name)).count == wires.count else {
+            throw RequestError(code: "bad-request", message: help)
+        }
+        var out = StrokeShapes()
+        for wire in wires {
+            guard (1...64).contains(wire.name.utf8.count), (1...limits.examples).contains(wire.examples.count),
+                wire.tolerance.map({ $0 > 0 && $0 <= 1 }) ?? true
+            else { throw RequestError(code: "bad-request", message: help) }
+            var examples: [[SIMD2<Double>]] = []
+            for text in wire.examples {
+                guard let points = StrokeShapes.points(text), (2...limits.points).contains(points.count) else {
+                    throw RequestError(
+                        code: "bad-request",
+                        message:
+                            "shape \(jsonString(wire.name)): an example is 2 to \(limits.points) points \"x,y\" apart by spaces, e.g. \"0,0 10,0 10,10\""
+                    )
+                }
+                examples.append(points)
+            }
+            guard
+                let shape = StrokeShapes.Shape(
+                    name: wire.name, examples: examples, rotates: wire.rotates ?? false,
+                    tolerance: wire.tolerance ?? StrokeShapes.defaultTolerance)
+            else {
+                throw RequestError(
+                    code: "bad-request",
+                    message: "shape \(jsonString(wire.name)): no example is a path (each needs two points apart)")
+            }
+            out.shapes.append(shape)
+        }
+        return out
+    }
+
     private static let fieldHelp = [
         "gestures": "a list of gesture names, e.g. [\"tap\",\"swipe\"]",
         "fingers": "a list of finger counts, e.g. [1,2]",
@@ -353,6 +406,8 @@ extension ClientRequest {
         "track":
             "{\"toward\": \"left\", \"distance\": 60, \"commit\": 0.5}, or a list of such objects, each with \"fingers\" if it follows some finger counts only",
         "transform": "strings, e.g. {\"device\": \"/dev/input/event5\", \"transform\": \"90\"}",
+        "shapes":
+            "a list of at most \(shapeLimits.shapes) shapes of distinct names, e.g. [{\"name\": \"L\", \"examples\": [\"0,0 0,40 25,40\"], \"rotates\": false, \"tolerance\": 0.1}], each with 1 to \(shapeLimits.examples) examples and a tolerance above 0 and at most 1",
         "hold_ms": "a list of at most \(TouchFrame.capacity) whole numbers of milliseconds, 0 to \(Int(holdLimit)), e.g. [800]",
     ]
 

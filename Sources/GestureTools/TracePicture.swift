@@ -460,6 +460,7 @@ enum Palette {
         case .swipe: "#d62728"
         case .pinch: "#8c564b"
         case .rotate: "#e377c2"
+        case .stroke: "#bcbd22"
         }
     }
 }

@@ -21,7 +21,7 @@ struct ProtocolTests {
         let hello = try #require(try c.next())
         #expect(hello["type"] as? String == "hello")
         #expect(hello["protocol"] as? String == "gestured")
-        #expect(hello["version"] as? [Int] == [1, 10])
+        #expect(hello["version"] as? [Int] == [1, 11])
         // What the protocol's document is titled with is the version the daemon speaks.
         let doc = try String(contentsOfFile: BuildProducts.packageRoot + "/docs/protocol.md", encoding: .utf8)
         let version = (hello["version"] as? [Int] ?? []).map(String.init).joined(separator: ".")
@@ -204,6 +204,59 @@ struct ProtocolTests {
         let second = try #require(a.dropFirst().first?["time_us"] as? Int)
         #expect(b.first?["time_us"] as? Int == second)
         #expect(c.first?["time_us"] as? Int == a.last?["time_us"] as? Int)
+        #expect(try d.stop() == 0)
+    }
+
+    @Test("strokes: the path for whoever names them, the nearest of its own shapes for each")
+    func strokesFollowEachSubscriber() throws {
+        let d = try DaemonProcess([
+            "--replay", DaemonProcess.recording("curved-stroke.tablet.evemu"), "--wait-subscribers", "4",
+        ])
+        let (plain, arc, other, standard) = (
+            try SocketClient(path: d.socket), try SocketClient(path: d.socket), try SocketClient(path: d.socket),
+            try SocketClient(path: d.socket)
+        )
+        let z = #"{"name":"Z","examples":["0,0 30,0 0,35 30,35"]}"#
+        try plain.subscribe(#""gestures":["stroke"]"#)
+        try arc.subscribe(
+            #""gestures":["stroke"],"shapes":[{"name":"arc","examples":["0,0 5,6 12,12 19,14 26,11 32,5 36,0"]},"# + z + "]")
+        try other.subscribe(#""gestures":["stroke"],"shapes":["# + z + "]")
+        try standard.subscribe("")
+        let p = try plain.gestures(quiet: 0.5)
+        let a = try arc.gestures(quiet: 0.2)
+        let o = try other.gestures(quiet: 0.2)
+        let s = try standard.gestures(quiet: 0.2)
+        #expect(summarize(p) == ["stroke fingers=1"])
+        let path = try #require(p.first?["path_mm"] as? [[Double]])
+        #expect(path.count >= 8 && path.first == [0, 0])
+        #expect(p.first?["shape"] == nil)
+        #expect(a.first?["shape"] as? String == "arc")
+        #expect((a.first?["score"] as? Double ?? 0) > 0.5)
+        #expect(a.first?["path_mm"] as? [[Double]] == path)
+        #expect(o.count == 1 && o.first?["shape"] is NSNull)
+        #expect(!s.isEmpty && !s.contains { $0["gesture"] as? String == "stroke" })
+        #expect(try d.stop() == 0)
+    }
+
+    @Test("shapes that cannot be matched are refused, naming what is wrong")
+    func badShapes() throws {
+        let d = try DaemonProcess(["--replay", Self.tap, "--loop"])
+        let c = try SocketClient(path: d.socket)
+        for (shapes, says) in [
+            (#"[{"name":"L","examples":[]}]"#, "\"shapes\" must be"),
+            (#"[{"name":"L","examples":["0,0 1;2"]}]"#, "shape \"L\": an example is"),
+            (#"[{"name":"L","examples":["5,5 5,5"]}]"#, "no example is a path"),
+            (#"[{"name":"L","examples":["0,0 0,9"],"tolerance":2}]"#, "tolerance above 0"),
+            (#"[{"name":"L","examples":["0,0 0,9"]},{"name":"L","examples":["0,0 9,0"]}]"#, "distinct names"),
+        ] {
+            try c.send(#"{"type":"subscribe","gestures":["stroke"],"shapes":"# + shapes + "}")
+            let e = try c.read(until: "error").message
+            #expect(e["code"] as? String == "bad-request")
+            #expect((e["message"] as? String ?? "").contains(says), "\(shapes): \(e)")
+        }
+        try c.send(#"{"type":"subscribe","gestures":["stroke"],"shapes":[{"name":"L","examples":["0,0 0,40 25,40"]}]}"#)
+        let ack = try c.read(until: "subscribed").message
+        #expect(ack["shapes"] as? [String] == ["L"])
         #expect(try d.stop() == 0)
     }
 

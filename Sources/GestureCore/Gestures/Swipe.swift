@@ -95,6 +95,15 @@ struct Swipe: Sendable {
             sampleCount += 1
         }
 
+        /// The path from the landing point through the samples to (tx, ty), as a stroke's.
+        func stroke(tx: Double, ty: Double) -> StrokePath {
+            var points: [SIMD2<Double>] = [.zero]
+            points.reserveCapacity(sampleCount + 2)
+            for i in 0..<sampleCount { points.append(samples[i]) }
+            points.append(SIMD2(tx, ty))
+            return StrokePath(points)
+        }
+
         /// The farthest the path strayed from the line through the landing
         /// point and (tx, ty), relative to that line's length.
         func stray(tx: Double, ty: Double) -> Double {
