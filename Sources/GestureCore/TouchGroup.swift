@@ -645,6 +645,7 @@ struct TouchGroup: Sendable {
             holdStill = false
         case .lastUp:
             out.emit(holdEvent(.ended, now: now, f, out))
+            emitStroke(fingers: hold.fingers, now: now, f, &out)
             state = over(f)
         case .still, .movedOne, .movedMany:
             if holdStill && !f.membersNearLanding(within: t.slop) { holdStill = false }
@@ -928,12 +929,16 @@ struct TouchGroup: Sendable {
         if !switched, let made = swipe.decide(tx: tx, ty: ty, duration: now - start, t: t) {
             out.emit(made.event(id: out.newID(), lifted, drag: drag, tx: tx, ty: ty, velocity: v))
         }
-        if !switched && out.wanted.contains(.stroke) {
-            let path = swipe.stroke(tx: tx, ty: ty)
-            if path.length >= t.strokeMinLength {
-                out.emit(Stroke.event(id: out.newID(), lifted, drag: drag, tx: tx, ty: ty, path: path))
-            }
-        }
+        if !switched { emitStroke(fingers: drag.fingers, now: now, f, &out) }
+    }
+
+    /// The group's path as a stroke, at its last lift, for those who want strokes.
+    private func emitStroke(fingers: Int, now: Timestamp, _ f: Fingers, _ out: inout EventOutput) {
+        guard out.wanted.contains(.stroke) else { return }
+        let path = swipe.stroke(tx: tx, ty: ty)
+        guard path.length >= t.strokeMinLength else { return }
+        let lifted = base(.recognized, now: now, f, out)
+        out.emit(Stroke.event(id: out.newID(), lifted, fingers: fingers, tx: tx, ty: ty, path: path))
     }
 
     private mutating func notTap(now: Timestamp, _ out: inout EventOutput) {

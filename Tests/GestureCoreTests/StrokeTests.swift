@@ -179,6 +179,21 @@ struct StrokeEventTests {
         }
     }
 
+    @Test("a shape drawn after a still hold is a stroke too, its path from where the hand rested")
+    func afterHold() throws {
+        var h = Hand(wanted: GestureKindSet([.touchAndHold, .drag, .stroke]))
+        h.frame(0, (0, .down, 30, 10))
+        h.advance(700)
+        let points = DrawnShapes.dense([[30, 10], [30, 50], [55, 50]], step: 1.5)
+        for (i, p) in points.enumerated() { h.frame(710 + Double(i) * 10, (0, .move, p.x, p.y)) }
+        h.frame(720 + Double(points.count) * 10, (0, .up, 55, 50))
+        h.finish()
+        let kinds = h.events.map(\.gesture)
+        #expect(kinds.first == .touchAndHold, "\(kinds)")
+        let stroke = try #require(h.events.first { $0.gesture == .stroke }, "\(kinds)")
+        #expect(DrawnShapes.all.match(try #require(stroke.path).points)?.name == "L")
+    }
+
     @Test("no stroke unless asked for, nor for a drag shorter than stroke.minLength")
     func onlyWhenWanted() throws {
         var standard = Hand()

@@ -1,16 +1,21 @@
 /// **Stroke** (discrete, `recognized`, only for those who name it): at the
-/// lift that ends a drag whose path is at least `stroke.minLength` long,
-/// the path the group's centroid drew, for a client to tell which shape it
-/// is (`StrokeShapes`; the daemon does it for a subscriber that sent its
-/// shapes). It comes after the drag's `ended` and the flick and swipe the
-/// drag may also be: a stroke is what the path looked like, they are how it
-/// moved. A drag that began as another kind (a pinch that became a drag) is
-/// no stroke.
+/// lift that ends a drag, or a hold whose finger then moved (touch, wait,
+/// draw), whose path is at least `stroke.minLength` long, the path the
+/// group's centroid drew from where it landed, for a client to tell which
+/// shape it is (`StrokeShapes`; the daemon does it for a subscriber that
+/// sent its shapes). It comes after the drag's or hold's `ended` and the
+/// flick and swipe a drag may also be: a stroke is what the path looked
+/// like, they are how it moved. A drag that began as another kind (a pinch
+/// that became a drag) is no stroke.
 enum Stroke {
+    /// The stroke of a group of `fingers` whose translation since its
+    /// first touch is (`tx`, `ty`), along `path`.
     static func event(
-        id: UInt64, _ base: EventBase, drag: Drag, tx: Double, ty: Double, path: StrokePath
+        id: UInt64, _ base: EventBase, fingers: Int, tx: Double, ty: Double, path: StrokePath
     ) -> GestureEvent {
-        var e = drag.stroke(.stroke, .recognized, id: id, base, tx: tx, ty: ty, velocity: nil)
+        var e = base.event(.stroke, .recognized, id: id, fingers: fingers)
+        e.dx = tx
+        e.dy = ty
         e.path = path
         return e
     }
