@@ -168,7 +168,9 @@ let package = Package(
         // `gestured act`, in process and through the real binary.
         .testTarget(
             name: "GestureActionsTests",
-            dependencies: ["GestureActions", "GestureDaemon", "GestureCore", "GestureProtocol", "Harness", "gestured"]),
+            dependencies: [
+                "GestureActions", "GestureDaemon", "GestureCore", "GestureProtocol", "Harness", "TraceSynth", "gestured",
+            ]),
         // The tools over traces: pictures (`replay --svg`), `gestured tune` and its report.
         .testTarget(
             name: "GestureToolsTests",

@@ -18,10 +18,11 @@ for page in "$generated"/*.1; do
     awk -v files="$files" -v examples="$examples" '
         function include(f,   line) { while ((getline line < f) > 0) print line; close(f) }
         /^\.Xr gestured\.help 1/ { next }
-        # NAME names the page as man and whatis look it up (gestured.act);
+        # NAME names the page as man and whatis look it up (gestured.act,
+        # gestured.stroke.record);
         # the synopsis shows the command as it is typed (gestured act).
         /^\.Sh NAME/ { section = "name" } /^\.Sh SYNOPSIS/ { section = "synopsis" }
-        section == "name" && /^\.Nm "gestured [a-z-]+"$/ { command = $0; sub(/^\.Nm "/, "", command); sub(/"$/, "", command); n = command; sub(/ /, ".", n); print ".Nm " n; next }
+        section == "name" && /^\.Nm "gestured [a-z -]+"$/ { command = $0; sub(/^\.Nm "/, "", command); sub(/"$/, "", command); n = command; gsub(/ /, ".", n); print ".Nm " n; next }
         section == "synopsis" && command != "" && /^\.Nm$/ { print ".Nm " command; next }
         /^\.Sh "EXIT STATUS"/ { include(files) }
         # EXAMPLES go before SEE ALSO (gestured(1) has one) or else before AUTHORS.

@@ -32,6 +32,8 @@ package enum ActionsFiles {
         /// The last file's `[screen]` and `[context]` that has one.
         package var screen = ScreenSettings()
         package var context = ContextSettings()
+        /// Every file's `[[shape]]`s, each name once.
+        package var shapes: [ShapeDefinition] = []
         package init() {}
     }
 
@@ -52,10 +54,12 @@ package enum ActionsFiles {
             }
             let read = try BindingsReader.readFile(bytes: bytes, file: file)
             loaded.bindings += read.bindings
+            loaded.shapes += read.shapes
             if let s = read.screen { loaded.screen = s }
             if let c = read.context { loaded.context = c }
             loaded.files.append(file)
         }
+        if !loaded.files.isEmpty { try checkShapes(loaded) }
         guard !loaded.files.isEmpty else {
             // A file the user named is theirs to fix; the default one may be
             // written, or another named. The error names the first file, so
@@ -71,6 +75,43 @@ package enum ActionsFiles {
                 file: first, line: 0, message: (reasons.isEmpty ? "" : reasons.joined(separator: "; ") + "; ") + advice)
         }
         return loaded
+    }
+
+    /// Each shape is named once, at most `ShapesReader.limits.shapes` of
+    /// them, and each stroke binding's shape is one of them.
+    static func checkShapes(_ loaded: Loaded) throws(ConfigurationError) {
+        var errors: [ConfigurationError] = []
+        func at(_ origin: String, _ message: String) -> ConfigurationError {
+            let (file, line) = split(origin)
+            return ConfigurationError(file: file, line: line, message: message)
+        }
+        var seen: [String: String] = [:]
+        for d in loaded.shapes {
+            if let first = seen[d.name] {
+                errors.append(at(d.origin, "shape \"\(d.name)\" is defined at \(first) already: give one of them another name"))
+            } else {
+                seen[d.name] = d.origin
+            }
+        }
+        if seen.count > ShapesReader.limits.shapes, let extra = loaded.shapes.dropFirst(ShapesReader.limits.shapes).first {
+            errors.append(at(extra.origin, "at most \(ShapesReader.limits.shapes) shapes, as the daemon takes; remove some"))
+        }
+        for b in loaded.bindings {
+            guard let shape = b.shape, seen[shape] == nil else { continue }
+            let known = seen.keys.sorted()
+            let hint = Suggestion.closest(to: shape, among: known).map { "; did you mean \"\($0)\"?" } ?? ""
+            errors.append(
+                at(b.origin, "shape \"\(shape)\" is no [[shape]]\(hint) (record it: gestured stroke record \(shape))"))
+        }
+        if let all = ConfigurationError(errors) { throw all.sortedByLine }
+    }
+
+    /// "FILE:LINE" as its file and line.
+    private static func split(_ origin: String) -> (String, Int) {
+        guard let colon = origin.lastIndex(of: ":"), let line = Int(origin[origin.index(after: colon)...]) else {
+            return (origin, 0)
+        }
+        return (String(origin[..<colon]), line)
     }
 
     /// Why an actions file is not read: it runs commands as the user, so

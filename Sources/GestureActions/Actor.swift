@@ -260,7 +260,8 @@ package struct Actor {
 
     /// What act subscribes to on a connection.
     private var subscription: String {
-        options.watchContext == nil ? Subscription.line(for: loaded.bindings, claims: claims) : Subscription.watchLine
+        options.watchContext == nil
+            ? Subscription.line(for: loaded.bindings, claims: claims, shapes: loaded.shapes) : Subscription.watchLine
     }
 
     private var currentClaims: ClaimPlan {

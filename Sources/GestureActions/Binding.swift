@@ -24,6 +24,9 @@ package struct Binding: Sendable, Equatable {
     package var device: String?
     /// Only on this phase (instead of the first event that matches).
     package var phase: GesturePhase?
+    /// A stroke binding's shape: one of the actions files' `[[shape]]`s,
+    /// which act sends the daemon; the stroke's `shape` must be it.
+    package var shape: String?
 
     package var run: [String]?
     package var keys: Chord?
@@ -110,6 +113,7 @@ package struct Binding: Sendable, Equatable {
     /// match: the same kind, and finger counts in common (either naming none).
     package func sharesGestures(with other: Binding) -> Bool {
         guard gesture == other.gesture else { return false }
+        if let shape, let theirs = other.shape, shape != theirs { return false }
         guard let fingers, let theirs = other.fingers else { return true }
         return fingers.contains { theirs.contains($0) }
     }
@@ -131,6 +135,7 @@ package struct Binding: Sendable, Equatable {
             guard p.x >= region[0] && p.x < region[2] && p.y >= region[1] && p.y < region[3] else { return false }
         }
         if let device, event.device != device { return false }
+        if let shape, event.shape != shape { return false }
         return true
     }
 
@@ -145,6 +150,7 @@ package struct Binding: Sendable, Equatable {
     /// What `--check` prints for it.
     package var summary: String {
         var s = gesture.rawValue
+        if let shape { s += " shape=\"\(shape)\"" }
         if let fingers { s += " fingers=" + fingers.map(String.init).joined(separator: ",") }
         if let directions { s += " direction=" + directions.map(\.rawValue).joined(separator: ",") }
         if let edges { s += " edge=" + edges.map(\.rawValue).joined(separator: ",") }

@@ -19,7 +19,7 @@ package enum BindingsReader {
     static let keys = [
         "gesture", "fingers", "direction", "edge", "region", "device", "phase", "run", "keys", "on-began", "on-changed",
         "on-ended", "pipe", "changed-interval-ms", "timeout-ms", "max-per-second", "claim", "when", "track",
-        "touchpad", "pointer", "hold-ms",
+        "touchpad", "pointer", "hold-ms", "shape",
     ]
     /// The keys of `track`.
     static let trackKeys = ["axis", "distance-mm", "factor", "degrees", "commit"]
@@ -34,7 +34,7 @@ package enum BindingsReader {
     /// The keys of `when`.
     static let whenKeys = ["locked", "tablet-mode", "app", "not-app", "title", "fullscreen", "output", "keyboard"]
     /// The tables a file may have besides its bindings.
-    static let tables = ["bind", "screen", "context"]
+    static let tables = ["bind", "screen", "context", "shape"]
 
     package static func read(_ text: String, file: String) throws(ConfigurationError) -> [Binding] {
         try read(bytes: Array(text.utf8), file: file)
@@ -51,6 +51,8 @@ package enum BindingsReader {
         package var bindings: [Binding] = []
         package var screen: ScreenSettings?
         package var context: ContextSettings?
+        /// Its `[[shape]]`s (`ShapesReader`).
+        package var shapes: [ShapeDefinition] = []
     }
 
     package static func readFile(bytes: [UInt8], file: String) throws(ConfigurationError) -> File {
@@ -67,7 +69,7 @@ package enum BindingsReader {
                 ConfigurationError(
                     file: file, line: root.line(of: key),
                     message:
-                        "unknown key '\(key)'\(Suggestion.closest(to: key, among: tables).map { "; did you mean '\($0)'?" } ?? ""); bindings are [[bind]] tables, [screen] says which output is the touchscreen's and [context] which apps keep their touches"
+                        "unknown key '\(key)'\(Suggestion.closest(to: key, among: tables).map { "; did you mean '\($0)'?" } ?? ""); bindings are [[bind]] tables, [screen] says which output is the touchscreen's, [context] which apps keep their touches and [[shape]] the shapes strokes are"
                 ))
         }
         var read = File()
@@ -80,6 +82,11 @@ package enum BindingsReader {
             read.context = try root["context"].map { v throws(ConfigurationError) in try contextSettings(v, root, file: file) }
         } catch {
             errors.append(error)
+        }
+        if let value = root["shape"] {
+            let (shapes, problems) = ShapesReader.shapes(value, root, file: file)
+            read.shapes = shapes
+            errors += problems
         }
         var bindings: [Binding] = []
         if let value = root["bind"] {
@@ -341,6 +348,23 @@ package enum BindingsReader {
                 throw fail("phase", "phase must be one of \(GesturePhase.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             b.phase = p
+        }
+        check { () throws(ConfigurationError) in
+            guard let v = t["shape"] else {
+                if gesture == .stroke {
+                    throw fail(
+                        "",
+                        "a stroke binding names its shape: shape = \"NAME\", one of the [[shape]]s (gestured stroke record NAME)")
+                }
+                return
+            }
+            guard let s = v.string, (1...64).contains(s.utf8.count) else {
+                throw fail("shape", "shape must be the name of a [[shape]], 1 to 64 bytes")
+            }
+            guard gesture == .stroke else {
+                throw fail("shape", "shape is the shape a stroke draws: it needs gesture = \"stroke\"")
+            }
+            b.shape = s
         }
         check { () throws(ConfigurationError) in b.run = try command("run") }
         check { () throws(ConfigurationError) in

@@ -35,6 +35,8 @@ package struct ReceivedEvent: Sendable {
     /// A hold's `held_ms` (protocol 1.9): the longest of the times asked
     /// for that it has now lasted still.
     package var heldMs: Int?
+    /// A stroke's shape, one of the shapes act sent (protocol 1.11); nil: none.
+    package var shape: String?
 
     /// The most bytes of a device's name that reach the environment.
     package static let deviceNameLimit = 256
@@ -61,7 +63,7 @@ package struct ReceivedEvent: Sendable {
         [
             "X_MM": w.x_mm, "Y_MM": w.y_mm, "X": w.x, "Y": w.y, "DISTANCE_MM": w.distance_mm, "DX_MM": w.dx_mm,
             "DY_MM": w.dy_mm, "VX_MM_S": w.vx_mm_s, "VY_MM_S": w.vy_mm_s, "SCALE": w.scale, "ROTATION": w.rotation,
-            "DECELERATION": w.deceleration, "DURATION_MS": w.duration_ms, "PROGRESS": w.progress,
+            "DECELERATION": w.deceleration, "DURATION_MS": w.duration_ms, "PROGRESS": w.progress, "SCORE": w.score,
         ]
     }
 
@@ -96,6 +98,8 @@ package struct ReceivedEvent: Sendable {
             guard let known = PanelEdge(rawValue: e) else { return .invalid("an unknown edge") }
             edge = known
         }
+        if let s = w.shape, s.isEmpty || s.utf8.count > 64 { return .invalid("a shape name of 1 to 64 bytes expected") }
+        let shape = w.shape.map(Self.printable)
         let device = w.device.map(Self.printable) ?? ""
         var environment = [
             "GESTURED_GESTURE=\(gesture.rawValue)", "GESTURED_PHASE=\(phase.rawValue)", "GESTURED_ID=\(id)",
@@ -108,6 +112,7 @@ package struct ReceivedEvent: Sendable {
         if let edge { environment.append("GESTURED_EDGE=\(edge.rawValue)") }
         if let completed = w.completed { environment.append("GESTURED_COMPLETED=\(completed)") }
         if let held = w.held_ms { environment.append("GESTURED_HELD_MS=\(held)") }
+        if let shape { environment.append("GESTURED_SHAPE=\(shape)") }
         for (name, value) in measures(w) {
             if let v = value { environment.append("GESTURED_\(name)=\(Self.text(v))") }
         }
@@ -115,7 +120,7 @@ package struct ReceivedEvent: Sendable {
             ReceivedEvent(
                 gesture: gesture, phase: phase, id: Int(id), fingers: Int(fingers), direction: direction, edge: edge,
                 device: device, x: w.x ?? 0, y: w.y ?? 0, environment: environment, tracked: w.progress != nil,
-                duration: w.duration_ms, dx: w.dx_mm, dy: w.dy_mm, heldMs: w.held_ms.map { Int($0) }))
+                duration: w.duration_ms, dx: w.dx_mm, dy: w.dy_mm, heldMs: w.held_ms.map { Int($0) }, shape: shape))
     }
 
     /// An `error` message's code and text, made safe for the log.

@@ -10,9 +10,9 @@ package enum Subscription {
     /// binding acts on a change (`on-changed`, `phase = "changed"`, `pipe`,
     /// a hold it waits on), and then the daemon does not make them at all;
     /// whether it types keys and clicks; its tracks; the times its holds
-    /// wait for (`hold_ms`); and `claims` (by default what every binding
-    /// claims).
-    package static func line(for bindings: [Binding], claims: ClaimPlan? = nil) -> String {
+    /// wait for (`hold_ms`); the shapes its stroke bindings name; and
+    /// `claims` (by default what every binding claims).
+    package static func line(for bindings: [Binding], claims: ClaimPlan? = nil, shapes: [ShapeDefinition] = []) -> String {
         var r = SubscribeRequest()
         r.gestures = bindings.map(\.gesture.rawValue)
         if !bindings.isEmpty, bindings.allSatisfy({ $0.fingers != nil }) { r.fingers = bindings.flatMap { $0.fingers ?? [] } }
@@ -41,6 +41,9 @@ package enum Subscription {
         r.tracks = Array(tracks.prefix(16))
         // The daemon says when a hold has lasted each binding's `hold-ms` (`held_ms`).
         r.holdMarks = Array(Set(bindings.compactMap(\.waitsFor)).sorted().prefix(16))
+        // The shapes its stroke bindings name, for the daemon to match strokes with.
+        let named = Set(bindings.compactMap(\.shape))
+        r.shapes = shapes.filter { named.contains($0.name) }.map(\.request)
         return r.line + "\n"
     }
 

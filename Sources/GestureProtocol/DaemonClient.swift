@@ -31,6 +31,30 @@ package struct SubscribeRequest: Equatable, Sendable {
     package var tracks: [TrackRule] = []
     /// How long the client waits for still holds to last, ms (protocol 1.9).
     package var holdMarks: [Int] = []
+    /// The shapes its strokes are matched against (protocol 1.11).
+    package var shapes: [Shape] = []
+
+    /// A shape as the protocol sends it: its examples as "x,y" text.
+    package struct Shape: Equatable, Sendable {
+        package var name: String
+        package var examples: [String]
+        package var rotates = false
+        package var tolerance: Double?
+
+        package init(name: String, examples: [String], rotates: Bool = false, tolerance: Double? = nil) {
+            self.name = name
+            self.examples = examples
+            self.rotates = rotates
+            self.tolerance = tolerance
+        }
+
+        var json: String {
+            var s = #"{"name":"# + jsonString(name) + #","examples":["# + examples.map(jsonString).joined(separator: ",") + "]"
+            if rotates { s += #","rotates":true"# }
+            if let tolerance { s += #","tolerance":\#(tolerance)"# }
+            return s + "}"
+        }
+    }
 
     package init() {}
 
@@ -86,6 +110,7 @@ package struct SubscribeRequest: Equatable, Sendable {
             fields.append(#""track":["# + entries.joined(separator: ",") + "]")
         }
         if !holdMarks.isEmpty { fields.append(#""hold_ms":"# + numbers(holdMarks)) }
+        if !shapes.isEmpty { fields.append(#""shapes":["# + shapes.map(\.json).joined(separator: ",") + "]") }
         return "{" + fields.joined(separator: ",") + "}"
     }
 }

@@ -35,6 +35,11 @@ package struct DaemonMessage: Decodable, Sendable {
     package var progress: Double?
     package var completed: Bool?
     package var held_ms: Int64?
+    /// A stroke's shape, of the client's own (protocol 1.11); null: none.
+    package var shape: String?
+    package var score: Double?
+    /// A stroke's path, mm from where it landed.
+    package var path_mm: [[Double]]?
     // A device (`device_added`, `device_removed`, `orientation`, each of `hello`'s).
     package var node: String?
     package var output: String?

@@ -19,7 +19,7 @@ struct Gestured: ParsableCommand {
         version: gesturedVersion,
         subcommands: [
             ServeCommand.self, ActCommand.self, MonitorCommand.self, DevicesCommand.self, RecordCommand.self, ReplayCommand.self,
-            TuneCommand.self,
+            TuneCommand.self, StrokeCommand.self,
             CheckConfigCommand.self, ClonePropertiesCommand.self,
         ],
         defaultSubcommand: ServeCommand.self

@@ -548,7 +548,10 @@ struct ActTests {
         let folder = BuildProducts.packageRoot + "/examples/actions"
         let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".toml") }.sorted()
         #expect(
-            files == ["gnome.toml", "hyprland.toml", "phosh.toml", "plasma-mobile.toml", "plasma.toml", "sway.toml", "sxmo.toml"])
+            files == [
+                "gnome.toml", "hyprland.toml", "phosh.toml", "plasma-mobile.toml", "plasma.toml", "strokes.toml", "sway.toml",
+                "sxmo.toml",
+            ])
         for file in files {
             let r = try runGestured(["act", "--config", folder + "/" + file, "--check"])
             #expect(r.status == 0 && r.out.contains("binding(s) in"), "\(file): \(r.out) \(r.err)")
