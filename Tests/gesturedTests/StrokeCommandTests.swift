@@ -28,8 +28,8 @@ struct StrokeCommandTests {
 
         let found = try runGestured(["stroke", "test", "--config", shapes, arc])
         #expect(found.status == 0, "\(found.err)")
-        // The examples are kept to 0.1 mm: the stroke is within 0.01 of its own example.
-        #expect(found.out.contains("stroke 1 (") && found.out.contains("): \"arc\" at 0.00"), "\(found.out)")
+        // A path and the examples written of it are both to 0.1 mm: the stroke is its own example.
+        #expect(found.out.contains("stroke 1 (") && found.out.contains("): \"arc\" at 0.0, score 1.0"), "\(found.out)")
         let straight = try runGestured(["stroke", "test", "--config", shapes, line])
         #expect(straight.out.contains("no shape (a line, or thinner than every shape)"), "\(straight.out)")
         let loop = try runGestured([

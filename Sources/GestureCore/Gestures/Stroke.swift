@@ -22,15 +22,18 @@ enum Stroke {
 }
 
 /// The path of a stroke: where the group's centroid went from where it
-/// landed, mm (screen terms, y down), as at most `capacity` points in order.
-/// A fixed-size plain value, so that an event carrying one is still copied
+/// landed, mm (screen terms, y down), as at most `capacity` points in order,
+/// each to 0.1 mm (what the event's JSON says) within ±3.2 m. A fixed-size
+/// plain value of 129 bytes, so that an event carrying one is still copied
 /// as bytes.
 public struct StrokePath: Sendable, Hashable {
     /// The most points a path keeps.
     public static let capacity = 32
-    private var storage = InlineArray<32, SIMD2<Float>>(repeating: .zero)
+    /// Tenths of a millimetre.
+    private var storage = InlineArray<32, SIMD2<Int16>>(repeating: .zero)
+    private var used: UInt8 = 0
     /// How many of `capacity` are the path's.
-    public private(set) var count = 0
+    public var count: Int { Int(used) }
 
     public init() {}
 
@@ -42,15 +45,21 @@ public struct StrokePath: Sendable, Hashable {
         let n = min(all.count, Self.capacity)
         for k in 0..<n {
             let i = n == 1 ? 0 : k * (all.count - 1) / (n - 1)
-            storage[k] = SIMD2<Float>(Float(all[i].x), Float(all[i].y))
+            storage[k] = SIMD2(Self.tenths(all[i].x), Self.tenths(all[i].y))
         }
-        count = n
+        used = UInt8(n)
+    }
+
+    /// `mm` in tenths, rounded, within what an `Int16` holds (0 for what is not a number).
+    private static func tenths(_ mm: Double) -> Int16 {
+        guard mm.isFinite else { return 0 }
+        return Int16((mm * 10).rounded().clamped(to: Double(Int16.min)...Double(Int16.max)))
     }
 
     /// The path's `i`th point, mm.
     public subscript(i: Int) -> SIMD2<Double> {
         precondition(i >= 0 && i < count, "a point beyond the path")
-        return SIMD2<Double>(Double(storage[i].x), Double(storage[i].y))
+        return SIMD2<Double>(Double(storage[i].x) / 10, Double(storage[i].y) / 10)
     }
 
     /// The path's points, mm.
@@ -60,8 +69,8 @@ public struct StrokePath: Sendable, Hashable {
     public var length: Double {
         var total = 0.0
         for i in stride(from: 1, to: count, by: 1) {
-            let d = storage[i] - storage[i - 1]
-            total += Trig.hypot(Double(d.x), Double(d.y))
+            let (a, b) = (self[i - 1], self[i])
+            total += Trig.hypot(b.x - a.x, b.y - a.y)
         }
         return total
     }
@@ -76,4 +85,8 @@ public struct StrokePath: Sendable, Hashable {
         hasher.combine(count)
         for i in 0..<count { hasher.combine(storage[i]) }
     }
+}
+
+extension Comparable {
+    fileprivate func clamped(to range: ClosedRange<Self>) -> Self { min(max(self, range.lowerBound), range.upperBound) }
 }
