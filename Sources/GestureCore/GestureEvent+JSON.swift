@@ -410,6 +410,7 @@ extension GestureEvent {
         if let rotation { s += "  rot " + NumberText.fixed(rotation * 180 / .pi, 1) + "°" }
         if let edge { s += "  edge " + edge.rawValue }
         if let heldMs { s += "  held \(heldMs) ms" }
+        if let path { s += "  path of \(path.count) points, " + NumberText.fixed(path.length, 1) + " mm" }
         return s
     }
 

@@ -343,7 +343,9 @@ extension DaemonMessage {
             e.vy = vy_mm_s
             e.scale = scale
             e.rotation = rotation
-            return e.textLine(origin: origin!) + "  " + (device ?? "")
+            e.path = path_mm.map { StrokePath($0.compactMap { $0.count == 2 ? SIMD2($0[0], $0[1]) : nil }) }
+            let shaped = shape.map { "  shape \($0)" + (score.map { " (score \($0))" } ?? "") } ?? ""
+            return e.textLine(origin: origin!) + shaped + "  " + (device ?? "")
         case "hello":
             return "# connected to \(server ?? "gestured"), protocol \(version?.map(String.init).joined(separator: ".") ?? "?")"
                 + (devices ?? []).map { "\n# device: " + $0.deviceText }.joined()
