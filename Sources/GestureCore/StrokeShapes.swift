@@ -117,7 +117,10 @@ public struct StrokeShapes: Sendable, Hashable {
             }
             guard let cloud else { return nil }
             guard shape.admits(cloud) else { continue }
-            let d = shape.examples.map { Self.distance(cloud.points, $0) }.min() ?? .infinity
+            var d = Double.infinity
+            for example in shape.examples {
+                d = min(d, Self.distance(cloud.points, example, limit: min(d, shape.tolerance, best?.distance ?? .infinity)))
+            }
             if d <= shape.tolerance && d < (best?.distance ?? .infinity) {
                 let score = shape.tolerance > 0 ? 1 - d / shape.tolerance : 1
                 best = Match(name: shape.name, distance: d, score: score)
@@ -270,40 +273,50 @@ public struct StrokeShapes: Sendable, Hashable {
     /// $P's distance between two normalized clouds of the same size: the
     /// least, over starting points every √n and both directions, of the
     /// weighted greedy pairing; divided by the weights' sum, so that it is
-    /// a mean distance in the shape's size.
-    public static func distance(_ a: [SIMD2<Double>], _ b: [SIMD2<Double>]) -> Double {
-        guard a.count == b.count, !a.isEmpty else { return .infinity }
+    /// a mean distance in the shape's size. A pairing is abandoned as soon
+    /// as it reaches `limit` (the best so far, or a tolerance), and when
+    /// every one was the result is infinity: a match costs little more than
+    /// its first few pairs for every example that is far.
+    public static func distance(_ a: [SIMD2<Double>], _ b: [SIMD2<Double>], limit: Double = .infinity) -> Double {
+        guard a.count == b.count, !a.isEmpty, a.count <= 64 else { return .infinity }
         let n = a.count
         let step = max(1, Int(Double(n).squareRoot()))
+        let weights = Double(n + 1) / 2
+        let bound = limit * weights
         var best = Double.infinity
         for start in stride(from: 0, to: n, by: step) {
-            best = min(best, greedy(a, b, start: start), greedy(b, a, start: start))
+            best = min(best, greedy(a, b, start: start, bound: min(best, bound)))
+            best = min(best, greedy(b, a, start: start, bound: min(best, bound)))
         }
-        let weights = Double(n + 1) / 2
         return best / weights
     }
 
     /// Pairs each point of `a`, from `start` on, with the nearest point of
-    /// `b` not yet paired; the earlier pairs weigh more (1, then less by 1/n).
-    private static func greedy(_ a: [SIMD2<Double>], _ b: [SIMD2<Double>], start: Int) -> Double {
+    /// `b` not yet paired; the earlier pairs weigh more (1, then less by
+    /// 1/n); infinity once the sum reaches `bound`. At most 64 points: the
+    /// points paired are the bits of one word.
+    private static func greedy(_ a: [SIMD2<Double>], _ b: [SIMD2<Double>], start: Int, bound: Double) -> Double {
         let n = a.count
-        var paired = [Bool](repeating: false, count: n)
+        var paired: UInt64 = 0
         var sum = 0.0
         var i = start
+        var k = 0
         repeat {
-            var nearest = -1
+            var nearest = 0
             var least = Double.infinity
-            for j in 0..<n where !paired[j] {
-                let d = length(a[i] - b[j])
-                if d < least {
-                    least = d
+            for j in 0..<n where paired & (1 << UInt64(j)) == 0 {
+                let d = a[i] - b[j]
+                let squared = d.x * d.x + d.y * d.y
+                if squared < least {
+                    least = squared
                     nearest = j
                 }
             }
-            paired[nearest] = true
-            let weight = 1 - Double((i - start + n) % n) / Double(n)
-            sum += weight * least
+            paired |= 1 << UInt64(nearest)
+            sum += (1 - Double(k) / Double(n)) * least.squareRoot()
+            if sum >= bound { return .infinity }
             i = (i + 1) % n
+            k += 1
         } while i != start
         return sum
     }
