@@ -5,11 +5,13 @@
 # version `gestured --version` prints.
 # makepkg refuses to run as root: as root (CI), it runs in a user namespace
 # of its own where this uid is an ordinary one that still owns the checkout.
-# Needs makepkg, fakeroot and bsdtar (make setup-packages installs them).
+# Needs makepkg, pacman, fakeroot and bsdtar (make setup-packages installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for tool in makepkg fakeroot bsdtar; do
-    command -v "$tool" >/dev/null || { echo "make arch: $tool is missing: run make setup-packages (makepkg, fakeroot, libarchive-tools)" >&2; exit 1; }
+# makepkg looks pacman up before anything else and stops, saying only "An
+# unknown error has occurred", when there is none.
+for tool in makepkg pacman fakeroot bsdtar; do
+    command -v "$tool" >/dev/null || { echo "make arch: $tool is missing: run make setup-packages (makepkg, pacman-package-manager, fakeroot, libarchive-tools)" >&2; exit 1; }
 done
 version=$(scripts/version.sh)
 pkgver=$(sed -n 's/^pkgver=//p' packaging/arch/PKGBUILD)
