@@ -358,7 +358,7 @@ package enum BindingsReader {
                 }
                 return
             }
-            guard let s = v.string, (1...64).contains(s.utf8.count) else {
+            guard let s = v.string, (1...ShapesReader.limits.nameBytes).contains(s.utf8.count) else {
                 throw fail("shape", "shape must be the name of a [[shape]], 1 to 64 bytes")
             }
             guard gesture == .stroke else {

@@ -44,8 +44,7 @@ package struct ShapeDefinition: Sendable, Equatable {
 /// Reads `[[shape]]` tables, each mistake an error with its line.
 enum ShapesReader {
     static let keys = ["name", "examples", "rotates", "tolerance"]
-    /// What the protocol takes (docs/protocol.md, `shapes`).
-    static let limits = (shapes: 16, examples: 8, points: 64)
+    static let limits = SubscribeRequest.Shape.limits
 
     static func shapes(
         _ value: TOMLValue, _ root: TOMLTable, file: String
@@ -85,7 +84,7 @@ enum ShapesReader {
         for key in t.keys where !keys.contains(key) {
             throw fail(key, Suggestion.unknown("key", key, known: keys, context: " in [[shape]]"))
         }
-        guard let name = t["name"]?.string, (1...64).contains(name.utf8.count) else {
+        guard let name = t["name"]?.string, (1...limits.nameBytes).contains(name.utf8.count) else {
             throw fail(
                 t["name"] == nil ? "" : "name",
                 "[[shape]] needs name = \"…\", 1 to 64 bytes, which a stroke binding's shape names")

@@ -1,9 +1,9 @@
 /// Shapes a person drew, and which of them a stroke is: the $P point-cloud
 /// recognizer (Vatavu, Anthony and Wobbrock, "Gestures as Point Clouds: A
 /// $P Recognizer for User Interface Prototypes", ICMI 2012), chosen because
-/// it needs only a few examples per shape, ignores the order and direction
-/// the shape was drawn in, and costs a few thousand multiplications per
-/// match (docs/gestures.md, "Strokes", says why not the others).
+/// it needs only a few examples per shape and ignores the order and
+/// direction the shape was drawn in (docs/gestures.md, "Strokes", says why
+/// not the others).
 ///
 /// A path is resampled to `points` points evenly spaced along its length,
 /// scaled so that the larger side of its bounding box is 1 (its proportions

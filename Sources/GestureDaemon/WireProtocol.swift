@@ -108,9 +108,6 @@ extension ClientRequest {
         var tolerance: Double?
     }
 
-    /// The most shapes a subscription may send, examples per shape, points per example.
-    static let shapeLimits = (shapes: 16, examples: 8, points: 64)
-
     private struct TrackWire: Decodable {
         var toward: String
         var distance: Double
@@ -356,14 +353,14 @@ extension ClientRequest {
 
     /// The shapes of a subscription, each example read and normalized.
     private static func shapes(_ wires: [ShapeWire]) throws(RequestError) -> StrokeShapes {
-        let limits = shapeLimits
+        let limits = SubscribeRequest.Shape.limits
         let help = "\"shapes\" must be \(fieldHelp["shapes"]!)"
         guard wires.count <= limits.shapes, Set(wires.map(\.name)).count == wires.count else {
             throw RequestError(code: "bad-request", message: help)
         }
         var out = StrokeShapes()
         for wire in wires {
-            guard (1...64).contains(wire.name.utf8.count), (1...limits.examples).contains(wire.examples.count),
+            guard (1...limits.nameBytes).contains(wire.name.utf8.count), (1...limits.examples).contains(wire.examples.count),
                 wire.tolerance.map({ $0 > 0 && $0 <= 1 }) ?? true
             else { throw RequestError(code: "bad-request", message: help) }
             var examples: [[SIMD2<Double>]] = []
@@ -407,7 +404,7 @@ extension ClientRequest {
             "{\"toward\": \"left\", \"distance\": 60, \"commit\": 0.5}, or a list of such objects, each with \"fingers\" if it follows some finger counts only",
         "transform": "strings, e.g. {\"device\": \"/dev/input/event5\", \"transform\": \"90\"}",
         "shapes":
-            "a list of at most \(shapeLimits.shapes) shapes of distinct names, e.g. [{\"name\": \"L\", \"examples\": [\"0,0 0,40 25,40\"], \"rotates\": false, \"tolerance\": 0.1}], each with 1 to \(shapeLimits.examples) examples and a tolerance above 0 and at most 1",
+            "a list of at most \(SubscribeRequest.Shape.limits.shapes) shapes of distinct names, e.g. [{\"name\": \"L\", \"examples\": [\"0,0 0,40 25,40\"], \"rotates\": false, \"tolerance\": 0.1}], each with 1 to \(SubscribeRequest.Shape.limits.examples) examples and a tolerance above 0 and at most 1",
         "hold_ms": "a list of at most \(TouchFrame.capacity) whole numbers of milliseconds, 0 to \(Int(holdLimit)), e.g. [800]",
     ]
 

@@ -36,6 +36,10 @@ package struct SubscribeRequest: Equatable, Sendable {
 
     /// A shape as the protocol sends it: its examples as "x,y" text.
     package struct Shape: Equatable, Sendable {
+        /// What a subscription may send (docs/protocol.md, `shapes`): the
+        /// daemon refuses more, and act and `gestured stroke` say so first.
+        package static let limits = (shapes: 16, examples: 8, points: 64, nameBytes: 64)
+
         package var name: String
         package var examples: [String]
         package var rotates = false

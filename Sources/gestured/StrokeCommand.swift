@@ -76,10 +76,13 @@ struct StrokeCommand: ParsableCommand {
         }
 
         func record() throws {
-            guard (1...64).contains(name.utf8.count), !name.contains("\""), !name.contains("\\") else {
+            let limits = SubscribeRequest.Shape.limits
+            guard (1...limits.nameBytes).contains(name.utf8.count), !name.contains("\""), !name.contains("\\") else {
                 throw ValidationError("a shape's name is 1 to 64 bytes, without quotes or backslashes")
             }
-            guard (1...8).contains(examples) else { throw ValidationError("--examples is 1 to 8") }
+            guard (1...limits.examples).contains(examples) else {
+                throw ValidationError("--examples is 1 to \(limits.examples)")
+            }
             if let tolerance, !(tolerance > 0 && tolerance <= 1) {
                 throw ValidationError("--tolerance is above 0 and at most 1")
             }
@@ -99,7 +102,7 @@ struct StrokeCommand: ParsableCommand {
                 printError("gestured stroke: \(from ?? "the touchscreen") gave no stroke (a drag of at least stroke.minLength)")
                 throw ExitCode(1)
             }
-            let kept = Array(paths.prefix(8))
+            let kept = Array(paths.prefix(limits.examples))
             var d = ShapeDefinition(
                 origin: target, name: name, examples: kept.map { StrokeShapes.text($0.points) }, rotates: rotates)
             d.tolerance = tolerance
@@ -117,7 +120,7 @@ struct StrokeCommand: ParsableCommand {
             print(
                 "gestured stroke: \"\(name)\" kept in \(target), \(kept.count) example(s)"
                     + (spread.map { "; its examples are at most \(StrokeCommand.number($0)) from each other" } ?? "")
-                    + (paths.count > 8 ? " (the first 8 of \(paths.count) strokes)" : ""))
+                    + (paths.count > limits.examples ? " (the first \(limits.examples) of \(paths.count) strokes)" : ""))
             print(
                 "Bind it: [[bind]] gesture = \"stroke\", shape = \"\(name)\", fingers = …, run = […] (gestured stroke list compares it with the others)"
             )
