@@ -42,12 +42,16 @@ grep -q '"type":"subscribed"' "$out/events.jsonl" || log "the monitor never subs
 keyboard=$!
 
 # Plays a recording on a new device named "NAME SUFFIX" once the daemon has
-# announced it (under software emulation udev can take a second).
+# announced it (under software emulation udev can take a second), and
+# destroys the device once the daemon has read all of it (--drained: the
+# kernel gives a reader nothing more of a device destroyed, and a lift
+# the daemon had not read yet would be missing from what is compared).
 # Sets `played` to the player's pid.
 play() {
     local file=$1 suffix=$2 log=$3
     shift 3
-    "$touch" play "$file" --settle 0 --suffix " $suffix" --wait-for "$run/go$suffix" "$@" </dev/null >"$log" 2>&1 &
+    "$touch" play "$file" --settle 0 --suffix " $suffix" --wait-for "$run/go$suffix" --drained "$run/g.sock" "$@" \
+        </dev/null >"$log" 2>&1 &
     played=$!
     for _ in $(seq 600); do
         grep -q "\"type\":\"device_added\".*$suffix\"" "$out/events.jsonl" && break

@@ -117,7 +117,9 @@ struct KernelTests {
             let replayed = try Self.replay(delivered, [config])
             let asDelivered = replayed.out.split(separator: "\n").map(String.init)
             if replayed.status != 0 || got != asDelivered {
-                wrong.append("\(name): got \(got), replay of what the kernel delivered gives \(asDelivered) \(replayed.err)")
+                wrong.append(
+                    "\(name): got \(got), replay of what the kernel delivered gives \(asDelivered) \(replayed.err)"
+                        + Self.logged(run, about: String(index)))
             }
             let recorded = try String(contentsOfFile: DaemonProcess.recording(name + ".evemu"), encoding: .utf8)
             let off = try Self.distortion(recorded: recorded, played: delivered)
@@ -134,6 +136,21 @@ struct KernelTests {
         )
         if !distorted.isEmpty { print("kernel harness: played out of time: \(distorted.joined(separator: ", "))") }
         #expect(wrong.isEmpty, "\(wrong.count) of \(plan.count):\n\(wrong.joined(separator: "\n"))")
+    }
+
+    /// What the daemon logged of the device of play TAG (its name ends in
+    /// " #TAG"): libinput's own word on it (`SYN_DROPPED`, say) when what
+    /// it gave is not what the kernel delivered.
+    static func logged(_ run: KernelRun, about tag: String) -> String {
+        let lines = (run.files["serve.log"] ?? "").split(separator: "\n").filter { line in
+            var rest = line[...]
+            while let r = rest.range(of: " #" + tag) {
+                rest = rest[r.upperBound...]
+                if !(rest.first?.isLetter ?? false) && !(rest.first?.isNumber ?? false) { return true }
+            }
+            return false
+        }
+        return lines.isEmpty ? "" : "\n  the daemon's log of it:\n  " + lines.joined(separator: "\n  ")
     }
 
     @Test(
@@ -165,7 +182,8 @@ struct KernelTests {
             let asDelivered = replayed.out.split(separator: "\n").map(String.init)
             if replayed.status != 0 || got != asDelivered {
                 wrong.append(
-                    "\(path): through libinput \(got), replay of what the kernel delivered \(asDelivered) \(replayed.err)")
+                    "\(path): through libinput \(got), replay of what the kernel delivered \(asDelivered) \(replayed.err)"
+                        + Self.logged(run, about: String(tag)))
             }
             gestures += got.count
         }

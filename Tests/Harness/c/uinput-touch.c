@@ -2,6 +2,7 @@
  *
  *   uinput-touch play FILE.evemu [--no-resolution] [--stop-after N] [--settle MS] [--suffix S] [--wait-for PATH] [--burst]
  *                                [--echo OUT.evemu] [--sent OUT.evemu] [--pause-after N PATH] [--keep-until PATH]
+ *                                [--again PATH] [--drained SOCKET]
  *       Creates a device through uinput (libevdev) from the evemu file's
  *       description, prints "node /dev/input/eventN", waits MS (1500) for udev
  *       and its readers, writes the file's events with their recorded timing,
@@ -28,7 +29,11 @@
  *       a second: for a caller that still looks at it. --again PATH, once
  *       played, waits until PATH exists and plays the events once more on
  *       the same device (the next touch of a device whose claim ended),
- *       slot 0 selected first as the recording assumes.
+ *       slot 0 selected first as the recording assumes. --drained SOCKET,
+ *       once played, destroys the device as soon as the gestured daemon
+ *       listening on SOCKET has read all of it, instead of after a second:
+ *       a device destroyed before a reader read its last frames takes them
+ *       from that reader.
  *   uinput-touch record NAME SECONDS OUT.evemu
  *       Waits up to SECONDS for an input device named NAME, then writes
  *       what it delivers (on CLOCK_MONOTONIC: E: lines with absolute times,
@@ -61,6 +66,8 @@
 #include <string.h>
 #include <time.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 struct event { long long usec; unsigned type, code; int value; };
@@ -83,6 +90,44 @@ static void wait_for_path(const char *path, const char *what) {
         if (k > 60000) die(what);
         usleep(10000);
     }
+}
+
+/* Returns once the daemon listening on SOCKET has read everything the
+ * devices delivered before the call: two pings answered one after the
+ * other. Each turn of the daemon's loop reads its devices before its
+ * clients, so the turn that answers the second ping began after the first
+ * pong and read every device that had something to read by then. Says on
+ * stderr, and returns, when the daemon does not answer within two minutes. */
+static void wait_drained(const char *path) {
+    struct sockaddr_un addr = { .sun_family = AF_UNIX };
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct timeval limit = { .tv_sec = 120 };
+    if (fd < 0 || strlen(path) >= sizeof addr.sun_path) {
+        fprintf(stderr, "uinput-touch: --drained: no socket for %s\n", path);
+        if (fd >= 0) close(fd);
+        return;
+    }
+    strcpy(addr.sun_path, path);
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+        fprintf(stderr, "uinput-touch: --drained: cannot connect to %s: %s\n", path, strerror(errno));
+        close(fd);
+        return;
+    }
+    FILE *in = fdopen(dup(fd), "r");
+    char line[4096];
+    for (int pongs = 0; in && pongs < 2; pongs++) {
+        static const char ping[] = "{\"type\":\"ping\"}\n";
+        if (write(fd, ping, sizeof ping - 1) != (ssize_t)(sizeof ping - 1)) break;
+        int answered = 0;
+        while (!answered && fgets(line, sizeof line, in)) answered = !strcmp(line, "{\"type\":\"pong\"}\n");
+        if (!answered) {
+            fprintf(stderr, "uinput-touch: --drained: %s gave no pong\n", path);
+            break;
+        }
+    }
+    if (in) fclose(in);
+    close(fd);
 }
 
 static void sleep_until(long long usec) {
@@ -115,7 +160,7 @@ static void echo_events(int fd, FILE *out) {
 
 static int play(const char *path, int no_resolution, long stop_after, long settle_ms, const char *suffix,
                 const char *wait_for, int burst, const char *echo, const char *sent, long pause_after,
-                const char *pause_path, const char *keep_until, const char *again_path) {
+                const char *pause_path, const char *keep_until, const char *again_path, const char *drained) {
     FILE *f = fopen(path, "r");
     if (!f) die("cannot open the trace");
     /* The description as created (the name with its suffix), for --echo. */
@@ -290,7 +335,9 @@ static int play(const char *path, int no_resolution, long stop_after, long settl
         printf("again done\n");
         fflush(stdout);
     }
-    if (keep_until) {
+    if (drained) {
+        wait_drained(drained);
+    } else if (keep_until) {
         wait_for_path(keep_until, "--keep-until: PATH never appeared");
     } else if (stop_after < 0) {
         usleep(1000000);
@@ -463,6 +510,7 @@ int main(int argc, char **argv) {
         long stop_after = -1, settle = 1500;
         const char *suffix = "";
         const char *wait_for = NULL, *echo = NULL, *sent = NULL, *pause_path = NULL, *keep_until = NULL, *again_path = NULL;
+        const char *drained = NULL;
         long pause_after = -1;
         int burst = 0;
         for (int i = 3; i < argc; i++) {
@@ -480,10 +528,11 @@ int main(int argc, char **argv) {
             }
             else if (!strcmp(argv[i], "--keep-until") && i + 1 < argc) keep_until = argv[++i];
             else if (!strcmp(argv[i], "--again") && i + 1 < argc) again_path = argv[++i];
-            else die("unknown option; usage: uinput-touch play FILE [--no-resolution] [--stop-after N] [--settle MS] [--suffix S] [--wait-for PATH] [--burst] [--echo OUT] [--sent OUT] [--pause-after N PATH] [--keep-until PATH] [--again PATH]");
+            else if (!strcmp(argv[i], "--drained") && i + 1 < argc) drained = argv[++i];
+            else die("unknown option; usage: uinput-touch play FILE [--no-resolution] [--stop-after N] [--settle MS] [--suffix S] [--wait-for PATH] [--burst] [--echo OUT] [--sent OUT] [--pause-after N PATH] [--keep-until PATH] [--again PATH] [--drained SOCKET]");
         }
         return play(argv[2], no_resolution, stop_after, settle, suffix, wait_for, burst, echo, sent, pause_after,
-                    pause_path, keep_until, again_path);
+                    pause_path, keep_until, again_path, drained);
     }
     if (argc == 3 && !strcmp(argv[1], "keyboard")) return keyboard(atol(argv[2]));
     if (argc == 4 && !strcmp(argv[1], "watch")) return watch(argv[2], atol(argv[3]));
