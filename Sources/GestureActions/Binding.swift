@@ -38,7 +38,8 @@ package struct Binding: Sendable, Equatable {
     /// this long with its fingers within the daemon's `slop` of where they
     /// landed, none lifting, as the daemon's `held_ms` says (nil: when it
     /// begins, at the daemon's `hold.minDuration`; a binding with
-    /// `pointer`: `pointerHold`).
+    /// `pointer`: `pointerHold`). A stroke binding matches only a stroke
+    /// drawn after its fingers rested so long (touch, wait, draw).
     package var holdMs: Int?
     package var onBegan: [String]?
     package var onChanged: [String]?
@@ -91,21 +92,30 @@ package struct Binding: Sendable, Equatable {
         return holdMs ?? (pointer != nil ? Self.pointerHold : nil)
     }
 
+    /// How long a stroke's fingers must rest still before they draw, ms
+    /// (nil: a stroke however it began).
+    package var restsFor: Int? { gesture == .stroke ? holdMs : nil }
+
+    /// The hold time the daemon is to say a still hold reached (`hold_ms`).
+    package var holdMark: Int? { waitsFor ?? restsFor }
+
     /// What it claims on a claimed touchscreen: by default its finger
     /// counts of three or more, and its edges (one-finger touches that
     /// start there); with `claim = true` two fingers too; with `claim =
     /// false` nothing. One and two fingers are what apps use. A
     /// touch-and-hold that clicks claims its still holds instead, at their
-    /// time (`hold-ms`): the app gets the touch until then.
+    /// time (`hold-ms`): the app gets the touch until then. So does a
+    /// stroke drawn after a hold (`hold-ms`), beside what its finger
+    /// counts and edges claim: the app never sees the shape.
     package var claims: ClaimSet {
         guard claim != false else { return ClaimSet() }
-        if gesture == .touchAndHold, pointer != nil, let ms = waitsFor {
-            return ClaimSet(holds: Dictionary((fingers ?? [1]).map { ($0, ms) }, uniquingKeysWith: min))
-        }
+        func held(_ ms: Int) -> [Int: Int] { Dictionary((fingers ?? [1]).map { ($0, ms) }, uniquingKeysWith: min) }
+        if gesture == .touchAndHold, pointer != nil, let ms = waitsFor { return ClaimSet(holds: held(ms)) }
         let least = claim == true ? 2 : 3
         let counts = Set((fingers ?? []).filter { $0 >= least })
         var c = ClaimSet(fingers: counts, touchpad: touchpad ? counts : [])
         if let edges, fingers?.contains(1) ?? true { c.edges = Set(edges) }
+        if let ms = restsFor { c.holds = held(ms) }
         return c
     }
 
@@ -136,6 +146,7 @@ package struct Binding: Sendable, Equatable {
         }
         if let device, event.device != device { return false }
         if let shape, event.shape != shape { return false }
+        if let rests = restsFor, (event.heldMs ?? -1) < rests { return false }
         return true
     }
 
@@ -179,6 +190,7 @@ package struct Binding: Sendable, Equatable {
                     : "as the hold begins (hold-ms \(ms) is under hold.minDuration, \(least) ms unless the daemon's configuration says otherwise)"
             )
         }
+        if let ms = restsFor { does.append("drawn after \(ms) ms held still") }
         if onBegan != nil { does.append("on-began") }
         if onChanged != nil { does.append("on-changed (at most every \(changedInterval.microseconds / 1000) ms)") }
         if onEnded != nil { does.append("on-ended") }

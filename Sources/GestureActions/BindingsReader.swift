@@ -406,10 +406,11 @@ package enum BindingsReader {
             guard let ms = v.int, (0...10_000).contains(ms) else {
                 throw fail("hold-ms", "hold-ms must be a whole number of milliseconds, 0 to 10000")
             }
-            guard gesture == .touchAndHold else {
+            guard gesture == .touchAndHold || gesture == .stroke else {
                 throw fail(
                     "hold-ms",
-                    "hold-ms is how long a touch-and-hold lasts before the binding acts: it needs gesture = \"touch-and-hold\"")
+                    "hold-ms is how long a touch-and-hold lasts before the binding acts, or how long a stroke's fingers rest before they draw: it needs gesture = \"touch-and-hold\" or \"stroke\""
+                )
             }
             b.holdMs = ms
         }

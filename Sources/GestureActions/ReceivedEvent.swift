@@ -33,7 +33,8 @@ package struct ReceivedEvent: Sendable {
     package var dx: Double?
     package var dy: Double?
     /// A hold's `held_ms` (protocol 1.9): the longest of the times asked
-    /// for that it has now lasted still.
+    /// for that it has now lasted still; a stroke's (1.12): how long its
+    /// fingers rested so before they drew.
     package var heldMs: Int?
     /// A stroke's shape, one of the shapes act sent (protocol 1.11); nil: none.
     package var shape: String?

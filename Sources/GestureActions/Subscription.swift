@@ -39,8 +39,9 @@ package enum Subscription {
             if !tracks.contains(entry) { tracks.append(entry) }
         }
         r.tracks = Array(tracks.prefix(16))
-        // The daemon says when a hold has lasted each binding's `hold-ms` (`held_ms`).
-        r.holdMarks = Array(Set(bindings.compactMap(\.waitsFor)).sorted().prefix(16))
+        // The daemon says when a hold has lasted each binding's `hold-ms`
+        // (`held_ms`), on the hold's events and on a stroke drawn after it.
+        r.holdMarks = Array(Set(bindings.compactMap(\.holdMark)).sorted().prefix(16))
         // The shapes its stroke bindings name, for the daemon to match strokes with.
         let named = Set(bindings.compactMap(\.shape))
         r.shapes = shapes.filter { named.contains($0.name) }.map(\.request)

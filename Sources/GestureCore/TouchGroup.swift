@@ -932,13 +932,17 @@ struct TouchGroup: Sendable {
         if !switched { emitStroke(fingers: drag.fingers, now: now, f, &out) }
     }
 
-    /// The group's path as a stroke, at its last lift, for those who want strokes.
+    /// The group's path as a stroke, at its last lift, for those who want
+    /// strokes; drawn after a still hold (touch, wait, draw), with the
+    /// longest mark the hold reached still (`held_ms`).
     private func emitStroke(fingers: Int, now: Timestamp, _ f: Fingers, _ out: inout EventOutput) {
         guard out.wanted.contains(.stroke) else { return }
         let path = swipe.stroke(tx: tx, ty: ty)
         guard path.length >= t.strokeMinLength else { return }
         let lifted = base(.recognized, now: now, f, out)
-        out.emit(Stroke.event(id: out.newID(), lifted, fingers: fingers, tx: tx, ty: ty, path: path))
+        var e = Stroke.event(id: out.newID(), lifted, fingers: fingers, tx: tx, ty: ty, path: path)
+        if heldUpTo >= 0 { e.heldMs = Int(heldUpTo) }
+        out.emit(e)
     }
 
     private mutating func notTap(now: Timestamp, _ out: inout EventOutput) {

@@ -130,6 +130,55 @@ struct ActStrokeTests {
         #expect(line.contains(#""rotates":true"#) && !line.contains(#""name":"Z""#), "\(line)")
         #expect(line.contains(#""gestures":["stroke"]"#), "\(line)")
     }
+
+    @Test(
+        "touch, wait, draw: a stroke binding with hold-ms claims that still hold, asks for its mark, and runs only for a shape drawn after the fingers rested so long"
+    )
+    func afterHold() throws {
+        let s = try ActTests.Scratch()
+        defer { s.stopAll() }
+        try """
+        \(Self.shapes)
+
+        [[bind]]
+        gesture = "stroke"
+        shape = "Z"
+        fingers = 1
+        hold-ms = 600
+        run = ["sh", "-c", "echo $GESTURED_HELD_MS >> \(s.path)/held"]
+
+        [[bind]]
+        gesture = "stroke"
+        shape = "Z"
+        run = ["sh", "-c", "echo $GESTURED_FINGERS >> \(s.path)/any"]
+        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        let loaded = try ActionsFiles.load([s.actions])
+        let held = try #require(loaded.bindings.first)
+        #expect(held.claims == ClaimSet(holds: [1: 600]), "\(held.claims.summary)")
+        #expect(held.summary.contains("drawn after 600 ms held still"), "\(held.summary)")
+        let line = GestureActions.Subscription.line(for: loaded.bindings, shapes: loaded.shapes)
+        #expect(line.contains(#""hold_ms":[600]"#) && line.contains(#"{"hold":[{"fingers":1,"ms":600}]}"#), "\(line)")
+        // The same Z twice with one finger: after resting 800 ms, then drawn at once.
+        func z(land: Double, draw: Double) -> TraceSynth.Stroke {
+            TraceSynth.Stroke(
+                land: land, lift: draw + 1200, x: 80, y: 50,
+                moves: [
+                    .init(start: draw, duration: 300, dx: 30, dy: 0),
+                    .init(start: draw + 350, duration: 350, dx: -30, dy: 35),
+                    .init(start: draw + 750, duration: 300, dx: 30, dy: 0),
+                ])
+        }
+        let trace = s.path + "/z.evemu"
+        try Renderer(panel: .tablet).evemu(
+            Scenario(name: "held-z-then-z", strokes: [z(land: 200, draw: 1000), z(land: 3000, draw: 3100)], expected: []),
+            seed: 5
+        ).write(toFile: trace, atomically: true, encoding: .utf8)
+        _ = try s.act()
+        _ = try s.serve(trace)
+        #expect(s.waitFor("any", count: 2).count == 2, "\(s.actLog)")
+        usleep(300_000)
+        #expect(s.lines("held") == ["600"], "\(s.actLog)")
+    }
 }
 
 @Suite("the shipped shapes (examples/actions/strokes.toml)")

@@ -182,6 +182,7 @@ struct StrokeEventTests {
     @Test("a shape drawn after a still hold is a stroke too, its path from where the hand rested")
     func afterHold() throws {
         var h = Hand(wanted: GestureKindSet([.touchAndHold, .drag, .stroke]))
+        h.pipeline.setHoldMarks([600, 900])
         h.frame(0, (0, .down, 30, 10))
         h.advance(700)
         let points = DrawnShapes.dense([[30, 10], [30, 50], [55, 50]], step: 1.5)
@@ -191,6 +192,39 @@ struct StrokeEventTests {
         let kinds = h.events.map(\.gesture)
         #expect(kinds.first == .touchAndHold, "\(kinds)")
         let stroke = try #require(h.events.first { $0.gesture == .stroke }, "\(kinds)")
+        #expect(DrawnShapes.all.match(try #require(stroke.path).points)?.name == "L")
+        // Still for 700 ms: the 600 ms mark, not the 900 ms one it never reached.
+        #expect(stroke.heldMs == 600)
+        #expect(stroke.jsonLine(deviceName: "d").contains(#""held_ms":600"#), "\(stroke.jsonLine(deviceName: "d"))")
+
+        // Drawn at once: no hold, no held_ms.
+        var drawn = Hand(wanted: GestureKindSet([.touchAndHold, .drag, .stroke]))
+        drawn.pipeline.setHoldMarks([600])
+        Self.drawL(&drawn)
+        let plain = try #require(drawn.events.first { $0.gesture == .stroke })
+        #expect(plain.heldMs == nil)
+    }
+
+    @Test(
+        "two fingers resting still, then drawing together: the hold ends, a drag draws, and its stroke says how long they rested")
+    func twoFingersAfterHold() throws {
+        var h = Hand(wanted: GestureKindSet([.touchAndHold, .drag, .stroke]))
+        h.pipeline.setHoldMarks([600])
+        h.frame(0, (0, .down, 30, 10), (1, .down, 45, 10))
+        h.advance(800)
+        let points = DrawnShapes.dense([[30, 10], [30, 50], [55, 50]], step: 1.5)
+        for (i, p) in points.enumerated() {
+            h.frame(810 + Double(i) * 10, (0, .move, p.x, p.y), (1, .move, p.x + 15, p.y))
+        }
+        let end = 820 + Double(points.count) * 10
+        h.frame(end, (0, .up, 55, 50), (1, .up, 70, 50))
+        h.finish()
+        let kinds = h.events.map { "\($0.gesture.rawValue) \($0.phase.rawValue)" }
+        #expect(kinds.starts(with: ["touch-and-hold began"]), "\(kinds)")
+        #expect(kinds.contains("drag began"), "\(kinds)")
+        let stroke = try #require(h.events.first { $0.gesture == .stroke }, "\(kinds)")
+        #expect(stroke.fingers == 2)
+        #expect(stroke.heldMs == 600)
         #expect(DrawnShapes.all.match(try #require(stroke.path).points)?.name == "L")
     }
 

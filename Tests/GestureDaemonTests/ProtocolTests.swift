@@ -21,7 +21,7 @@ struct ProtocolTests {
         let hello = try #require(try c.next())
         #expect(hello["type"] as? String == "hello")
         #expect(hello["protocol"] as? String == "gestured")
-        #expect(hello["version"] as? [Int] == [1, 11])
+        #expect(hello["version"] as? [Int] == [1, 12])
         // What the protocol's document is titled with is the version the daemon speaks.
         let doc = try String(contentsOfFile: BuildProducts.packageRoot + "/docs/protocol.md", encoding: .utf8)
         let version = (hello["version"] as? [Int] ?? []).map(String.init).joined(separator: ".")

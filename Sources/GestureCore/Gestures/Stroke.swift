@@ -6,7 +6,9 @@
 /// sent its shapes). It comes after the drag's or hold's `ended` and the
 /// flick and swipe a drag may also be: a stroke is what the path looked
 /// like, they are how it moved. A drag that began as another kind (a pinch
-/// that became a drag) is no stroke.
+/// that became a drag) is no stroke. One drawn after a still hold says
+/// how long the hold lasted still, as the hold's own events do (`held_ms`,
+/// the longest mark it reached): a binding can ask for touch, wait, draw.
 enum Stroke {
     /// The stroke of a group of `fingers` whose translation since its
     /// first touch is (`tx`, `ty`), along `path`.
