@@ -228,6 +228,9 @@ extension ReplayCommand {
         case .claimed(let cancelled):
             what =
                 "claimed as its fingers reached a claimed count: \(cancelled) touch\(cancelled == 1 ? "" : "es") passed on, then cancelled (\(s.withheld) frames withheld)"
+        case .claimedHeld(let cancelled, let us):
+            what =
+                "claimed as its fingers had held still \(us / 1000) ms: \(cancelled) touch\(cancelled == 1 ? "" : "es") passed on, then cancelled (\(s.withheld) frames withheld)"
         case .resynchronized(let cancelled):
             what = "the device dropped events: \(cancelled) touch\(cancelled == 1 ? "" : "es") cancelled, the rest withheld"
         }

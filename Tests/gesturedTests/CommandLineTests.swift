@@ -261,6 +261,28 @@ struct CommandLineTests {
             formatted.status != 0 && formatted.err.contains("--claim prints one readable line per touch sequence")
                 && formatted.err.contains("leave out --format jsonl"), "\(formatted.err)")
 
+        // A stroke drawn after a rest claims the rest at its time.
+        try """
+        [[shape]]
+        name = "L"
+        examples = ["0,0 0,40 25,40"]
+
+        [[bind]]
+        gesture = "stroke"
+        shape = "L"
+        hold-ms = 600
+        run = ["true"]
+        """.write(toFile: actions, atomically: true, encoding: .utf8)
+        let rested = try runGestured(["replay", "--claim", actions, DaemonProcess.recording("hold-then-drag.phone.evemu")])
+        let restLines = rested.out.split(separator: "\n").map(String.init)
+        #expect(rested.status == 0, "\(rested.err)")
+        #expect(restLines.first == "# claimed by \(actions): 1-finger hold of 600 ms", "\(rested.out)")
+        #expect(
+            restLines.count == 3
+                && restLines[2].contains(
+                    "1 finger   claimed as its fingers had held still 600 ms: 1 touch passed on, then cancelled ("),
+            "\(rested.out)")
+
         try "[[bind]]\ngesture = \"swype\"\n".write(toFile: actions, atomically: true, encoding: .utf8)
         let bad = try runGestured(["replay", "--claim", actions, traces[1]])
         #expect(bad.status == 1 && bad.err.contains("\(actions):2: gesture must be one of"), "\(bad.err)")

@@ -32,6 +32,10 @@ public struct ClaimReplay {
             /// A claimed count of fingers was reached: the touches passed on
             /// so far were cancelled, nothing more went on.
             case claimed(cancelled: Int)
+            /// A claimed still hold lasted its time (µs from the first
+            /// touch): the touches passed on so far were cancelled, nothing
+            /// more went on.
+            case claimedHeld(cancelled: Int, after: Int64)
             /// The device dropped events: what was passed on was cancelled.
             case resynchronized(cancelled: Int)
         }
@@ -82,6 +86,8 @@ public struct ClaimReplay {
                     current!.outcome = .claimedAtOnce
                 case ("passing", "claimed-landing", _):
                     current!.outcome = .claimed(cancelled: palms)
+                case ("passing", "hold-deadline", _):
+                    current!.outcome = .claimedHeld(cancelled: palms, after: (tr.time - current!.start).microseconds)
                 case ("passing", "resync", _):
                     current!.outcome = .resynchronized(cancelled: palms)
                 case ("holding", "inward", _):
