@@ -117,6 +117,39 @@ write("click-two", [
     (0.09, ["0003 002f 1", "0003 0036 1401"]),
     (0.12, ["0003 002f 0", "0003 0039 -1", "0003 002f 1", "0003 0039 -1", "0001 014a 0"]),
 ])
+# Strokes on the same panel: an L (40 mm down in 0.4 s, then 25 mm right
+# in 0.25 s, the lift 50 ms later) drawn by two fingers 20 mm apart, the
+# second landing two frames after the first, after a 0.1 s rest; and by
+# one finger after a 0.8 s rest. Resting fingers tremble a unit.
+def stroke(starts, rest):
+    mm = 19
+    def drawn(t):
+        s = t - rest
+        if s <= 0:
+            return (0, 0)
+        if s <= 0.4:
+            return (0, 40 * mm * s / 0.4)
+        return (25 * mm * min(1, (s - 0.4) / 0.25), 40 * mm)
+    frames, k = [], 0
+    while k * 0.016 < rest + 0.7:
+        t, events = k * 0.016, []
+        for slot, (x, y) in enumerate(starts):
+            if k < 2 * slot:
+                continue
+            dx, dy = drawn(t)
+            events.append(f"0003 002f {slot}")
+            if k == 2 * slot:
+                events.append(f"0003 0039 {slot + 1}")
+            events += [f"0003 0035 {round(x + dx) + k % 2}", f"0003 0036 {round(y + dy)}"]
+            if k == 0:
+                events.append("0001 014a 1")
+        frames.append((t, events))
+        k += 1
+    lift = [e for slot in range(len(starts)) for e in (f"0003 002f {slot}", "0003 0039 -1")]
+    frames.append((rest + 0.7, lift + ["0001 014a 0"]))
+    return frames
+write("stroke-two", stroke([(1400, 700), (1780, 700)], 0.1))
+write("stroke-rest", stroke([(1400, 700)], 0.8))
 PY
 
 # Each scenario: TAG and the recording it plays.
@@ -135,6 +168,8 @@ file_of() {
         clickmove) echo "$run/click-move.tablet.evemu" ;;
         clicktap) echo "$run/click-tap.tablet.evemu" ;;
         clicktwo) echo "$run/click-two.tablet.evemu" ;;
+        stroketwo) echo "$run/stroke-two.tablet.evemu" ;;
+        strokerest) echo "$run/stroke-rest.tablet.evemu" ;;
     esac
 }
 name_of() { sed -n 's/^N: //p' "$(file_of "$1")" | head -n 1; }
@@ -144,13 +179,13 @@ name_of() { sed -n 's/^N: //p' "$(file_of "$1")" | head -n 1; }
 section() { # TAG NAME CLAIM
     local expect size
     expect=$(file_of "$1")
-    expect=$repo/Recordings/$(basename "${expect%.evemu}" | sed 's/^edge-\(tap\|rest\)/edge-swipe-left/; s/^spread-3f/swipe-up-3f/; s/^click-[a-z]*/hold-1f/').expect
+    expect=$repo/Recordings/$(basename "${expect%.evemu}" | sed 's/^edge-\(tap\|rest\)/edge-swipe-left/; s/^spread-3f/swipe-up-3f/; s/^\(click\|stroke\)-[a-z]*/hold-1f/').expect
     size=$(sed -n 's/^# size: *//p' "$expect" | head -n 1)
     printf '[[device]]\nmatch = "%s"\nclaim = %s\n' "$2" "$3"
     [ -z "$size" ] || printf 'size = "%s"\n' "$size"
     echo
 }
-claimed_tags="tap drag load pinch free swipe edge edgetap edgerest elsewhere here leftto taken padswipe padpinch padmode clickhold clickmove clicktap clicktwo removed reload kill term"
+claimed_tags="tap drag load pinch free swipe edge edgetap edgerest elsewhere here leftto taken padswipe padpinch padmode clickhold clickmove clicktap clicktwo stroketwo strokerest removed reload kill term"
 config() { # the daemon's configuration; RELOADED: the reload scenario's device no longer claimed
     local tag
     for tag in $claimed_tags; do
@@ -480,6 +515,29 @@ PY
 sleep 1
 kill "$pointerli" 2>/dev/null
 wait "$pointerli" 2>/dev/null
+
+# 2e. Strokes on a claimed touchscreen: act with an L bound drawn by two
+#     fingers (claim = true: claimed as the second lands) and drawn by one
+#     finger after a 600 ms rest (claimed when the rest has lasted that
+#     long). What act ran lands in claim-ran-strokes.out.
+kill "$act"
+wait "$act" 2>/dev/null
+{
+    printf '[[shape]]\nname = "L"\nexamples = ["0,0 0,40 25,40"]\n\n'
+    printf '[[bind]]\ngesture = "stroke"\nshape = "L"\nfingers = 2\nclaim = true\nrun = ["sh", "-c", "echo stroke-two >>%s/ran-strokes"]\n\n' "$run"
+    printf '[[bind]]\ngesture = "stroke"\nshape = "L"\nfingers = 1\nhold-ms = 600\nrun = ["sh", "-c", "echo stroke-rest >>%s/ran-strokes"]\n' "$run"
+} >"$run/strokes.toml"
+chmod 644 "$run/strokes.toml"
+"$gestured" act --config "$run/strokes.toml" --socket "$run/c.sock" >"$out/claim-act-strokes.log" 2>&1 &
+act=$!
+for _ in $(seq 600); do grep -q 'connected to' "$out/claim-act-strokes.log" && break; sleep 0.05; done
+sleep 2
+for tag in stroketwo strokerest; do
+    play claim "$tag"
+    finish
+done
+sleep 1
+cp "$run/ran-strokes" "$out/claim-ran-strokes.out" 2>/dev/null || : >"$out/claim-ran-strokes.out"
 # What follows runs with the touchpad bindings' claims, as before 2d.
 kill "$act"
 wait "$act" 2>/dev/null
