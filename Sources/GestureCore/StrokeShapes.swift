@@ -23,7 +23,10 @@
 /// straight or gently bowed), which matches only a shape whose examples
 /// are lines; and a path less than half as thick as a shape's thinnest
 /// example (the spread across its principal axis over the spread along
-/// it) is not that shape.
+/// it) is not that shape. A shape whose examples all end near where they
+/// began (within `closedGap` of their size) is closed, and a path whose
+/// ends are farther apart than `openGap` of its size is not it: a U is
+/// three quarters of a circle's cloud, but no circle.
 public struct StrokeShapes: Sendable, Hashable {
     /// The points of a normalized cloud.
     public static let points = 32
@@ -32,6 +35,13 @@ public struct StrokeShapes: Sendable, Hashable {
     /// The farthest a line's points are from its chord, relative to the
     /// chord's length (a swipe's arc strays at most `swipe.maxStray`, 0.2).
     public static let lineStray = 0.25
+    /// The farthest apart a closed shape's examples end, relative to their
+    /// larger side.
+    public static let closedGap = 0.2
+    /// The farthest apart a path's ends may be, relative to its larger
+    /// side, to be a closed shape (a person's circle ends short or overdrawn
+    /// by up to half its size).
+    public static let openGap = 0.6
 
     /// One shape: its name, its examples as normalized clouds.
     public struct Shape: Sendable, Hashable {
@@ -46,6 +56,9 @@ public struct StrokeShapes: Sendable, Hashable {
         public private(set) var isLine: Bool
         /// The thinnest example's thickness: a path less than half as thick is not this shape.
         public private(set) var thickness: Double
+        /// Every example ends near where it began (`closedGap`): a path
+        /// whose ends are farther apart than `openGap` is not this shape.
+        public private(set) var isClosed: Bool
 
         /// A shape from examples (mm or any unit, each at least two distinct
         /// points); nil when none of them is a path.
@@ -61,20 +74,24 @@ public struct StrokeShapes: Sendable, Hashable {
             examples = clouds.map(\.points)
             isLine = clouds.allSatisfy(\.isLine)
             thickness = thinnest
+            isClosed = clouds.allSatisfy { $0.gap <= StrokeShapes.closedGap }
         }
 
         /// Whether a path of this form may be this shape at all.
         func admits(_ cloud: Cloud) -> Bool {
-            cloud.isLine == isLine && cloud.thickness >= thickness / 2
+            cloud.isLine == isLine && cloud.thickness >= thickness / 2 && (!isClosed || cloud.gap <= StrokeShapes.openGap)
         }
     }
 
     /// A path resampled, scaled and centred, with what it is measured by
-    /// before its distance: whether it is a line, and its thickness.
+    /// before its distance: whether it is a line, its thickness, and how
+    /// far apart its ends are.
     struct Cloud {
         var points: [SIMD2<Double>]
         var isLine: Bool
         var thickness: Double
+        /// The distance from its first point to its last, relative to its larger side.
+        var gap: Double
 
         /// nil for fewer than two points or a path of no length.
         init?(_ path: [SIMD2<Double>], rotates: Bool) {
@@ -84,6 +101,7 @@ public struct StrokeShapes: Sendable, Hashable {
             points = cloud
             isLine = StrokeShapes.stray(even) <= StrokeShapes.lineStray
             thickness = StrokeShapes.thickness(even)
+            gap = StrokeShapes.gap(even)
         }
     }
 
@@ -184,6 +202,20 @@ public struct StrokeShapes: Sendable, Hashable {
 
     /// The spread of `even` across its principal axis over its spread
     /// along it (the square root of its covariance's eigenvalues' ratio):
+    /// The distance between the first and last points of `even`, relative
+    /// to the larger side of its bounding box: 0 for a closed path, 1 for an
+    /// L, more for a line.
+    static func gap(_ even: [SIMD2<Double>]) -> Double {
+        var low = even[0]
+        var high = even[0]
+        for p in even {
+            low = pointwiseMin(low, p)
+            high = pointwiseMax(high, p)
+        }
+        let size = max(high.x - low.x, high.y - low.y)
+        return size > 0 ? length(even[even.count - 1] - even[0]) / size : 0
+    }
+
     /// 0 for a line, 1 for a circle.
     static func thickness(_ even: [SIMD2<Double>]) -> Double {
         var mean = SIMD2<Double>.zero

@@ -117,6 +117,24 @@ struct StrokeShapesTests {
         #expect(abs(match.score - 0.5) < 0.01)
     }
 
+    @Test("a closed shape takes no open path: a U is no circle; a circle left open by two fifths of its size still is")
+    func closed() throws {
+        // Three quarters of a circle: its ends 0.71 of its size apart. Even
+        // a circle that takes distances up to 0.3 does not take it.
+        let u = DrawnShapes.arc(0, 0, 20, 20, from: -.pi / 2, to: .pi, steps: 18)
+        let loose = StrokeShapes([
+            StrokeShapes.Shape(name: "circle", examples: [DrawnShapes.circle], rotates: true, tolerance: 0.3)!
+        ])
+        #expect(loose.match(u) == nil)
+        #expect(DrawnShapes.all.match(u) == nil)
+        // A circle whose last 47° are missing: its ends 0.4 of its size apart.
+        let short = DrawnShapes.arc(0, 0, 20, 20, from: -.pi / 2, to: 1.5 * .pi - 47 * .pi / 180, steps: 22)
+        #expect(DrawnShapes.all.match(short)?.name == "circle")
+        // An open shape takes paths however far apart their ends are.
+        let openArc = StrokeShapes([DrawnShapes.shape("U", u)])
+        #expect(openArc.match(u)?.name == "U")
+    }
+
     @Test("examples as text: read back as written; anything else refused")
     func text() throws {
         let points: [SIMD2<Double>] = [[0, 0], [12.5, -3.25], [40, 7.1]]
