@@ -200,22 +200,27 @@ public struct StrokeShapes: Sendable, Hashable {
         return most / (span * span)
     }
 
-    /// The spread of `even` across its principal axis over its spread
-    /// along it (the square root of its covariance's eigenvalues' ratio):
     /// The distance between the first and last points of `even`, relative
-    /// to the larger side of its bounding box: 0 for a closed path, 1 for an
-    /// L, more for a line.
+    /// to the larger side of its bounding box: 0 for a closed path, 1 to √2
+    /// for a straight one.
     static func gap(_ even: [SIMD2<Double>]) -> Double {
-        var low = even[0]
-        var high = even[0]
-        for p in even {
-            low = pointwiseMin(low, p)
-            high = pointwiseMax(high, p)
-        }
-        let size = max(high.x - low.x, high.y - low.y)
+        let size = extent(even)
         return size > 0 ? length(even[even.count - 1] - even[0]) / size : 0
     }
 
+    /// The larger side of the bounding box of `points` (at least one).
+    static func extent(_ points: [SIMD2<Double>]) -> Double {
+        var low = points[0]
+        var high = points[0]
+        for p in points {
+            low = pointwiseMin(low, p)
+            high = pointwiseMax(high, p)
+        }
+        return max(high.x - low.x, high.y - low.y)
+    }
+
+    /// The spread of `even` across its principal axis over its spread
+    /// along it (the square root of its covariance's eigenvalues' ratio):
     /// 0 for a line, 1 for a circle.
     static func thickness(_ even: [SIMD2<Double>]) -> Double {
         var mean = SIMD2<Double>.zero
@@ -247,13 +252,7 @@ public struct StrokeShapes: Sendable, Hashable {
     /// they all lie at one place.
     static func normalized(_ even: [SIMD2<Double>], rotates: Bool) -> [SIMD2<Double>]? {
         var cloud = even
-        var low = cloud[0]
-        var high = cloud[0]
-        for p in cloud {
-            low = pointwiseMin(low, p)
-            high = pointwiseMax(high, p)
-        }
-        let size = max(high.x - low.x, high.y - low.y)
+        let size = extent(cloud)
         guard size > 0 else { return nil }
         var centroid = SIMD2<Double>.zero
         for p in cloud { centroid += p }
