@@ -43,9 +43,11 @@ keyboard=$!
 
 # Plays a recording on a new device named "NAME SUFFIX" once the daemon has
 # announced it (under software emulation udev can take a second), and
-# destroys the device once the daemon has read all of it (--drained: the
-# kernel gives a reader nothing more of a device destroyed, and a lift
-# the daemon had not read yet would be missing from what is compared).
+# destroys the device once the daemon has read all of it and decided what
+# waits on a timer (--drained: the kernel gives a reader nothing more of a
+# device destroyed, so a lift the daemon had not read yet would be missing
+# from what is compared, and a tap still in its double-tap window would be
+# dropped with the device).
 # Sets `played` to the player's pid.
 play() {
     local file=$1 suffix=$2 log=$3

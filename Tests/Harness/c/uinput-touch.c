@@ -30,10 +30,13 @@
  *       played, waits until PATH exists and plays the events once more on
  *       the same device (the next touch of a device whose claim ended),
  *       slot 0 selected first as the recording assumes. --drained SOCKET,
- *       once played, destroys the device as soon as the gestured daemon
- *       listening on SOCKET has read all of it, instead of after a second:
- *       a device destroyed before a reader read its last frames takes them
- *       from that reader.
+ *       once played, destroys the device only once the gestured daemon
+ *       listening on SOCKET has read all of it and a second has passed
+ *       since, a turn of its loop after that (so its timers have fired),
+ *       instead of a second after the last frame: a device destroyed
+ *       before a reader read its last frames takes them from that reader,
+ *       and one destroyed before a tap's double-tap window ends drops the
+ *       tap.
  *   uinput-touch record NAME SECONDS OUT.evemu
  *       Waits up to SECONDS for an input device named NAME, then writes
  *       what it delivers (on CLOCK_MONOTONIC: E: lines with absolute times,
@@ -336,6 +339,11 @@ static int play(const char *path, int no_resolution, long stop_after, long settl
         fflush(stdout);
     }
     if (drained) {
+        /* Read to its end by the daemon; a second for what it decides on a
+         * timer (a tap waits out the double-tap window, and a device gone
+         * drops it); then a turn of its loop after that second. */
+        wait_drained(drained);
+        usleep(1000000);
         wait_drained(drained);
     } else if (keep_until) {
         wait_for_path(keep_until, "--keep-until: PATH never appeared");
