@@ -100,6 +100,7 @@ struct KernelTests {
         let config = run.files["gestured.toml"] ?? ""
         let messages = run.messages
         var wrong: [String] = []
+        var lost: [String] = []
         var distorted: [String] = []
         for entry in plan where entry.count == 2 {
             let (index, name) = (entry[0], String(entry[1]))
@@ -116,10 +117,14 @@ struct KernelTests {
             }
             let replayed = try Self.replay(delivered, [config])
             let asDelivered = replayed.out.split(separator: "\n").map(String.init)
+            let log = Self.logged(run, about: String(index))
+            if replayed.status == 0, got != asDelivered, log.contains("SYN_DROPPED") {
+                lost.append("\(name): got \(got), the player's reader \(asDelivered)")
+                continue
+            }
             if replayed.status != 0 || got != asDelivered {
                 wrong.append(
-                    "\(name): got \(got), replay of what the kernel delivered gives \(asDelivered) \(replayed.err)"
-                        + Self.logged(run, about: String(index)))
+                    "\(name): got \(got), replay of what the kernel delivered gives \(asDelivered) \(replayed.err)" + log)
             }
             let recorded = try String(contentsOfFile: DaemonProcess.recording(name + ".evemu"), encoding: .utf8)
             let off = try Self.distortion(recorded: recorded, played: delivered)
@@ -135,7 +140,28 @@ struct KernelTests {
             "kernel harness: \(plan.count - distorted.count) of \(plan.count) recordings played in time (every interval within \(Self.faithful / 1000) ms) and checked against their .expect as well"
         )
         if !distorted.isEmpty { print("kernel harness: played out of time: \(distorted.joined(separator: ", "))") }
+        Self.setAside(lost, of: plan.count)
         #expect(wrong.isEmpty, "\(wrong.count) of \(plan.count):\n\(wrong.joined(separator: "\n"))")
+    }
+
+    /// The most recordings of a run set aside because the kernel dropped
+    /// events for the daemon's own reader.
+    static let mostLost = 2
+
+    /// Recordings whose gestures differ from what the player's own reader
+    /// got, where the daemon's log says the kernel dropped events for the
+    /// daemon's reader (libinput's `SYN_DROPPED`: a reader not scheduled
+    /// for a few frames of a many-finger device under emulation): the two
+    /// readers did not get the same events, so the comparison does not
+    /// hold. Said, and at most `mostLost` of a run.
+    static func setAside(_ lost: [String], of count: Int) {
+        guard !lost.isEmpty else { return }
+        print(
+            "kernel harness: \(lost.count) of \(count) set aside, the kernel having dropped events for the daemon's reader: \(lost.joined(separator: "; "))"
+        )
+        #expect(
+            lost.count <= mostLost,
+            "\(lost.count) of \(count) lost events in the daemon's reader:\n\(lost.joined(separator: "\n"))")
     }
 
     /// What the daemon logged of the device of play TAG (its name ends in
@@ -167,6 +193,7 @@ struct KernelTests {
         let config = run.files["gestured.toml"] ?? ""
         let messages = run.messages
         var wrong: [String] = []
+        var lost: [String] = []
         var gestures = 0
         for entry in plan where entry.count == 2 {
             let (tag, path) = (entry[0], String(entry[1]))
@@ -180,14 +207,19 @@ struct KernelTests {
             }
             let replayed = try Self.replay(delivered, [config])
             let asDelivered = replayed.out.split(separator: "\n").map(String.init)
+            let log = Self.logged(run, about: String(tag))
+            if replayed.status == 0, got != asDelivered, log.contains("SYN_DROPPED") {
+                lost.append("\(path): through libinput \(got), the player's reader \(asDelivered)")
+                continue
+            }
             if replayed.status != 0 || got != asDelivered {
                 wrong.append(
-                    "\(path): through libinput \(got), replay of what the kernel delivered \(asDelivered) \(replayed.err)"
-                        + Self.logged(run, about: String(tag)))
+                    "\(path): through libinput \(got), replay of what the kernel delivered \(asDelivered) \(replayed.err)" + log)
             }
             gestures += got.count
         }
         print("kernel harness: \(plan.count) recordings of real hands, \(gestures) gestures through libinput, as replay gives")
+        Self.setAside(lost, of: plan.count)
         #expect(plan.count >= 80, "\(plan.count)")
         #expect(wrong.isEmpty, "\(wrong.count) of \(plan.count):\n\(wrong.joined(separator: "\n"))")
     }
