@@ -50,6 +50,18 @@ extension KernelTests {
         return (at, buttons)
     }
 
+    /// Seconds from the finger's landing on the device of claim scenario
+    /// TAG (the frame's time as the player wrote it) to the moment the
+    /// clone's reader read its cancel (MT_TOOL_PALM): the clone's own touch
+    /// down may reach its reader late, the cancel never early.
+    static func cancelledAfter(_ run: KernelRun, _ tag: String) throws -> Double {
+        let landed = try #require(frames(try claimFile(run, "sent-claim-\(tag).evemu")).first).time
+        let cancel = try #require(
+            frames(try claimFile(run, "read-claim-\(tag).evemu")).first { $0.events.contains("0003 0037 2") },
+            "\(tag): the clone's reader read no MT_TOOL_PALM")
+        return Double((cancel.read ?? cancel.time) - landed) / 1_000_000
+    }
+
     /// One millimetre of the tablet panel (4096 x 2560 units at 19 a mm), in percent of each axis.
     static let tabletMillimetre = (x: 100.0 * 19 / 4096, y: 100.0 * 19 / 2560)
 
@@ -70,15 +82,7 @@ extension KernelTests {
         let holdTouches = Self.touches(try Self.claimFile(run, "libinput-claim-clickhold.out"))
         #expect(holdTouches.down == 1 && holdTouches.cancel == 1 && holdTouches.up == 0, "\(holdTouches)")
         #expect(hold.contains { $0.event == "TOUCH_CANCEL" }, "\(hold.map(\.event))")
-        // From the finger's landing on the device (the frame's time as the
-        // player wrote it) to the moment the clone's cancel was read: the
-        // clone's own touch down may reach it late, the cancel never early.
-        let landed = try #require(Self.frames(try Self.claimFile(run, "sent-claim-clickhold.evemu")).first).time
-        let cancelFrame = try #require(
-            Self.frames(try Self.claimFile(run, "read-claim-clickhold.evemu")).first {
-                $0.events.contains("0003 0037 2")
-            }, "the clone's reader read no MT_TOOL_PALM")
-        let cancel = Double((cancelFrame.read ?? cancelFrame.time) - landed) / 1_000_000
+        let cancel = try Self.cancelledAfter(run, "clickhold")
         #expect(cancel >= 0.8, "cancelled \(cancel) s after the finger landed")
         let holdClicks = Self.clicks(try Self.claimFile(run, "pointer-clickhold.out"))
         #expect(holdClicks.buttons == right, "\(holdClicks.buttons)")

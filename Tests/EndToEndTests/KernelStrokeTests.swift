@@ -41,12 +41,7 @@ extension KernelTests {
             let read = Self.frames(try Self.claimFile(run, "read-claim-\(tag).evemu"))
             // 2 mm on the tablet panel (19 units a mm); the L is 40 mm by 25.
             #expect(Self.spread(read) <= 38, "\(tag): the clone's touches moved \(Self.spread(read)) units")
-            // From the finger's landing on the device to the moment the
-            // clone's cancel (MT_TOOL_PALM) was read.
-            let landed = try #require(Self.frames(try Self.claimFile(run, "sent-claim-\(tag).evemu")).first).time
-            let cancel = try #require(
-                read.first { $0.events.contains("0003 0037 2") }, "\(tag): the clone's reader read no MT_TOOL_PALM")
-            let after = Double((cancel.read ?? cancel.time) - landed) / 1_000_000
+            let after = try Self.cancelledAfter(run, tag)
             if tag == "strokerest" {
                 rested = after
                 #expect(after >= 0.6, "the rest was cancelled \(after) s after the finger landed")
