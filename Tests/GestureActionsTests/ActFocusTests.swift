@@ -84,6 +84,16 @@ struct ActFocusTests {
     }
 
     @Test(
+        "phoc (Phosh, a session naming GNOME too): the same through its wlr-foreign-toplevel-management",
+        .requires(HeadlessPhoc.requirement))
+    func followsTheFocusOnPhoc() throws {
+        let phoc = try HeadlessPhoc()
+        try Self.focusScenario(
+            PhocDesktop(phoc: phoc), environment: phoc.clientEnvironment,
+            source: "the compositor's wlr-foreign-toplevel-management")
+    }
+
+    @Test(
         "GNOME Shell 43 (Debian 12): through the package's extension, each binding acts only in the app and fullscreen state it names, nothing in an app of leave-to-apps; the extension disabled and enabled again is followed",
         .requires(HeadlessGNOMEShell.requirement))
     func followsTheFocusOnGNOME() throws { try Self.gnomeScenario(in: .host) }
@@ -188,6 +198,16 @@ struct ActFocusTests {
         var uid: UInt32? { nil }
         func open(app: String, title: String) throws -> DesktopWindow {
             let w = try shell.window(app: app, title: title)
+            return DesktopWindow(fullscreen: { w.fullscreen($0) }, close: { w.close() })
+        }
+    }
+
+    struct PhocDesktop: Desktop {
+        let phoc: HeadlessPhoc
+        var scratch: String { phoc.scratch }
+        var uid: UInt32? { nil }
+        func open(app: String, title: String) throws -> DesktopWindow {
+            let w = try phoc.window(app: app, title: title)
             return DesktopWindow(fullscreen: { w.fullscreen($0) }, close: { w.close() })
         }
     }

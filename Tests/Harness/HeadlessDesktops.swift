@@ -374,3 +374,68 @@ public struct DesktopRoot: Sendable {
         try? FileManager.default.removeItem(atPath: folder)
     }
 }
+
+/// Phosh's compositor for the tests: Debian's phoc on wlroots' headless
+/// backend (software rendering, no input devices) in a scratch runtime
+/// directory, as the test's user. Phosh's session names GNOME too
+/// (`Phosh:GNOME`), and act must still read phoc's foreign toplevels.
+public final class HeadlessPhoc {
+    public let runtimeDirectory: String
+    public let scratch: String
+    public private(set) var waylandDisplay = ""
+    private let phoc: Child
+
+    public static let requirement = Requirement(
+        met: FileManager.default.isExecutableFile(atPath: "/usr/bin/phoc") && GtkWindows.available,
+        missing:
+            "no phoc or GTK 3 for Python: `make setup-tests` installs them (Debian packages phoc, python3-gi, gir1.2-gtk-3.0)")
+
+    public init() throws {
+        let base = NSTemporaryDirectory() + "gestured-phoc-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        runtimeDirectory = base + "/runtime"
+        scratch = base + "/scratch"
+        try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        chmod(runtimeDirectory, 0o700)
+        phoc = try Child(
+            HeadlessSway.command(
+                ["/usr/bin/phoc"], as: nil,
+                environment: [
+                    "XDG_RUNTIME_DIR": runtimeDirectory, "HOME": runtimeDirectory, "PATH": "/usr/bin:/bin",
+                    "WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman",
+                    "GSETTINGS_BACKEND": "memory",
+                ]), stdout: .file(scratch + "/phoc.log"))
+        for _ in 0..<300 {
+            if let r = log.range(of: "Running compositor on wayland display '") {
+                let rest = log[r.upperBound...]
+                if let end = rest.firstIndex(of: "'") {
+                    waylandDisplay = String(rest[..<end])
+                    return
+                }
+            }
+            usleep(50_000)
+        }
+        throw ChannelError("phoc did not start: \(log)")
+    }
+
+    deinit {
+        phoc.signal(SIGTERM)
+        _ = try? phoc.wait(timeout: 10)
+        try? FileManager.default.removeItem(atPath: (runtimeDirectory as NSString).deletingLastPathComponent)
+    }
+
+    public var log: String { (try? String(contentsOfFile: scratch + "/phoc.log", encoding: .utf8)) ?? "" }
+
+    /// What a client of this phoc needs in its environment (act: it is a Phosh session).
+    public var clientEnvironment: [String: String] {
+        [
+            "XDG_RUNTIME_DIR": runtimeDirectory, "WAYLAND_DISPLAY": waylandDisplay, "HOME": runtimeDirectory,
+            "PATH": "/usr/bin:/bin", "XDG_CURRENT_DESKTOP": "Phosh:GNOME",
+        ]
+    }
+
+    /// A window of app `app` titled `title`; it takes the focus.
+    public func window(app: String, title: String) throws -> GtkWindows.Window {
+        try GtkWindows.open(app: app, title: title, environment: clientEnvironment, log: scratch + "/window-\(app).log")
+    }
+}
