@@ -380,4 +380,4 @@ package struct Daemon {
 }
 
 /// The version `hello` and `--version` report.
-package let gesturedVersion = "0.12.0"
+package let gesturedVersion = "0.12.1"
