@@ -262,8 +262,25 @@ struct ActFocusTests {
                 environment: environment),
             stdout: .file(desktop.scratch + "/act.log"))
         defer { act.signal(SIGTERM) }
+        // What act's sources say of the focus, change by change, beside it: a
+        // failure's message tells a focus act never learned from a binding
+        // that did not act on it.
+        let context = try Child(
+            HeadlessSway.command(
+                [BuildProducts.gestured, "act", "--context", "--socket", "/nonexistent"], as: desktop.uid,
+                environment: environment),
+            stdout: .file(desktop.scratch + "/context-watch.log"), stderr: .null)
+        defer { context.signal(SIGTERM) }
         let actLog = { (try? String(contentsOfFile: desktop.scratch + "/act.log", encoding: .utf8)) ?? "" }
-        let log = { "act: \(actLog())\ndaemon: \(d.log)" }
+        // The compositor's and the windows' logs, their ends, for a failure's message.
+        let desktopLogs = {
+            ((try? FileManager.default.contentsOfDirectory(atPath: desktop.scratch)) ?? []).filter {
+                $0.hasSuffix(".log") && $0 != "act.log"
+            }.sorted().map { name in
+                "\(name): \(((try? String(contentsOfFile: desktop.scratch + "/" + name, encoding: .utf8)) ?? "").suffix(3000))"
+            }.joined(separator: "\n")
+        }
+        let log = { "act: \(actLog())\ndaemon: \(d.log)\n\(desktopLogs())" }
         func ran() -> [String] {
             ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }

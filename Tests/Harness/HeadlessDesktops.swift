@@ -403,7 +403,8 @@ public final class HeadlessPhoc {
                 environment: [
                     "XDG_RUNTIME_DIR": runtimeDirectory, "HOME": runtimeDirectory, "PATH": "/usr/bin:/bin",
                     "WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman",
-                    "GSETTINGS_BACKEND": "memory",
+                    // Its views' and seat's decisions in its log, for a failure's message.
+                    "GSETTINGS_BACKEND": "memory", "G_MESSAGES_DEBUG": "all",
                 ]), stdout: .file(scratch + "/phoc.log"))
         for _ in 0..<300 {
             if let r = log.range(of: "Running compositor on wayland display '") {
