@@ -79,9 +79,16 @@ extension KernelTests {
             let plain = Self.frames(try Self.claimFile(run, "read-plain-\(tag).evemu"))
             let clone = Self.frames(try Self.claimFile(run, "read-claim-\(tag).evemu"))
             let sent = Self.frames(try Self.claimFile(run, "sent-claim-\(tag).evemu"))
+            // What the daemon said of the device (a drop, a failed write), for a failure's message.
+            let said = (run.files["claim-serve.log"] ?? "").split(separator: "\n").filter { $0.contains("#claim-\(tag)") }
+                .joined(separator: "\n")
             #expect(!plain.isEmpty, "\(tag): the plain reader got nothing")
-            #expect(clone.map(\.events) == plain.map(\.events), "\(tag): the clone's frames are not the device's")
-            #expect(clone.count == sent.count, "\(tag): \(sent.count) frames written, \(clone.count) reached the clone")
+            #expect(
+                clone.map(\.events) == plain.map(\.events),
+                "\(tag): the clone's frames are not the device's; the daemon said:\n\(said)")
+            #expect(
+                clone.count == sent.count,
+                "\(tag): \(sent.count) frames written, \(clone.count) reached the clone; the daemon said:\n\(said)")
             for (c, s) in zip(clone, sent) {
                 if keeps {
                     #expect(c.time == s.time, "\(tag): a frame written at \(s.time) µs reached the clone stamped \(c.time)")

@@ -29,6 +29,9 @@ struct PassThroughTests {
             var e = input_event()
             let n = withUnsafeMutableBytes(of: &e) { read(fd, $0.baseAddress, $0.count) }
             if n == MemoryLayout<input_event>.size {
+                // What libevdev reports of the kernel's SYN_DROPPED; the
+                // events after it stand for its difference.
+                if e.type == Evdev.EV_SYN && e.code == Evdev.SYN_DROPPED { return .dropped }
                 let time = Timestamp(microseconds: Int64(e.time.tv_sec) * 1_000_000 + Int64(e.time.tv_usec))
                 return .event(RawEvent(e.type, e.code, e.value), time: time)
             }
@@ -253,6 +256,41 @@ struct PassThroughTests {
         let warnings = rig.lines.lines.filter { $0.contains("writing to the clone failed") }
         #expect((1...3).contains(warnings.count), "\(rig.lines.lines)")
         #expect(rig.lines.lines.contains { $0.contains("writing to the clone works again") })
+    }
+
+    @Test(
+        "the kernel drops events (SYN_DROPPED) in the middle of an unclaimed pinch: the clone's touches are cancelled, nothing of the rest of the pinch follows, and the warning says why, a few times a minute"
+    )
+    func kernelDropped() throws {
+        let rig = try Rig(recording: "pinch-close-2f.phone.evemu", claims: ClaimSet(fingers: [3]))
+        defer { rig.close() }
+        let events = rig.trace.events
+        let reports = events.indices.filter { events[$0].type == Evdev.EV_SYN && events[$0].code == Evdev.SYN_REPORT }
+        // Both fingers down and moving, passed on.
+        let third = reports[reports.count / 3]
+        rig.play(events[...third])
+        let before = rig.cloneFrames(reports.firstIndex(of: third)! + 1)
+        #expect(before.count == reports.firstIndex(of: third)! + 1)
+        #expect(!rig.lines.lines.contains { $0.contains("SYN_DROPPED") }, "\(rig.lines.lines)")
+        // The kernel's buffer ran over: the rest of the pinch comes after the drop.
+        let dropped = EvdevEvent(time: events[third].time, type: Evdev.EV_SYN, code: Evdev.SYN_DROPPED, value: 0)
+        rig.play(([dropped] + events[(third + 1)...])[...])
+        let after = rig.cloneFrames(2, timeout: 5)
+        let palm = RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_PALM)
+        #expect(after.count == 2 && after[0].count { $0 == palm } == 2, "\(after)")
+        #expect(after.count == 2 && after[1].count { $0 == RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1) } == 2)
+        #expect(rig.cloneFrames(1, timeout: 0.5).isEmpty, "nothing of the rest of the pinch")
+        let said = rig.lines.lines.filter { $0.contains("SYN_DROPPED") }
+        #expect(
+            said.count == 1 && said[0].contains("the kernel dropped events the daemon had not read in time")
+                && said[0].contains("the touches under way are cancelled on the clone"), "\(rig.lines.lines)")
+        // Drops again and again: three warnings a minute at most.
+        for _ in 0..<6 {
+            rig.play(([dropped] + events)[...])
+            _ = rig.cloneFrames(reports.count, timeout: 1)
+        }
+        let again = rig.lines.lines.filter { $0.contains("SYN_DROPPED") }
+        #expect(again.count == 3, "\(again)")
     }
 
     @Test(

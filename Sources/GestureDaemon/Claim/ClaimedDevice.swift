@@ -58,6 +58,8 @@ package final class ClaimedDevice: @unchecked Sendable {
     /// Writes to the clone failed, and since when (said a few times a minute).
     private var writesFailing = false
     private var writeWarnings = RepeatLimiter(burst: 3, window: .milliseconds(60_000))
+    /// The kernel dropped events the daemon had not read (said a few times a minute).
+    private var dropWarnings = RepeatLimiter(burst: 3, window: .milliseconds(60_000))
     /// The virtual touchpad claimed sequences may go to (the pass-through's, shared), and this device's fingers on it.
     package var touchpad: TouchpadOutput? {
         didSet { prepareTouchpad() }
@@ -197,6 +199,13 @@ package final class ClaimedDevice: @unchecked Sendable {
         guard isReport else { return }
         let touches = frame ?? TouchFrame(device: id, time: time)
         if grabbed {
+            if resynchronized {
+                let (name, down) = (self.name, claimer.anyDown)
+                dropWarnings.note(now: time, logger) {
+                    "\(name): the kernel dropped events the daemon had not read in time (SYN_DROPPED: the machine did not run it for a while)"
+                        + (down ? "; the touches under way are cancelled on the clone" : "")
+                }
+            }
             claimer.process(pending, at: time, touches: touches, resynchronized: resynchronized)
             write(at: time)
         } else {
