@@ -75,21 +75,49 @@ extension KernelTests {
         let run = try Self.run()
         let keeps = try Self.keepsTimes(run)
         print("kernel harness: uinput \(keeps ? "keeps" : "does not keep (Linux before 6.5)") the times it is given")
+        var setAside: [String] = []
         for tag in ["tap", "drag", "pinch", "free", "edgetap", "edgerest"] {
             let plain = Self.frames(try Self.claimFile(run, "read-plain-\(tag).evemu"))
             let clone = Self.frames(try Self.claimFile(run, "read-claim-\(tag).evemu"))
             let sent = Self.frames(try Self.claimFile(run, "sent-claim-\(tag).evemu"))
+            let libinputPlain = Self.touches(try Self.claimFile(run, "libinput-plain-\(tag).out"))
+            let libinputClone = Self.touches(try Self.claimFile(run, "libinput-claim-\(tag).out"))
             // What the daemon said of the device (a drop, a failed write), for a failure's message.
             let said = (run.files["claim-serve.log"] ?? "").split(separator: "\n").filter { $0.contains("#claim-\(tag)") }
                 .joined(separator: "\n")
             #expect(!plain.isEmpty, "\(tag): the plain reader got nothing")
-            #expect(
-                clone.map(\.events) == plain.map(\.events),
-                "\(tag): the clone's frames are not the device's; the daemon said:\n\(said)")
-            #expect(
-                clone.count == sent.count,
-                "\(tag): \(sent.count) frames written, \(clone.count) reached the clone; the daemon said:\n\(said)")
-            for (c, s) in zip(clone, sent) {
+            // The kernel dropped events for the daemon's reader (a reader not
+            // run for a while under emulation; the daemon says SYN_DROPPED):
+            // the frames lost never reach the clone, so it must have the
+            // device's frames up to the drop, then the cancel of its touches
+            // (the palm, then the lift), and nothing more. At most one
+            // scenario a run is let off this way.
+            let dropped = said.contains("SYN_DROPPED")
+            let passed = dropped ? Array(clone.dropLast(2)) : clone
+            if dropped {
+                setAside.append(tag)
+                #expect(
+                    clone.count >= 2 && passed.count < plain.count
+                        && passed.map(\.events) == plain.prefix(passed.count).map(\.events),
+                    "\(tag): before the drop, the clone's frames are not the device's; the daemon said:\n\(said)")
+                #expect(
+                    clone.suffix(2).first?.events.contains("0003 0037 2") == true
+                        && clone.last?.events.contains("0003 0039 -1") == true,
+                    "\(tag): the clone's touches were not cancelled after the drop: \(clone.suffix(2).map(\.events))")
+                #expect(
+                    libinputClone.down > 0 && libinputClone.up == 0 && libinputClone.cancel == libinputClone.down,
+                    "\(tag): after a drop, libinput read \(libinputClone) of the clone")
+            } else {
+                #expect(
+                    clone.map(\.events) == plain.map(\.events),
+                    "\(tag): the clone's frames are not the device's; the daemon said:\n\(said)")
+                #expect(
+                    clone.count == sent.count,
+                    "\(tag): \(sent.count) frames written, \(clone.count) reached the clone; the daemon said:\n\(said)")
+                #expect(
+                    libinputPlain.down > 0 && libinputClone == libinputPlain, "\(tag): \(libinputClone) against \(libinputPlain)")
+            }
+            for (c, s) in zip(passed, sent) {
                 if keeps {
                     #expect(c.time == s.time, "\(tag): a frame written at \(s.time) µs reached the clone stamped \(c.time)")
                 } else {
@@ -97,10 +125,13 @@ extension KernelTests {
                 }
             }
             #expect(zip(clone, clone.dropFirst()).allSatisfy { $0.time <= $1.time }, "\(tag): frames out of order")
-            let libinputPlain = Self.touches(try Self.claimFile(run, "libinput-plain-\(tag).out"))
-            let libinputClone = Self.touches(try Self.claimFile(run, "libinput-claim-\(tag).out"))
-            #expect(libinputPlain.down > 0 && libinputClone == libinputPlain, "\(tag): \(libinputClone) against \(libinputPlain)")
         }
+        if !setAside.isEmpty {
+            print(
+                "kernel harness: claimed \(setAside.joined(separator: ", ")): the kernel dropped events for the daemon's reader; checked up to the drop and its cancel"
+            )
+        }
+        #expect(setAside.count <= 1, "the kernel dropped events for the daemon's reader in \(setAside)")
     }
 
     /// The `q` quantile of `values` (sorted), µs.
