@@ -1,8 +1,9 @@
 #!/bin/sh
 # A Debian 13 (trixie) root for the desktop tests: KWin 6 and GNOME Shell 48
-# beside Debian 12's KWin 5.27 and GNOME Shell 43. debootstrap writes a
-# minimal root into DIR (as root, through sudo), then apt-get installs the
-# two compositors in it; about 1.7 GB and 2 minutes. The tests run each
+# beside Debian 12's KWin 5.27 and GNOME Shell 43, and labwc (which Debian
+# 12 does not ship). debootstrap writes a minimal root into DIR (as root,
+# through sudo), then apt-get installs the compositors in it; about 1.7 GB
+# and 2 minutes. The tests run each
 # compositor in it with chroot, in a private mount namespace of their own
 # (Tests/Harness/HeadlessDesktops.swift, `DesktopRoot`); act and the windows
 # stay on the host and meet the compositor in the test's scratch folder.
@@ -11,12 +12,21 @@
 set -eu
 dir=${1:?usage: $0 DIR}
 stamp=$dir/.gestured-root-complete
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo -n"
+compositors="kwin-wayland gnome-shell labwc"
 if [ -f "$stamp" ]; then
+    # A root made before labwc joined the list gets it added.
+    if [ ! -x "$dir/usr/bin/labwc" ]; then
+        echo "debian13-root: labwc into $dir"
+        $sudo chroot "$dir" sh -c 'DEBIAN_FRONTEND=noninteractive apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends labwc' >> "$dir.log" 2>&1 || {
+            echo "debian13-root: installing labwc failed; the log is $dir.log" >&2
+            exit 1
+        }
+    fi
     echo "debian13-root: $dir is complete"
     exit 0
 fi
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo -n"
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 echo "debian13-root: debootstrap trixie into $dir (from $mirror)"
 $sudo rm -rf "$dir"
@@ -25,8 +35,8 @@ $sudo debootstrap --variant=minbase trixie "$dir" "$mirror" > "$dir.log" 2>&1 ||
     echo "debian13-root: debootstrap failed; its log is $dir.log" >&2
     exit 1
 }
-echo "debian13-root: kwin-wayland and gnome-shell into it"
-$sudo chroot "$dir" sh -c 'DEBIAN_FRONTEND=noninteractive apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends kwin-wayland gnome-shell' >> "$dir.log" 2>&1 || {
+echo "debian13-root: $compositors into it"
+$sudo chroot "$dir" sh -c "DEBIAN_FRONTEND=noninteractive apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $compositors" >> "$dir.log" 2>&1 || {
     echo "debian13-root: installing the compositors failed; the log is $dir.log" >&2
     exit 1
 }

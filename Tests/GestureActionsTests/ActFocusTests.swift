@@ -85,11 +85,18 @@ struct ActFocusTests {
 
     @Test(
         "phoc (Phosh, a session naming GNOME too): the same through its wlr-foreign-toplevel-management",
-        .requires(HeadlessPhoc.requirement))
-    func followsTheFocusOnPhoc() throws {
-        let phoc = try HeadlessPhoc()
+        .requires(HeadlessWlroots.requirement(.phoc)))
+    func followsTheFocusOnPhoc() throws { try Self.wlrootsScenario(.phoc) }
+
+    @Test(
+        "labwc 0.8 (Debian 13): the same through its wlr-foreign-toplevel-management",
+        .requires(HeadlessWlroots.requirement(.labwc)))
+    func followsTheFocusOnLabwc() throws { try Self.wlrootsScenario(.labwc) }
+
+    static func wlrootsScenario(_ kind: HeadlessWlroots.Kind) throws {
+        let compositor = try HeadlessWlroots(kind)
         try Self.focusScenario(
-            PhocDesktop(phoc: phoc), environment: phoc.clientEnvironment,
+            WlrootsDesktop(compositor: compositor), environment: compositor.clientEnvironment,
             source: "the compositor's wlr-foreign-toplevel-management")
     }
 
@@ -202,12 +209,12 @@ struct ActFocusTests {
         }
     }
 
-    struct PhocDesktop: Desktop {
-        let phoc: HeadlessPhoc
-        var scratch: String { phoc.scratch }
+    struct WlrootsDesktop: Desktop {
+        let compositor: HeadlessWlroots
+        var scratch: String { compositor.scratch }
         var uid: UInt32? { nil }
         func open(app: String, title: String) throws -> DesktopWindow {
-            let w = try phoc.window(app: app, title: title)
+            let w = try compositor.window(app: app, title: title)
             return DesktopWindow(fullscreen: { w.fullscreen($0) }, close: { w.close() })
         }
     }

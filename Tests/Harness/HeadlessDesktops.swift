@@ -375,63 +375,109 @@ public struct DesktopRoot: Sendable {
     }
 }
 
-/// Phosh's compositor for the tests: Debian's phoc on wlroots' headless
-/// backend (software rendering, no input devices) in a scratch runtime
-/// directory, as the test's user. Phosh's session names GNOME too
-/// (`Phosh:GNOME`), and act must still read phoc's foreign toplevels.
-public final class HeadlessPhoc {
+/// A wlroots compositor for the tests, on wlroots' headless backend
+/// (software rendering, no input devices) in a scratch runtime directory,
+/// as the test's user: Phosh's phoc from this machine (Debian 12), or
+/// labwc from the Debian 13 root (Debian 12 has none). act reads the focus
+/// from either through wlr-foreign-toplevel-management; Phosh's session
+/// names GNOME too (`Phosh:GNOME`), and act must still read phoc's.
+public final class HeadlessWlroots {
+    public enum Kind: Sendable {
+        case phoc, labwc
+
+        var name: String { self == .phoc ? "phoc" : "labwc" }
+        var root: DesktopRoot { self == .phoc ? .host : .debian13 }
+        /// What a session of it names in `XDG_CURRENT_DESKTOP`.
+        var desktop: String { self == .phoc ? "Phosh:GNOME" : "labwc:wlroots" }
+    }
+
+    public let kind: Kind
     public let runtimeDirectory: String
     public let scratch: String
     public private(set) var waylandDisplay = ""
-    private let phoc: Child
+    private let compositor: Child
 
-    public static let requirement = Requirement(
-        met: FileManager.default.isExecutableFile(atPath: "/usr/bin/phoc") && GtkWindows.available,
-        missing:
-            "no phoc or GTK 3 for Python: `make setup-tests` installs them (Debian packages phoc, python3-gi, gir1.2-gtk-3.0)")
+    public static func requirement(_ kind: Kind) -> Requirement {
+        switch kind {
+        case .phoc:
+            Requirement(
+                met: FileManager.default.isExecutableFile(atPath: "/usr/bin/phoc") && GtkWindows.available,
+                missing:
+                    "no phoc or GTK 3 for Python: `make setup-tests` installs them (Debian packages phoc, python3-gi, gir1.2-gtk-3.0)"
+            )
+        case .labwc:
+            Requirement(
+                met: DesktopRoot.debian13.requirement.met && GtkWindows.available
+                    && FileManager.default.isExecutableFile(atPath: (DesktopRoot.debian13.path ?? "") + "/usr/bin/labwc"),
+                missing:
+                    "no labwc in the Debian 13 root, or GTK 3 for Python here: `make setup-tests` makes the root with it (scripts/debian13-root.sh) and installs python3-gi and gir1.2-gtk-3.0"
+            )
+        }
+    }
 
-    public init() throws {
-        let base = NSTemporaryDirectory() + "gestured-phoc-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    public init(_ kind: Kind) throws {
+        self.kind = kind
+        let base = NSTemporaryDirectory() + "gestured-\(kind.name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         runtimeDirectory = base + "/runtime"
         scratch = base + "/scratch"
         try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         chmod(runtimeDirectory, 0o700)
-        phoc = try Child(
-            HeadlessSway.command(
-                ["/usr/bin/phoc"], as: nil,
-                environment: [
-                    "XDG_RUNTIME_DIR": runtimeDirectory, "HOME": runtimeDirectory, "PATH": "/usr/bin:/bin",
-                    "WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman",
-                    // Its views' and seat's decisions in its log, for a failure's message.
-                    "GSETTINGS_BACKEND": "memory", "G_MESSAGES_DEBUG": "all",
-                ]), stdout: .file(scratch + "/phoc.log"))
+        var environment = [
+            "XDG_RUNTIME_DIR": runtimeDirectory, "HOME": runtimeDirectory, "PATH": "/usr/bin:/bin",
+            "WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman",
+        ]
+        let command: [String]
+        let displayFile = scratch + "/display"
+        switch kind {
+        case .phoc:
+            // Its views' and seat's decisions in its log, for a failure's message.
+            environment.merge(["GSETTINGS_BACKEND": "memory", "G_MESSAGES_DEBUG": "all"]) { $1 }
+            command = ["/usr/bin/phoc"]
+        case .labwc:
+            // labwc names its socket to what it starts: the display, once it serves.
+            command = ["/usr/bin/labwc", "-s", "sh -c 'echo \"$WAYLAND_DISPLAY\" > \(displayFile)'"]
+        }
+        compositor = try Child(
+            kind.root.command(command, environment: environment), stdout: .file(scratch + "/\(kind.name).log"))
         for _ in 0..<300 {
-            if let r = log.range(of: "Running compositor on wayland display '") {
-                let rest = log[r.upperBound...]
-                if let end = rest.firstIndex(of: "'") {
-                    waylandDisplay = String(rest[..<end])
-                    return
-                }
+            if let display = Self.display(kind: kind, log: log, file: displayFile) {
+                waylandDisplay = display
+                return
             }
             usleep(50_000)
         }
-        throw ChannelError("phoc did not start: \(log)")
+        throw ChannelError("\(kind.name) did not start: \(log)")
+    }
+
+    /// The display's name once the compositor serves it: phoc says it in its
+    /// log, labwc's startup command writes it.
+    private static func display(kind: Kind, log: String, file: String) -> String? {
+        switch kind {
+        case .phoc:
+            guard let r = log.range(of: "Running compositor on wayland display '") else { return nil }
+            let rest = log[r.upperBound...]
+            return rest.firstIndex(of: "'").map { String(rest[..<$0]) }
+        case .labwc:
+            let name = ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").trimmingCharacters(
+                in: .whitespacesAndNewlines)
+            return name.isEmpty ? nil : name
+        }
     }
 
     deinit {
-        phoc.signal(SIGTERM)
-        _ = try? phoc.wait(timeout: 10)
-        try? FileManager.default.removeItem(atPath: (runtimeDirectory as NSString).deletingLastPathComponent)
+        compositor.signal(SIGTERM)
+        _ = try? compositor.wait(timeout: 10)
+        kind.root.remove((runtimeDirectory as NSString).deletingLastPathComponent)
     }
 
-    public var log: String { (try? String(contentsOfFile: scratch + "/phoc.log", encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOfFile: scratch + "/\(kind.name).log", encoding: .utf8)) ?? "" }
 
-    /// What a client of this phoc needs in its environment (act: it is a Phosh session).
+    /// What a client of this compositor needs in its environment (act: a session of it).
     public var clientEnvironment: [String: String] {
         [
             "XDG_RUNTIME_DIR": runtimeDirectory, "WAYLAND_DISPLAY": waylandDisplay, "HOME": runtimeDirectory,
-            "PATH": "/usr/bin:/bin", "XDG_CURRENT_DESKTOP": "Phosh:GNOME",
+            "PATH": "/usr/bin:/bin", "XDG_CURRENT_DESKTOP": kind.desktop,
         ]
     }
 
