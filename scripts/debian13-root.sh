@@ -15,15 +15,17 @@ stamp=$dir/.gestured-root-complete
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo -n"
 compositors="kwin-wayland gnome-shell labwc"
+# Installs the packages named in the root, or stops saying so.
+install() {
+    echo "debian13-root: $* into $dir"
+    $sudo chroot "$dir" sh -c "DEBIAN_FRONTEND=noninteractive apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $*" >> "$dir.log" 2>&1 || {
+        echo "debian13-root: installing $* failed; the log is $dir.log" >&2
+        exit 1
+    }
+}
 if [ -f "$stamp" ]; then
     # A root made before labwc joined the list gets it added.
-    if [ ! -x "$dir/usr/bin/labwc" ]; then
-        echo "debian13-root: labwc into $dir"
-        $sudo chroot "$dir" sh -c 'DEBIAN_FRONTEND=noninteractive apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends labwc' >> "$dir.log" 2>&1 || {
-            echo "debian13-root: installing labwc failed; the log is $dir.log" >&2
-            exit 1
-        }
-    fi
+    [ -x "$dir/usr/bin/labwc" ] || install labwc
     echo "debian13-root: $dir is complete"
     exit 0
 fi
@@ -35,11 +37,7 @@ $sudo debootstrap --variant=minbase trixie "$dir" "$mirror" > "$dir.log" 2>&1 ||
     echo "debian13-root: debootstrap failed; its log is $dir.log" >&2
     exit 1
 }
-echo "debian13-root: $compositors into it"
-$sudo chroot "$dir" sh -c "DEBIAN_FRONTEND=noninteractive apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $compositors" >> "$dir.log" 2>&1 || {
-    echo "debian13-root: installing the compositors failed; the log is $dir.log" >&2
-    exit 1
-}
+install $compositors
 # KWin's binary carries a file capability that some sandboxes refuse to
 # exec; a copy has none. Its name must stay kwin_wayland (its Qt platform
 # plugin looks for it).

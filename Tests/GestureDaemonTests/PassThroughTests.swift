@@ -228,31 +228,44 @@ struct PassThroughTests {
         #expect(notices.isEmpty)
     }
 
+    /// Plays the two-finger pinch's first third (both fingers down and
+    /// moving) and checks the clone got all of it: the pinch's events, the
+    /// indices of its reports, and the last one played.
+    static func pinchUnderWay(_ rig: Rig) -> (events: [EvdevEvent], reports: [Int], third: Int) {
+        let events = rig.trace.events
+        let reports = events.indices.filter { events[$0].type == Evdev.EV_SYN && events[$0].code == Evdev.SYN_REPORT }
+        let third = reports[reports.count / 3]
+        rig.play(events[...third])
+        let before = rig.cloneFrames(reports.firstIndex(of: third)! + 1)
+        #expect(before.count == reports.firstIndex(of: third)! + 1)
+        return (events, reports, third)
+    }
+
+    /// The clone's next frames are libinput's cancel of the pinch's two
+    /// touches (the palm on both slots, then each ended), and nothing of the
+    /// rest of the pinch follows.
+    static func expectPinchCancelled(_ rig: Rig) {
+        let after = rig.cloneFrames(2, timeout: 5)
+        let palm = RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_PALM)
+        #expect(after.count == 2 && after[0].count { $0 == palm } == 2, "\(after)")
+        #expect(after.count == 2 && after[1].count { $0 == RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1) } == 2)
+        #expect(rig.cloneFrames(1, timeout: 0.5).isEmpty, "nothing of the rest of the pinch")
+    }
+
     @Test(
         "writes to the clone fail in the middle of a pinch: once they work again the clone's touches are cancelled, nothing of the rest of the pinch follows, and the warning is said a few times, not once a frame"
     )
     func cloneWritesFail() throws {
         let rig = try Rig(recording: "pinch-close-2f.phone.evemu", claims: ClaimSet(fingers: [3]))
         defer { rig.close() }
-        let events = rig.trace.events
-        let reports = events.indices.filter { events[$0].type == Evdev.EV_SYN && events[$0].code == Evdev.SYN_REPORT }
-        // Both fingers down and moving, passed on.
-        let third = reports[reports.count / 3]
-        rig.play(events[...third])
-        let before = rig.cloneFrames(reports.firstIndex(of: third)! + 1)
-        #expect(before.count == reports.firstIndex(of: third)! + 1)
+        let (events, reports, third) = Self.pinchUnderWay(rig)
         rig.pipeClone.failing.store(true, ordering: .relaxed)
         let twoThirds = reports[2 * reports.count / 3]
         rig.play(events[(third + 1)...twoThirds])
         usleep(200_000)
         rig.pipeClone.failing.store(false, ordering: .relaxed)
         rig.play(events[(twoThirds + 1)...])
-        let after = rig.cloneFrames(2, timeout: 5)
-        // The palm on both slots, then each ended: libinput's cancel.
-        let palm = RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_PALM)
-        #expect(after.count == 2 && after[0].count { $0 == palm } == 2, "\(after)")
-        #expect(after.count == 2 && after[1].count { $0 == RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1) } == 2)
-        #expect(rig.cloneFrames(1, timeout: 0.5).isEmpty, "nothing of the rest of the pinch")
+        Self.expectPinchCancelled(rig)
         let warnings = rig.lines.lines.filter { $0.contains("writing to the clone failed") }
         #expect((1...3).contains(warnings.count), "\(rig.lines.lines)")
         #expect(rig.lines.lines.contains { $0.contains("writing to the clone works again") })
@@ -264,22 +277,12 @@ struct PassThroughTests {
     func kernelDropped() throws {
         let rig = try Rig(recording: "pinch-close-2f.phone.evemu", claims: ClaimSet(fingers: [3]))
         defer { rig.close() }
-        let events = rig.trace.events
-        let reports = events.indices.filter { events[$0].type == Evdev.EV_SYN && events[$0].code == Evdev.SYN_REPORT }
-        // Both fingers down and moving, passed on.
-        let third = reports[reports.count / 3]
-        rig.play(events[...third])
-        let before = rig.cloneFrames(reports.firstIndex(of: third)! + 1)
-        #expect(before.count == reports.firstIndex(of: third)! + 1)
+        let (events, reports, third) = Self.pinchUnderWay(rig)
         #expect(!rig.lines.lines.contains { $0.contains("SYN_DROPPED") }, "\(rig.lines.lines)")
         // The kernel's buffer ran over: the rest of the pinch comes after the drop.
         let dropped = EvdevEvent(time: events[third].time, type: Evdev.EV_SYN, code: Evdev.SYN_DROPPED, value: 0)
         rig.play(([dropped] + events[(third + 1)...])[...])
-        let after = rig.cloneFrames(2, timeout: 5)
-        let palm = RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_PALM)
-        #expect(after.count == 2 && after[0].count { $0 == palm } == 2, "\(after)")
-        #expect(after.count == 2 && after[1].count { $0 == RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1) } == 2)
-        #expect(rig.cloneFrames(1, timeout: 0.5).isEmpty, "nothing of the rest of the pinch")
+        Self.expectPinchCancelled(rig)
         let said = rig.lines.lines.filter { $0.contains("SYN_DROPPED") }
         #expect(
             said.count == 1 && said[0].contains("the kernel dropped events the daemon had not read in time")
