@@ -359,7 +359,14 @@ public struct DesktopRoot: Sendable {
     public func command(_ command: [String], environment: [String: String]) -> [String] {
         let env = ["/usr/bin/env", "-i"] + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         guard let path else { return env + command }
-        let mounts = ["proc", "dev", "sys"].map { "mount --rbind /\($0) '\(path)/\($0)'" } + ["mount --bind /tmp '\(path)/tmp'"]
+        // The root's compositors get X sockets of their own: those of the
+        // machine's /tmp/.X11-unix are not theirs, and an X socket folder of
+        // another user's makes labwc, which cannot go without Xwayland, stop.
+        let mounts =
+            ["proc", "dev", "sys"].map { "mount --rbind /\($0) '\(path)/\($0)'" } + [
+                "mount --bind /tmp '\(path)/tmp'",
+                "{ [ ! -d '\(path)/tmp/.X11-unix' ] || mount -t tmpfs -o mode=1777 tmpfs '\(path)/tmp/.X11-unix'; }",
+            ]
         return Requirement.asRoot(
             [
                 "/usr/bin/unshare", "--mount", "--propagation", "private", "--fork", "--kill-child=SIGTERM", "--",
@@ -431,8 +438,19 @@ public final class HeadlessWlroots {
         let displayFile = scratch + "/display"
         switch kind {
         case .phoc:
-            // Its views' and seat's decisions in its log, for a failure's message.
+            // Its views' and seat's decisions in its log, for a failure's
+            // message. Its Xwayland stays: phoc 0.24 makes its seat when it
+            // sets Xwayland up, and with no input device and no seat its
+            // windows get no wl_seat and nothing is ever focused. That needs
+            // /tmp/.X11-unix to be root's or this user's (the tests' other
+            // compositors start no Xwayland, so none makes it another's).
             environment.merge(["GSETTINGS_BACKEND": "memory", "G_MESSAGES_DEBUG": "all"]) { $1 }
+            var x11 = stat()
+            if stat("/tmp/.X11-unix", &x11) == 0, x11.st_uid != 0, x11.st_uid != geteuid() {
+                throw ChannelError(
+                    "/tmp/.X11-unix belongs to uid \(x11.st_uid): phoc's Xwayland refuses it, and without it phoc has no seat to focus windows with; remove the folder (sudo rmdir /tmp/.X11-unix) or make it root's"
+                )
+            }
             command = ["/usr/bin/phoc"]
         case .labwc:
             // labwc names its socket to what it starts: the display, once it serves.

@@ -46,7 +46,10 @@ public final class HeadlessSway {
         chmod(base, 0o755)
         chmod(runtimeDirectory, 0o700)
         chmod(scratch, 0o1777)
-        try "".write(toFile: scratch + "/config", atomically: true, encoding: .utf8)
+        // No Xwayland: the tests open Wayland windows only, and Xwayland's
+        // sockets would make /tmp/.X11-unix as the compositor's user, which
+        // a root compositor started later refuses ("not owned by root or us").
+        try "xwayland disable\n".write(toFile: scratch + "/config", atomically: true, encoding: .utf8)
         chmod(scratch + "/config", 0o644)
         if let uid, uid != geteuid() {
             let r = try Child.run(Requirement.asRoot(["/bin/chown", "\(uid):\(uid)", runtimeDirectory]), timeout: 20)
