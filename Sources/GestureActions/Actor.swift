@@ -62,6 +62,11 @@ package struct Actor {
     private var leftToApp = false
     /// The outputs' turns were said for this connection to the compositor.
     private var saidOutputs = false
+    /// What the daemon said it cannot make: all it knows of (`hello`), and
+    /// of what act's subscription asks for (`subscribed`, fresher for those).
+    private var daemonCannot = (hello: [String: String](), subscribed: [String: String]())
+    /// What act said of it, output → why, to say each change once.
+    private var saidCannot: [String: String] = [:]
     /// The last line `--context` printed.
     private var saidContext = ""
     private var running = true
@@ -209,6 +214,10 @@ package struct Actor {
             guard options.watchContext == nil else { return }
             let output = screen.outputName(ofDevice: event.device, in: wayland.outputs)
             for a in dispatch.handle(event, line: line, output: output, now: now) { perform(a, now: now, into: &news) }
+        case .unavailable(let cannot, let hello):
+            if hello { daemonCannot = (cannot, [:]) } else { daemonCannot.subscribed = cannot }
+            sayUndeliverable()
+            contextChanged(now: now, into: &news)
         case .lost:
             for a in dispatch.lost(now: now) { perform(a, now: now, into: &news) }
             // The next connection's `context` says again.
@@ -268,7 +277,60 @@ package struct Actor {
         let outputs = wayland.outputs
         return ClaimPlan(
             loaded.bindings, in: context, loaded.context,
-            screens: screen.touchscreens.map { ($0.node, screen.outputName(of: $0, in: outputs)) })
+            screens: screen.touchscreens.map { ($0.node, screen.outputName(of: $0, in: outputs)) },
+            clicks: cannot("pointer") == nil || pointer.available(wayland))
+    }
+
+    // MARK: What cannot be delivered
+
+    /// Why the daemon cannot make `output` (`keyboard`, `pointer`,
+    /// `touchpad`), as it last said: its `subscribed` for what act's
+    /// subscription asks for, its `hello` for the rest; nil: it can, or did not say.
+    private func cannot(_ output: String) -> String? {
+        let asked: Bool
+        switch output {
+        case "keyboard": asked = options.watchContext == nil && loaded.bindings.contains { $0.keys != nil }
+        case "pointer": asked = wantsPointer
+        default: asked = options.watchContext == nil && !claims.everywhere.touchpad.isEmpty
+        }
+        return asked ? daemonCannot.subscribed[output] : daemonCannot.hello[output]
+    }
+
+    /// What the bindings lose for an output the daemon cannot make: said
+    /// when it changes, with the daemon's why (which says how to grant it).
+    /// Nothing of that output is claimed meanwhile (`currentClaims`; the
+    /// daemon leaves a touchpad claim's sequences to the apps itself).
+    private mutating func sayUndeliverable() {
+        guard options.watchContext == nil else { return }
+        let now = undeliverable
+        for output in ["keyboard", "pointer", "touchpad"] {
+            let n = now.first { $0.output == output }
+            guard n?.why != saidCannot[output] else { continue }
+            if let n {
+                log("the daemon cannot make its \(output): \(n.why); \(n.loss)")
+            } else {
+                log("the daemon has its \(output) now")
+            }
+            saidCannot[output] = n?.why
+        }
+    }
+
+    /// The outputs some binding needs that cannot be had, the daemon's why,
+    /// and what the bindings lose for it.
+    private var undeliverable: [(output: String, why: String, loss: String)] {
+        let b = loaded.bindings
+        let needs: [(output: String, bound: Bool, loss: String)] = [
+            ("keyboard", b.contains { $0.keys != nil }, "bindings with keys type nothing"),
+            (
+                "pointer", b.contains { $0.pointer != nil } && !pointer.available(wayland),
+                "the compositor offers act no pointer of its own either (wlr-virtual-pointer): the gestures bound to a click are not claimed, and the app keeps its long press or tap"
+            ),
+            (
+                "touchpad", b.contains { $0.touchpad },
+                "the gestures of touchpad = true bindings are not claimed, and reach the apps whole"
+            ),
+        ]
+        return needs.compactMap { n in n.bound ? cannot(n.output).map { (n.output, $0, n.loss) } : nil }
     }
 
     /// The focused window or the daemon's context changed: the claims
@@ -284,7 +346,7 @@ package struct Actor {
         if let say = options.watchContext {
             let line = ContextReport.line(
                 context, daemonContextKnown: daemonContextKnown, bindings: loaded.bindings, loaded.context,
-                claims: currentClaims)
+                claims: currentClaims, cannot: undeliverable.map(\.output))
             if line != saidContext { say(line) }
             saidContext = line
             return
@@ -319,6 +381,7 @@ package struct Actor {
             saidOutputs = false
             screen.compositorLost()
         }
+        sayUndeliverable()
         tellOrientations(now: now, into: &news)
         contextChanged(now: now, into: &news)
     }

@@ -113,7 +113,7 @@ package struct Binding: Sendable, Equatable {
         if gesture == .touchAndHold, pointer != nil, let ms = waitsFor { return ClaimSet(holds: held(ms)) }
         let least = claim == true ? 2 : 3
         let counts = Set((fingers ?? []).filter { $0 >= least })
-        var c = ClaimSet(fingers: counts, touchpad: touchpad ? counts : [])
+        var c = ClaimSet(fingers: touchpad ? [] : counts, touchpad: touchpad ? counts : [])
         if let edges, fingers?.contains(1) ?? true { c.edges = Set(edges) }
         if let ms = restsFor { c.holds = held(ms) }
         return c

@@ -43,11 +43,15 @@ package struct ClaimPlan: Equatable, Sendable {
     }
 
     /// The plan for the bindings in `context`, on every touchscreen and on
-    /// each of `screens` (its node, and the output it shows on).
+    /// each of `screens` (its node, and the output it shows on). Without
+    /// `clicks` (no pointer can click), pointer bindings claim nothing: the
+    /// app keeps its long press or tap rather than lose it to a click that
+    /// cannot come.
     package init(
         _ bindings: [Binding], in context: Binding.Context, _ settings: ContextSettings,
-        screens: [(node: String, output: String?)]
+        screens: [(node: String, output: String?)], clicks: Bool = true
     ) {
+        let bindings = clicks ? bindings : bindings.filter { $0.pointer == nil }
         everywhere = Self.claims(of: bindings, in: context, settings)
         let limited = bindings.filter { $0.whenOutputs != nil && $0.acts(in: context, settings) }
         guard !limited.isEmpty, !context.leftToApp(settings) else { return }

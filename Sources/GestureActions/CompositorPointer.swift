@@ -23,6 +23,12 @@ struct CompositorPointer {
         _ = cwl_pointer_prepare(s)
     }
 
+    /// Whether the compositor offers act a pointer of its own to click with.
+    func available(_ session: WaylandSession) -> Bool {
+        guard let s = session.session else { return false }
+        return cwl_pointer_supported(s) != 0
+    }
+
     /// Clicks on output `output` of the session; false where it cannot, and
     /// the daemon must. Which one clicks is said the first time.
     mutating func click(

@@ -5,7 +5,7 @@ import ToolSupport
 enum ContextReport {
     static func line(
         _ context: Binding.Context, daemonContextKnown: Bool, bindings: [Binding], _ settings: ContextSettings,
-        claims: ClaimPlan
+        claims: ClaimPlan, cannot: [String] = []
     ) -> String {
         var parts: [String] = []
         if !context.focusKnown {
@@ -32,6 +32,11 @@ enum ContextReport {
             does += " (" + acting.map { bindings[$0].origin }.joined(separator: ", ") + ")"
         }
         parts.append(does)
+        if !cannot.isEmpty {
+            parts.append(
+                "the daemon cannot make its \(cannot.joined(separator: ", ")) (act's log and the daemon's say why, and how to grant it)"
+            )
+        }
         // The daemon claims nothing while the session is locked: the lock
         // screen gets every touch, whatever the plan asks.
         parts.append(

@@ -19,6 +19,9 @@ enum DaemonNews {
     case removed([ScreenFollower.Touchscreen])
     /// Whether the session at the screen is locked, whether tablet mode is on.
     case context(locked: Bool, tabletMode: Bool)
+    /// What the daemon cannot make, output → why: all it knows of
+    /// (`hello`), or of what the subscription asks for (each `subscribed`).
+    case unavailable([String: String], hello: Bool)
     /// A gesture event, and its line as the daemon sent it (for pipes).
     case event(ReceivedEvent, line: [UInt8])
     /// The connection ended (the log says why); act connects again.
@@ -226,6 +229,7 @@ final class DaemonLink: ActSource {
         case .message(let type):
             switch type {
             case "subscribed":
+                news.append(.daemon(.unavailable(ReceivedEvent.unavailable(line), hello: false)))
                 // Said once a connection; later ones answer a change of claims or a reload.
                 guard case .connected(var c) = state, !c.subscribed else { break }
                 c.subscribed = true
@@ -242,6 +246,7 @@ final class DaemonLink: ActSource {
                             + "on the installed version (systemctl restart gestured)")
                 }
                 news.append(.daemon(.touchscreens(ReceivedEvent.touchscreens(line))))
+                news.append(.daemon(.unavailable(ReceivedEvent.unavailable(line), hello: true)))
             case "device_added":
                 news.append(.daemon(.added(ReceivedEvent.touchscreens(line))))
             case "device_removed":

@@ -131,6 +131,17 @@ package struct ReceivedEvent: Sendable {
         return logSafe((e?.code ?? "error") + ": " + (e?.message ?? ""), limit: 1000)
     }
 
+    /// What a `hello` or `subscribed` says the daemon cannot make (its
+    /// `keyboard`, `pointer`, `touchpad`), each why made safe for the log;
+    /// empty when it says nothing (or is older than protocol 1.13).
+    package static func unavailable(_ line: some Collection<UInt8>) -> [String: String] {
+        var out: [String: String] = [:]
+        for (output, why) in (DaemonMessage.decode(line)?.unavailable ?? [:]).prefix(8) {
+            out[logSafe(output, limit: 32)] = logSafe(why, limit: 1000)
+        }
+        return out
+    }
+
     /// Why a `paused` message says nothing comes, made safe for the log.
     package static func pausedText(_ line: some Collection<UInt8>) -> String {
         logSafe(DaemonMessage.decode(line)?.reason ?? "you are not at the screen", limit: 300)

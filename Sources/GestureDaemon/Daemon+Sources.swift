@@ -41,6 +41,8 @@ extension Daemon {
                 let name = screens.devices.first { $0.id == id }?.name ?? "\(id)"
                 logger.warning("\(name): frames were dropped while the daemon was busy; its gestures under way are cancelled")
                 pipeline.resetDevice(id, at: now, into: &outbound.gestures)
+            case .touchpad(let why):
+                follow(server.touchpadChanged(why, now: now), now: now)
             }
         }
     }

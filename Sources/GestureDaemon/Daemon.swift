@@ -142,7 +142,10 @@ package struct Daemon {
                 "no touchscreen yet: one plugged in is used at once. `gestured devices -v` shows what libinput saw and refused; reading /dev/input needs root, the group 'input', or the udev rule `make install` puts in place"
             )
         }
-        if let uinput = UinputDevice.startCheck() { logger.notice("\(uinput)") }
+        if let uinput = UinputDevice.startCheck() {
+            logger.notice("\(uinput)")
+            server.uinputProblem = uinput
+        }
         chores.givePagesBack(after: "start-up")
         while running { turn() }
         stop()
@@ -380,4 +383,4 @@ package struct Daemon {
 }
 
 /// The version `hello` and `--version` report.
-package let gesturedVersion = "0.12.1"
+package let gesturedVersion = "0.13.0"

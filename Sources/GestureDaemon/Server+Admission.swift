@@ -83,7 +83,10 @@ extension Server {
             var unsent: ArraySlice<UInt8> = []
             if refusal == nil {
                 if hello == nil {
-                    hello = Array((ServerMessage.hello(devices: devices, server: "gestured \(gesturedVersion)") + "\n").utf8)
+                    hello = Array(
+                        (ServerMessage.hello(
+                            devices: devices, server: "gestured \(gesturedVersion)", unavailable: unavailable) + "\n")
+                            .utf8)
                 }
                 let n = hello!.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
                 if n < 0 && errno != EAGAIN {

@@ -90,7 +90,9 @@ extension Server {
             clients[i].subscription = sub
             clients[i].state = .subscribed
             clients[i].subscribeDeadline = .never
-            let reply = ServerMessage.subscribed(sub)
+            // The devices it will use are made first, so that the answer says which cannot be.
+            if clients[i].atScreen { input.prepare(keys: sub.keys, pointer: sub.pointer, now: now) }
+            let reply = ServerMessage.subscribed(sub, unavailable: unavailable(for: sub))
             logger.debug("\(clients[i].label) subscribed: \(reply)")
             news.merge(send(reply, to: i, now: now))
             if !wasSubscribed && !clients[i].atScreen {
@@ -98,7 +100,6 @@ extension Server {
             } else if !wasSubscribed {
                 news.merge(send(context, to: i, now: now))
             }
-            if clients[i].atScreen { input.prepare(keys: sub.keys, pointer: sub.pointer, now: now) }
             news.subscriptionsChanged = news.subscriptionsChanged || changed
         case .unsubscribe:
             if clients[i].state == .subscribed {

@@ -65,6 +65,12 @@ package struct Server {
     var locked: Bool { seat?.isLocked ?? false }
     /// A tablet-mode switch is on (`LibinputSource.tabletMode`).
     var tabletMode = false
+    /// Why the virtual touchpad cannot be made (nil: it is there, or not
+    /// known), and whether the pass-through ever said (`Server+Outputs`).
+    var touchpadProblem: String?
+    var touchpadTried = false
+    /// What the start check found of /dev/uinput (nil: it opens for writing).
+    package var uinputProblem: String?
     /// What the gestures happen in, for the clients at the screen.
     var context: String { ServerMessage.context(locked: locked, tabletMode: tabletMode) }
     /// The keys and clicks clients ask for, and who may have them.

@@ -65,6 +65,9 @@ package struct Subscription: Equatable, Sendable {
         return all
     }
 
+    /// Whether some claim of it asks for the virtual touchpad.
+    package var asksTouchpad: Bool { !claims.touchpad.isEmpty || deviceClaims.contains { !$0.set.touchpad.isEmpty } }
+
     /// Whether it claims anything anywhere.
     package var claimsAnything: Bool { !claims.isEmpty || !deviceClaims.isEmpty }
 

@@ -10,7 +10,7 @@ package import GestureProtocol
 /// and new meanings the major.
 package enum WireProtocol {
     package static let name = "gestured"
-    package static let version = (major: 1, minor: 12)
+    package static let version = (major: 1, minor: 13)
     /// The longest line a client may send, newline excluded.
     package static let maxLineLength = 64 * 1024
     /// The most values (array elements and object members) a request may
@@ -245,7 +245,8 @@ extension ClientRequest {
                         let (n, ms) = (Int(hold.fingers), Int(hold.ms))
                         holds[n] = min(holds[n] ?? ms, ms)
                     }
-                    let set = ClaimSet(fingers: counts, edges: edges, touchpad: toTouchpad ? counts : [], holds: holds)
+                    let set = ClaimSet(
+                        fingers: toTouchpad ? [] : counts, edges: edges, touchpad: toTouchpad ? counts : [], holds: holds)
                     guard let devices = entry.devices else {
                         subscription.claims.formUnion(set)
                         continue
@@ -425,18 +426,33 @@ extension ClientRequest {
 
 /// Server messages other than gesture events, one JSON object per line.
 package enum ServerMessage {
-    package static func hello(devices: [DeviceInfo], server: String) -> String {
+    package static func hello(devices: [DeviceInfo], server: String, unavailable: [Unavailable] = []) -> String {
         var s = #"{"type":"hello","protocol":""# + WireProtocol.name + #"","version":["#
         s += "\(WireProtocol.version.major),\(WireProtocol.version.minor)],"
         s += #""gestures":["# + GestureKind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "],"
         s += #""phases":["# + GesturePhase.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "],"
         s += #""server":"# + jsonString(server) + ","
+        s += unavailableField(unavailable)
         s += #""devices":["# + devices.map(\.jsonObject).joined(separator: ",") + "]}"
         return s
     }
 
-    package static func subscribed(_ sub: Subscription) -> String {
-        #"{"type":"subscribed","# + sub.jsonFields + "}"
+    /// An output the daemon cannot make (`keyboard`, `pointer`,
+    /// `touchpad`), and why, with what grants it (protocol 1.13).
+    package struct Unavailable: Equatable, Sendable {
+        package var output: String
+        package var why: String
+    }
+
+    /// `"unavailable":{"touchpad":"…"},` (nothing when every output can be made).
+    private static func unavailableField(_ list: [Unavailable]) -> String {
+        guard !list.isEmpty else { return "" }
+        return #""unavailable":{"# + list.map { jsonString($0.output) + ":" + jsonString($0.why) }.joined(separator: ",")
+            + "},"
+    }
+
+    package static func subscribed(_ sub: Subscription, unavailable: [Unavailable] = []) -> String {
+        #"{"type":"subscribed","# + unavailableField(unavailable) + sub.jsonFields + "}"
     }
 
     package static let unsubscribed = #"{"type":"unsubscribed"}"#

@@ -78,10 +78,12 @@ package struct SubscribeRequest: Equatable, Sendable {
         if keys { fields.append(#""keys":true"#) }
         if pointer { fields.append(#""pointer":true"#) }
         // A claim's touchpad counts go in an entry of their own, with
-        // `touchpad` (1.7); its holds in one of their own (1.8).
+        // `touchpad` (1.7), and those also claimed for their own sake in
+        // the plain one too, so that the daemon, when it has no touchpad,
+        // still claims them; its holds in one of their own (1.8).
         func claim(_ c: ClaimSet, devices: [String]?) -> [String] {
             let on = devices.map { #","devices":["# + $0.map(jsonString).joined(separator: ",") + "]" } ?? ""
-            let plain = c.fingers.subtracting(c.touchpad)
+            let plain = c.fingers.subtracting(c.padOnly)
             var entries: [String] = []
             if !plain.isEmpty || !c.edges.isEmpty {
                 entries.append(

@@ -54,6 +54,8 @@ package struct DaemonMessage: Decodable, Sendable {
     package var version: [Int]?
     package var server: String?
     package var devices: [DaemonMessage]?
+    /// `hello`, `subscribed`: the outputs the daemon cannot make, and why (protocol 1.13).
+    package var unavailable: [String: String]?
     // `error`, `paused`, `goodbye`, `config_reloaded`, `context`.
     package var code: String?
     package var message: String?

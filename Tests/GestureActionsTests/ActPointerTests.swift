@@ -17,15 +17,18 @@ struct ActPointerTests {
     /// Serves one client: hello, then `subscribed` for its subscription,
     /// then each line of the script FILE (`wait S` waits S seconds), while
     /// writing to LOG `got LINE` for each line act sends and `sent ID PHASE`
-    /// for each event sent; then listens one more second.
+    /// for each event sent; then listens one more second. A fourth
+    /// argument is the `subscribed` line it answers with, a fifth its `hello`.
     static let standIn = """
         import json, select, socket, sys, time
         path, script, log = sys.argv[1], sys.argv[2], sys.argv[3]
+        reply = (sys.argv[4] if len(sys.argv) > 4 else '{"type":"subscribed"}').encode() + b'\\n'
+        hello = (sys.argv[5] if len(sys.argv) > 5 else '{"type":"hello","protocol":"gestured","version":[1,9]}')
         s = socket.socket(socket.AF_UNIX)
         s.bind(path)
         s.listen(1)
         c, _ = s.accept()
-        c.sendall(b'{"type":"hello","protocol":"gestured","version":[1,9]}\\n')
+        c.sendall(hello.encode() + b'\\n')
         out = open(log, 'w')
         pending = b''
         def take(seconds):
@@ -42,7 +45,7 @@ struct ActPointerTests {
                 while b'\\n' in pending:
                     line, pending = pending.split(b'\\n', 1)
                     out.write('got ' + line.decode() + '\\n'); out.flush()
-                    if b'"subscribe"' in line: c.sendall(b'{"type":"subscribed"}\\n')
+                    if b'"subscribe"' in line: c.sendall(reply)
         take(1.0)
         for step in open(script).read().splitlines():
             if step.startswith('wait '):
@@ -123,6 +126,66 @@ struct ActPointerTests {
                 "sent 4 began", #"got {"type":"pointer","button":"right","x":0.7,"y":0.4}"#, "sent 4 ended",
                 "sent 5 recognized", #"got {"type":"pointer","button":"middle","x":0.25,"y":0.75}"#,
             ], "\(s.actLog)")
+    }
+
+    @Test(
+        "the daemon says it cannot make its pointer, and the compositor offers act none: act says so and why, and claims for a click no more (the app keeps its long press and its tap); its other claims stay"
+    )
+    func noPointerNoHoldClaim() throws {
+        let s = try ActTests.Scratch()
+        defer { s.stopAll() }
+        try """
+        [[bind]]
+        gesture = "touch-and-hold"
+        fingers = 1
+        pointer = "right-click"
+
+        [[bind]]
+        gesture = "tap"
+        fingers = 2
+        pointer = "middle-click"
+        claim = true
+
+        [[bind]]
+        gesture = "swipe"
+        fingers = 3
+        run = ["true"]
+        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        try "wait 1".write(toFile: s.path + "/script", atomically: true, encoding: .utf8)
+        let why = "the daemon cannot make its pointer: there is no /dev/uinput (No such file or directory)"
+        let reply = #"{"type":"subscribed","unavailable":{"pointer":"\#(why)"}}"#
+        let server = try Child(
+            ["/usr/bin/python3", "-c", Self.standIn, s.socket, s.path + "/script", s.path + "/log", reply], stdout: .null)
+        defer { ActHostileTests.stop(server) }
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: s.socket) { usleep(10_000) }
+        _ = try s.act()
+        _ = try server.wait(timeout: 30)
+        let subscribes = s.lines("log").filter { $0.hasPrefix("got ") && $0.contains(#""subscribe""#) }
+        #expect(subscribes.count == 2, "\(subscribes)")
+        #expect(
+            subscribes.first?.contains(#""claim":[{"fingers":[2,3],"edges":[]},{"hold":[{"fingers":1,"ms":800}]}]"#) == true,
+            "\(subscribes)")
+        #expect(subscribes.last?.contains(#""claim":{"fingers":[3],"edges":[]}"#) == true, "\(subscribes)")
+        #expect(subscribes.last?.contains(#""hold""#) == false, "\(subscribes)")
+        #expect(
+            s.actLog.contains("\(why); the compositor offers act no pointer of its own either")
+                && s.actLog.contains("the gestures bound to a click are not claimed"), "\(s.actLog)")
+        // `act --context` names it, from the daemon's hello.
+        let hello = #"{"type":"hello","protocol":"gestured","version":[1,13],"unavailable":{"pointer":"\#(why)"}}"#
+        let watched = s.path + "/watched.sock"
+        let second = try Child(
+            ["/usr/bin/python3", "-c", Self.standIn, watched, s.path + "/script", s.path + "/log2", reply, hello],
+            stdout: .null)
+        defer { ActHostileTests.stop(second) }
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: watched) { usleep(10_000) }
+        let context = try Child(
+            [BuildProducts.gestured, "act", "--context", "--config", s.actions, "--socket", watched],
+            stdout: .file(s.path + "/context"))
+        _ = try second.wait(timeout: 30)
+        context.signal(SIGTERM)
+        _ = try context.wait(timeout: 10)
+        let lines = (try? String(contentsOfFile: s.path + "/context", encoding: .utf8)) ?? ""
+        #expect(lines.contains("the daemon cannot make its pointer ("), "\(lines)")
     }
 
     static let wevRequirement = Requirement(

@@ -98,6 +98,29 @@ struct ClaimerTests {
     static let release = RawEvent(Evdev.EV_KEY, Evdev.BTN_TOUCH, 0)
     static let report = RawEvent.report
 
+    @Test(
+        "without the touchpad, a claim keeps the counts some entry claims for their own sake and drops those only touchpad entries claim, however the entries were joined"
+    )
+    func withoutTouchpad() {
+        var all = ClaimSet(touchpad: [3, 4])
+        all.formUnion(ClaimSet(fingers: [4, 5], edges: [.left]))
+        all.formUnion(ClaimSet(holds: [1: 800]))
+        #expect(all.fingers == [3, 4, 5] && all.touchpad == [3, 4] && all.padOnly == [3])
+        let without = all.withoutTouchpad
+        #expect(without.fingers == [4, 5] && without.touchpad.isEmpty && without.edges == [.left])
+        #expect(without.holds == [1: 800])
+        #expect(!without.claims(fingers: 3) && without.claims(fingers: 4))
+        // Joined the other way round, the same.
+        var other = ClaimSet(fingers: [4, 5], edges: [.left])
+        other.formUnion(ClaimSet(touchpad: [3, 4]))
+        #expect(other.padOnly == [3] && other.withoutTouchpad.fingers == [4, 5])
+        // What both of two claims take: a count one takes only for the pad
+        // is, in both, only for the pad.
+        let both = all.intersection(ClaimSet(touchpad: [3, 4]))
+        #expect(both.fingers == [3, 4] && both.touchpad == [3, 4] && both.withoutTouchpad.fingers.isEmpty)
+        #expect(ClaimSet(fingers: [3]).withoutTouchpad == ClaimSet(fingers: [3]))
+    }
+
     @Test("with nothing claimed of it, a tap and a two-finger pinch reach the clone frame for frame, times included")
     func unclaimedPassesWhole() {
         var b = Bench(claims: ClaimSet(fingers: [3, 4]))

@@ -63,7 +63,7 @@ struct OrientationTests {
         let watcher = try SocketClient(path: d.socket)
         let hello = try #require(try watcher.next())
         let devices = try #require(hello["devices"] as? [[String: Any]])
-        #expect(hello["version"] as? [Int] == [1, 12])
+        #expect(hello["version"] as? [Int] == [1, 13])
         #expect(devices.first?["orientation"] as? String == "normal")
         #expect(devices.first?["orientation_source"] as? String == "configuration")
         let node = try #require(devices.first?["node"] as? String)

@@ -58,6 +58,11 @@ struct PassThroughTests {
         }
     }
 
+    /// A switch the test turns and the thread reads.
+    final class Flag: Sendable {
+        let on = Atomic<Bool>(false)
+    }
+
     /// A log that keeps its lines.
     final class Lines: LogHandler, @unchecked Sendable {
         let lock = NSLock()
@@ -81,10 +86,12 @@ struct PassThroughTests {
         /// The virtual touchpad, a pipe too.
         let pad: (read: Int32, write: Int32)
         let padClone: PipeClone
+        /// While on, the virtual touchpad cannot be made.
+        let padRefused = Flag()
         let trace: Trace
         let lines = Lines()
 
-        init(recording: String, claims: ClaimSet) throws {
+        init(recording: String, claims: ClaimSet, padRefused: Bool = false) throws {
             trace = try EvemuReader.parse(
                 try String(contentsOfFile: DaemonProcess.recording(recording), encoding: .utf8), file: recording)
             var fds: [Int32] = [0, 0]
@@ -103,7 +110,14 @@ struct PassThroughTests {
             let logger = Logger(label: "pass-through-test") { _ in handler }
             let padClone = PipeClone(fd: pad.write)
             self.padClone = padClone
-            passThrough = try PassThrough(logger: logger, makeTouchpad: { padClone })
+            let refused = self.padRefused
+            refused.on.store(padRefused, ordering: .relaxed)
+            passThrough = try PassThrough(
+                logger: logger, remakeTouchpad: .milliseconds(0),
+                makeTouchpad: { () throws(SetupError) in
+                    if refused.on.load(ordering: .relaxed) { throw SetupError("no /dev/uinput in this test") }
+                    return padClone
+                })
             pipeClone = PipeClone(fd: clone.write)
             let geometry = TouchAssembler.geometry(for: trace.device, size: nil, source: .resolution)!
             let claimed = ClaimedDevice(
@@ -315,6 +329,64 @@ struct PassThroughTests {
         let lifted = got.joined().filter { $0 == RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1) }
         #expect(lifted.count == 3 && got.last?.contains(touch) == true, "\(got.suffix(3))")
         #expect(rig.lines.lines.contains { $0.contains("made the virtual touchpad pipe:") }, "\(rig.lines.lines)")
+    }
+
+    /// The notices the pass-through gives the loop within `timeout` s,
+    /// until one `until` accepts; its frames dropped.
+    static func notices(
+        _ rig: Rig, timeout: Double = 10, until done: ([PassThrough.Notice]) -> Bool
+    ) -> [PassThrough.Notice] {
+        let events = TouchSourceEvents()
+        var notices: [PassThrough.Notice] = []
+        var scratch: [PassThrough.Notice] = []
+        let end = Date().addingTimeInterval(timeout)
+        while !done(notices) && Date() < end {
+            var p = pollfd(fd: rig.passThrough.fd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&p, 1, 100)
+            rig.passThrough.take(into: events, notices: &notices, scratch: &scratch)
+        }
+        return notices
+    }
+
+    @Test(
+        "a three-finger pinch claimed for the touchpad while the touchpad cannot be made is not claimed: the clone passes every frame as it came, the loop is told why; once the pad can be made, the next pinch is claimed and goes to it"
+    )
+    func touchpadMissing() throws {
+        let rig = try Rig(recording: "pinch-close-3f.tablet.evemu", claims: ClaimSet(touchpad: [3]), padRefused: true)
+        defer { rig.close() }
+        let events = rig.trace.events
+        let n = Self.frameCount(events)
+        rig.play(events[...])
+        let got = rig.cloneFrames(n)
+        var sent: [[RawEvent]] = []
+        var current: [RawEvent] = []
+        for e in events {
+            if e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT {
+                sent.append(current)
+                current = []
+            } else if e.type != Evdev.EV_SYN {
+                current.append(RawEvent(e.type, e.code, e.value))
+            }
+        }
+        #expect(got == sent, "the clone got \(got.count) of \(n) frames, or not as they came")
+        #expect(rig.padFrames(1, timeout: 0.3).isEmpty, "the pad got frames it could not have been made for")
+        let told = Self.notices(rig) { $0.contains { if case .touchpad(.some) = $0 { true } else { false } } }
+        let why = told.compactMap { if case .touchpad(let w) = $0 { w } else { nil } }.first
+        #expect(why?.contains("no /dev/uinput in this test") == true, "\(told)")
+        #expect(
+            rig.lines.lines.contains { $0.contains("no /dev/uinput in this test") && $0.contains("left to the apps") },
+            "\(rig.lines.lines)")
+        // The pad can be made now: the next pinch's landing makes it and is claimed.
+        rig.padRefused.on.store(false, ordering: .relaxed)
+        rig.play(([EvdevEvent(time: events[0].time, type: Evdev.EV_ABS, code: Evdev.ABS_MT_SLOT, value: 0)] + events)[...])
+        var pad: [[RawEvent]] = []
+        let end = Date().addingTimeInterval(10)
+        while !pad.contains(where: { $0.contains(RawEvent(Evdev.EV_KEY, Evdev.BTN_TOUCH, 0)) }) && Date() < end {
+            pad += rig.padFrames(1, timeout: 0.5)
+        }
+        #expect(pad.first?.filter { $0.code == Evdev.ABS_MT_TRACKING_ID && $0.value >= 0 }.count == 3, "\(pad.prefix(2))")
+        let again = Self.notices(rig) { $0.contains(.touchpad(nil)) }
+        #expect(again.contains(.touchpad(nil)), "\(again)")
     }
 
     @Test(

@@ -21,7 +21,7 @@ struct ProtocolTests {
         let hello = try #require(try c.next())
         #expect(hello["type"] as? String == "hello")
         #expect(hello["protocol"] as? String == "gestured")
-        #expect(hello["version"] as? [Int] == [1, 12])
+        #expect(hello["version"] as? [Int] == [1, 13])
         // What the protocol's document is titled with is the version the daemon speaks.
         let doc = try String(contentsOfFile: BuildProducts.packageRoot + "/docs/protocol.md", encoding: .utf8)
         let version = (hello["version"] as? [Int] ?? []).map(String.init).joined(separator: ".")
@@ -257,6 +257,33 @@ struct ProtocolTests {
         try c.send(#"{"type":"subscribe","gestures":["stroke"],"shapes":[{"name":"L","examples":["0,0 0,40 25,40"]}]}"#)
         let ack = try c.read(until: "subscribed").message
         #expect(ack["shapes"] as? [String] == ["L"])
+        #expect(try d.stop() == 0)
+    }
+
+    @Test(
+        "what the daemon cannot make (keyboard, pointer, touchpad) is said in hello, and in subscribed for what the subscription asks, with the reason its refusals give; without /dev/uinput, all three"
+    )
+    func unavailableOutputs() throws {
+        let d = try DaemonProcess(["--replay", Self.tap, "--wait-subscribers", "1"])
+        let c = try SocketClient(path: d.socket)
+        let hello = try #require(try c.next())
+        let said = hello["unavailable"] as? [String: String] ?? [:]
+        if access("/dev/uinput", F_OK) != 0 {
+            #expect(Set(said.keys) == ["keyboard", "pointer", "touchpad"], "\(hello)")
+            #expect(said.values.allSatisfy { $0.contains("no /dev/uinput") && $0.contains("modprobe uinput") }, "\(said)")
+        }
+        try c.send(#"{"type":"subscribe","gestures":["tap"],"keys":true,"claim":{"fingers":[3],"touchpad":true}}"#)
+        let (ack, _) = try c.read(until: "subscribed")
+        let asked = ack["unavailable"] as? [String: String] ?? [:]
+        // Only what it asks for: keys and the touchpad, not the pointer.
+        #expect(asked["pointer"] == nil, "\(ack)")
+        #expect(asked["touchpad"] == said["touchpad"], "\(ack)")
+        // What it says of the keyboard is what a chord is then answered.
+        try c.send(#"{"type":"keys","keys":"ctrl+a"}"#)
+        let answer = try c.read(until: asked["keyboard"] == nil ? "typed" : "error").message
+        if let why = asked["keyboard"] {
+            #expect(answer["code"] as? String == "no-keyboard" && answer["message"] as? String == why, "\(answer)")
+        }
         #expect(try d.stop() == 0)
     }
 

@@ -152,8 +152,10 @@ struct DaemonPartsTests {
             Issue.record("not a subscribe")
             return
         }
-        #expect(s.claims == ClaimSet(edges: [.left], touchpad: [3, 4]))
+        // 3 is claimed for its own sake too (the second entry), 4 only for the pad.
+        #expect(s.claims == ClaimSet(fingers: [3], edges: [.left], touchpad: [3, 4]))
         #expect(s.claims.claims(fingers: 3) && s.claims.toTouchpad(fingers: 4) && !s.claims.toTouchpad(fingers: 2))
+        #expect(s.claims.withoutTouchpad == ClaimSet(fingers: [3], edges: [.left]))
         #expect(s.jsonFields.contains(#""claim":{"fingers":[3,4],"edges":["left"],"touchpad":[3,4]}"#), "\(s.jsonFields)")
         #expect(s.claims.summary == "3 fingers (to the touchpad), 4 fingers (to the touchpad), left edge")
     }

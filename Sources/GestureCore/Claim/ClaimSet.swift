@@ -4,7 +4,9 @@
 /// (`holds`: a count of fingers kept within `slop` of where they landed
 /// for so many ms); of the finger counts, those whose claimed sequences
 /// are also written to the virtual touchpad (`touchpad`, always within
-/// `fingers`).
+/// `fingers`). A count only a touchpad entry claims (`padOnly`) is not
+/// claimed while the daemon has no touchpad to write it to
+/// (`withoutTouchpad`): the sequence goes to the apps whole.
 public struct ClaimSet: Equatable, Sendable {
     public var fingers: Set<Int> = [] {
         didSet { fingerBits = Self.bits(fingers) }
@@ -12,6 +14,8 @@ public struct ClaimSet: Equatable, Sendable {
     public var edges: Set<PanelEdge> = []
     /// The finger counts the virtual touchpad (`TouchpadFingers`) follows.
     public private(set) var touchpad: Set<Int> = []
+    /// The counts of `touchpad` that no entry claims for its own sake.
+    public private(set) var padOnly: Set<Int> = []
     /// Still holds: finger count → ms from the last landing (the shortest
     /// when several ask for one count). A count here is not claimed at its
     /// landing, only when held that long.
@@ -20,13 +24,21 @@ public struct ClaimSet: Equatable, Sendable {
     /// test on every landing.
     private var fingerBits: UInt64 = 0
 
-    /// `touchpad`'s counts are claimed too.
+    /// `fingers` are the counts claimed for their own sake; `touchpad`'s
+    /// are claimed too, to go on to the virtual touchpad.
     public init(fingers: Set<Int> = [], edges: Set<PanelEdge> = [], touchpad: Set<Int> = [], holds: [Int: Int] = [:]) {
         self.fingers = fingers.union(touchpad)
         self.edges = edges
         self.touchpad = touchpad
+        self.padOnly = touchpad.subtracting(fingers)
         self.holds = holds
         fingerBits = Self.bits(self.fingers)
+    }
+
+    /// What is claimed while the daemon has no touchpad: the counts only
+    /// touchpad entries claim are left to the apps, and no count goes to a pad.
+    public var withoutTouchpad: ClaimSet {
+        ClaimSet(fingers: fingers.subtracting(padOnly), edges: edges, holds: holds)
     }
 
     private static func bits(_ fingers: Set<Int>) -> UInt64 {
@@ -34,7 +46,8 @@ public struct ClaimSet: Equatable, Sendable {
     }
 
     public static func == (a: ClaimSet, b: ClaimSet) -> Bool {
-        a.fingers == b.fingers && a.edges == b.edges && a.touchpad == b.touchpad && a.holds == b.holds
+        a.fingers == b.fingers && a.edges == b.edges && a.touchpad == b.touchpad && a.padOnly == b.padOnly
+            && a.holds == b.holds
     }
 
     public var isEmpty: Bool { fingers.isEmpty && edges.isEmpty && holds.isEmpty }
@@ -58,15 +71,20 @@ public struct ClaimSet: Equatable, Sendable {
     public func intersection(_ other: ClaimSet) -> ClaimSet {
         var holds: [Int: Int] = [:]
         for (count, ms) in self.holds { if let theirs = other.holds[count] { holds[count] = max(ms, theirs) } }
+        let touchpad = self.touchpad.intersection(other.touchpad)
+        // A count one of them claims only for the pad is, in both, only for the pad.
+        let padOnly = touchpad.intersection(self.padOnly.union(other.padOnly))
         return ClaimSet(
-            fingers: fingers.intersection(other.fingers), edges: edges.intersection(other.edges),
-            touchpad: touchpad.intersection(other.touchpad), holds: holds)
+            fingers: fingers.intersection(other.fingers).subtracting(padOnly), edges: edges.intersection(other.edges),
+            touchpad: touchpad, holds: holds)
     }
 
     public mutating func formUnion(_ other: ClaimSet) {
+        let ownSake = fingers.subtracting(padOnly).union(other.fingers.subtracting(other.padOnly))
         fingers.formUnion(other.fingers)
         edges.formUnion(other.edges)
         touchpad.formUnion(other.touchpad)
+        padOnly = padOnly.union(other.padOnly).subtracting(ownSake)
         holds.merge(other.holds, uniquingKeysWith: min)
     }
 }

@@ -62,8 +62,14 @@ package final class ClaimedDevice: @unchecked Sendable {
     private var dropWarnings = RepeatLimiter(burst: 3, window: .milliseconds(60_000))
     /// The virtual touchpad claimed sequences may go to (the pass-through's, shared), and this device's fingers on it.
     package var touchpad: TouchpadOutput? {
-        didSet { prepareTouchpad() }
+        didSet { applyClaims(at: monotonicNow()) }
     }
+    /// What the clients claim on it; the claimer takes it whole while the
+    /// pad its touchpad entries need is there, and without them otherwise
+    /// (`ClaimSet.withoutTouchpad`: never take what cannot be delivered).
+    private var wanted: ClaimSet
+    /// The claimer goes without the touchpad entries that are wanted.
+    private var padWithheld = false
     private var padFingers = TouchpadFingers()
     /// A write to the touchpad failed in this sequence: the rest of it goes to the clone's side only.
     private var padAbandoned = false
@@ -124,7 +130,9 @@ package final class ClaimedDevice: @unchecked Sendable {
         claimer = Claimer(
             width: geometry.screenWidth, height: geometry.screenHeight, thresholds: thresholds,
             device: input.state(fresh: false), clone: input.state(fresh: true))
-        claimer.claims = claims
+        wanted = claims
+        padWithheld = !claims.touchpad.isEmpty
+        claimer.claims = padWithheld ? claims.withoutTouchpad : claims
         pending.reserveCapacity(64)
         writeBuffer.reserveCapacity(64)
         logger.notice("\(name): claimed, through its clone \(clone.path ?? "(no node yet)")")
@@ -198,6 +206,8 @@ package final class ClaimedDevice: @unchecked Sendable {
         if let frame { frames.append(frame) }
         guard isReport else { return }
         let touches = frame ?? TouchFrame(device: id, time: time)
+        // A sequence beginning while the pad is wanted and missing tries to make it again first.
+        if padWithheld && !claimer.anyDown && !touches.isEmpty { applyClaims(at: monotonicNow()) }
         if grabbed {
             if resynchronized {
                 let (name, down) = (self.name, claimer.anyDown)
@@ -230,13 +240,18 @@ package final class ClaimedDevice: @unchecked Sendable {
     /// What is claimed changed (clients came, went or subscribed again);
     /// `withdrawn`: a client that claimed went.
     package func set(claims: ClaimSet, withdrawn: Bool = false) {
-        if withdrawn { claimer.withdraw(to: claims) } else { claimer.claims = claims }
-        prepareTouchpad()
+        wanted = claims
+        applyClaims(at: monotonicNow(), withdrawn: withdrawn)
     }
 
-    /// Makes the virtual touchpad once a claim asks for it.
-    private func prepareTouchpad() {
-        if !claimer.claims.touchpad.isEmpty { touchpad?.prepare() }
+    /// Gives the claimer what is wanted, making the virtual touchpad first
+    /// if a claim asks for it; while the pad cannot be made, the counts
+    /// only touchpad entries claim are not claimed.
+    private func applyClaims(at now: Timestamp, withdrawn: Bool = false) {
+        let padReady = wanted.touchpad.isEmpty || touchpad?.prepare(now: now) == true
+        padWithheld = !padReady
+        let claims = padReady ? wanted : wanted.withoutTouchpad
+        if withdrawn { claimer.withdraw(to: claims) } else if claimer.claims != claims { claimer.claims = claims }
     }
 
     /// The fingers of a sequence claimed for the touchpad go on to it, as

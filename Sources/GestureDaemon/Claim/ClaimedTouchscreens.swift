@@ -118,7 +118,7 @@ struct ClaimedTouchscreens {
         for n in notices {
             switch n {
             case .gone(let id), .refused(let id): drop(id)
-            case .frame, .claimed, .lost: break
+            case .frame, .claimed, .lost, .touchpad: break
             }
         }
         return notices

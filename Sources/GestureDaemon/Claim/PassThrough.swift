@@ -52,12 +52,16 @@ package final class PassThrough: Sendable {
         /// Frames were dropped because the loop did not take them: the
         /// recognizer's picture of the device's touches has a gap.
         case lost(GestureCore.DeviceID)
+        /// The virtual touchpad a claim asks for cannot be made (why), or
+        /// can again (nil): its claims are left to the apps meanwhile.
+        case touchpad(String?)
 
         package static func == (a: Notice, b: Notice) -> Bool {
             switch (a, b) {
             case (.frame(let x), .frame(let y)): x.device == y.device && x.time == y.time && x.contacts == y.contacts
             case (.gone(let x), .gone(let y)), (.refused(let x), .refused(let y)), (.lost(let x), .lost(let y)): x == y
             case (.claimed(let x, let p), .claimed(let y, let q)): x == y && p == q
+            case (.touchpad(let x), .touchpad(let y)): x == y
             default: false
             }
         }
@@ -89,12 +93,16 @@ package final class PassThrough: Sendable {
     /// Makes the virtual touchpad (uinput; in tests a pipe), on the thread, when a claim first asks for it.
     private let makeTouchpad: @Sendable () throws(SetupError) -> any UinputOutput
 
+    /// How long after a failed making the touchpad is tried again.
+    private let remakeTouchpad: Timestamp.Duration
+
     package init(
-        logger: Logger,
+        logger: Logger, remakeTouchpad: Timestamp.Duration = TouchpadOutput.remakeInterval,
         makeTouchpad: @escaping @Sendable () throws(SetupError) -> any UinputOutput = TouchpadOutput.makeUinput
     ) throws(SetupError) {
         self.logger = logger
         self.makeTouchpad = makeTouchpad
+        self.remakeTouchpad = remakeTouchpad
         wake = clinux_eventfd()
         fd = clinux_eventfd()
         guard wake >= 0, fd >= 0 else {
@@ -180,7 +188,7 @@ package final class PassThrough: Sendable {
         defer { close(epoll) }
         _ = clinux_epoll_ctl(epoll, Int32(CLINUX_EPOLL_CTL_ADD), wake, UInt32(CLINUX_EPOLLIN), 0)
         var devices: [ClaimedDevice] = []
-        let touchpad = TouchpadOutput(logger: logger, make: makeTouchpad)
+        let touchpad = TouchpadOutput(logger: logger, remakeInterval: remakeTouchpad, make: makeTouchpad)
         var frames: [TouchFrame] = []
         frames.reserveCapacity(64)
         var notices: [Notice] = []
@@ -223,6 +231,7 @@ package final class PassThrough: Sendable {
             }
             for d in devices where now >= d.deadline { d.advance(to: now) }
             touchpad.advance(to: now)
+            if touchpad.takeChange() { notices.append(.touchpad(touchpad.problem)) }
             if !notices.isEmpty {
                 deliver(&notices)
                 _ = clinux_eventfd_signal(fd)

@@ -75,6 +75,13 @@ struct InputForClients {
         if wantsPointer { pointer.prepare(now: now) }
     }
 
+    /// Why the keyboard and the pointer cannot be made, where they were
+    /// tried and are not there (`nil`: there, or never tried).
+    var problems: (keyboard: String?, pointer: String?) { (keyboard.problem, pointer.problem) }
+
+    /// Whether each was ever tried.
+    var tried: (keyboard: Bool, pointer: Bool) { (keyboard.tried, pointer.tried) }
+
     /// The answer to `asker`'s `keys` request.
     mutating func keys(_ chord: Chord, from asker: Asker, locked: Bool, why: String, now: Timestamp) -> String {
         if let refused = refusal(.keys, asker, locked: locked, why: why, now: now, done: "\(chord.text) not typed") {

@@ -38,8 +38,13 @@ package final class TouchpadOutput {
     private let make: () throws(SetupError) -> any UinputOutput
     private let logger: Logger
     private var device: (any UinputOutput)?
-    /// Making it failed: said once, not tried again.
-    private var failed = false
+    /// Why it could not be made, and when that was tried: tried again at
+    /// the next need `remakeInterval` later, since the udev rule that
+    /// gives the daemon /dev/uinput may come later.
+    private var failure: (message: String, at: Timestamp)?
+    private let remakeInterval: Timestamp.Duration
+    /// `problem` changed since `takeChange` last looked.
+    private var changed = false
     /// The touchscreen whose sequence is on the pad.
     private var owner: GestureCore.DeviceID?
     private var buffer: [input_event] = []
@@ -48,27 +53,51 @@ package final class TouchpadOutput {
     private var retryAt = Timestamp.never
     private var warnings = RepeatLimiter(burst: 3, window: .milliseconds(60_000))
 
-    package init(logger: Logger, make: @escaping () throws(SetupError) -> any UinputOutput = TouchpadOutput.makeUinput) {
+    /// How long after a failed making the pad is tried again, at the next need.
+    package static let remakeInterval = Timestamp.Duration.milliseconds(10_000)
+
+    package init(
+        logger: Logger, remakeInterval: Timestamp.Duration = TouchpadOutput.remakeInterval,
+        make: @escaping () throws(SetupError) -> any UinputOutput = TouchpadOutput.makeUinput
+    ) {
         self.logger = logger
         self.make = make
+        self.remakeInterval = remakeInterval
         buffer.reserveCapacity(64)
     }
 
-    /// Makes the pad if it is not made yet; whether it is there.
+    /// Makes the pad if it is not made yet (after a failure, once
+    /// `remakeInterval` has passed); whether it is there.
     @discardableResult
-    package func prepare() -> Bool {
+    package func prepare(now: Timestamp) -> Bool {
         if device != nil { return true }
-        guard !failed else { return false }
+        if let f = failure, now - f.at < remakeInterval { return false }
         do {
             let d = try make()
             device = d
+            changed = changed || failure != nil
+            failure = nil
             logger.notice("made the virtual touchpad \(d.path ?? "(no node yet)") for claims that ask for it")
             return true
         } catch {
-            failed = true
-            logger.warning("\(error); sequences claimed for the touchpad are claimed, but not written to one")
+            if failure == nil {
+                changed = true
+                logger.warning(
+                    "\(error); sequences claimed for the touchpad are left to the apps until it can be made (tried again at the next claim \(Int(remakeInterval.seconds)) s on)"
+                )
+            }
+            failure = ("\(error)", now)
             return false
         }
+    }
+
+    /// Why the pad cannot be made (nil: it is there, or not tried yet).
+    package var problem: String? { device == nil ? failure?.message : nil }
+
+    /// Whether `problem` changed since the last call.
+    package func takeChange() -> Bool {
+        defer { changed = false }
+        return changed
     }
 
     /// Whether `id` may write now: the pad is there, no lift is owed and no

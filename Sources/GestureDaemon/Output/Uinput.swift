@@ -141,6 +141,13 @@ struct OnDemand<Device> {
         self.make = make
     }
 
+    /// Why the device could not be made when last tried (nil: it is
+    /// there, or was never tried).
+    var problem: String? { device == nil ? failure?.message : nil }
+
+    /// Whether it was ever tried.
+    var tried: Bool { device != nil || failure != nil }
+
     /// Makes the device if there is none; why it cannot, if so.
     @discardableResult
     mutating func prepare(now: Timestamp) -> String? {
