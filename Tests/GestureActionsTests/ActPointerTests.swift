@@ -67,13 +67,8 @@ struct ActPointerTests {
             #"{"type":"gesture","gesture":"touch-and-hold","phase":"\#(phase)","id":\#(id),"time_us":5,"device":"Panel","fingers":1,"x":\#(x),"y":0.4,"dx_mm":\#(dx),"dy_mm":0,"duration_ms":\#(duration)\#(mark)}"#
     }
 
-    @Test(
-        "a hold bound to right-click: the click is asked where the finger is when the daemon says the hold lasted hold-ms still (held_ms), never for a hold it does not say so of, however long; a two-finger tap clicks at once; act claims the hold, asks for its mark and says it will click"
-    )
-    func holdsAndTaps() throws {
-        let s = try ActTests.Scratch()
-        defer { s.stopAll() }
-        try """
+    /// A still hold bound to a right click, a two-finger tap to a middle click.
+    static let clicks = """
         [[bind]]
         gesture = "touch-and-hold"
         fingers = 1
@@ -84,7 +79,15 @@ struct ActPointerTests {
         fingers = 2
         pointer = "middle-click"
         claim = true
-        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+        """
+
+    @Test(
+        "a hold bound to right-click: the click is asked where the finger is when the daemon says the hold lasted hold-ms still (held_ms), never for a hold it does not say so of, however long; a two-finger tap clicks at once; act claims the hold, asks for its mark and says it will click"
+    )
+    func holdsAndTaps() throws {
+        let s = try ActTests.Scratch()
+        defer { s.stopAll() }
+        try Self.clicks.write(toFile: s.actions, atomically: true, encoding: .utf8)
         let script = [
             // Still: clicked on the `changed` that says it lasted 800 ms, where it is then.
             Self.hold(1, "began", duration: 500), "wait 0.1", Self.hold(1, "changed", duration: 600, dx: 0.5, x: 0.31),
@@ -134,23 +137,14 @@ struct ActPointerTests {
     func noPointerNoHoldClaim() throws {
         let s = try ActTests.Scratch()
         defer { s.stopAll() }
-        try """
-        [[bind]]
-        gesture = "touch-and-hold"
-        fingers = 1
-        pointer = "right-click"
+        try
+            (Self.clicks + """
 
-        [[bind]]
-        gesture = "tap"
-        fingers = 2
-        pointer = "middle-click"
-        claim = true
-
-        [[bind]]
-        gesture = "swipe"
-        fingers = 3
-        run = ["true"]
-        """.write(toFile: s.actions, atomically: true, encoding: .utf8)
+                [[bind]]
+                gesture = "swipe"
+                fingers = 3
+                run = ["true"]
+                """).write(toFile: s.actions, atomically: true, encoding: .utf8)
         try "wait 1".write(toFile: s.path + "/script", atomically: true, encoding: .utf8)
         let why = "the daemon cannot make its pointer: there is no /dev/uinput (No such file or directory)"
         let reply = #"{"type":"subscribed","unavailable":{"pointer":"\#(why)"}}"#

@@ -172,6 +172,22 @@ struct PassThroughTests {
         }
     }
 
+    /// A trace's events as the frames a clone passing them on writes
+    /// (each up to its `SYN_REPORT`, the report left out).
+    static func frames(_ events: some Collection<EvdevEvent>) -> [[RawEvent]] {
+        var frames: [[RawEvent]] = []
+        var current: [RawEvent] = []
+        for e in events {
+            if e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT {
+                frames.append(current)
+                current = []
+            } else if e.type != Evdev.EV_SYN {
+                current.append(RawEvent(e.type, e.code, e.value))
+            }
+        }
+        return frames
+    }
+
     /// The frames of a trace's events (its `SYN_REPORT`s).
     static func frameCount(_ events: some Collection<EvdevEvent>) -> Int {
         events.count { $0.type == Evdev.EV_SYN && $0.code == Evdev.SYN_REPORT }
@@ -188,17 +204,7 @@ struct PassThroughTests {
         let got = rig.cloneFrames(n)
         #expect(got.count == n, "the clone got \(got.count) of \(n) frames")
         // Event for event the device's own (SYN_REPORT aside).
-        var sent: [[RawEvent]] = []
-        var current: [RawEvent] = []
-        for e in rig.trace.events {
-            if e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT {
-                sent.append(current)
-                current = []
-            } else if e.type != Evdev.EV_SYN {
-                current.append(RawEvent(e.type, e.code, e.value))
-            }
-        }
-        #expect(got == sent)
+        #expect(got == Self.frames(rig.trace.events))
         // And the recognizer's frames wait for the loop, every one. The
         // thread hands them over after writing them on, so the clone can
         // have a frame the loop has not been told of yet: the loop's
@@ -358,17 +364,7 @@ struct PassThroughTests {
         let n = Self.frameCount(events)
         rig.play(events[...])
         let got = rig.cloneFrames(n)
-        var sent: [[RawEvent]] = []
-        var current: [RawEvent] = []
-        for e in events {
-            if e.type == Evdev.EV_SYN && e.code == Evdev.SYN_REPORT {
-                sent.append(current)
-                current = []
-            } else if e.type != Evdev.EV_SYN {
-                current.append(RawEvent(e.type, e.code, e.value))
-            }
-        }
-        #expect(got == sent, "the clone got \(got.count) of \(n) frames, or not as they came")
+        #expect(got == Self.frames(events), "the clone got \(got.count) of \(n) frames, or not as they came")
         #expect(rig.padFrames(1, timeout: 0.3).isEmpty, "the pad got frames it could not have been made for")
         let told = Self.notices(rig) { $0.contains { if case .touchpad(.some) = $0 { true } else { false } } }
         let why = told.compactMap { if case .touchpad(let w) = $0 { w } else { nil } }.first
