@@ -335,6 +335,9 @@ struct PassThroughTests {
         let lifted = got.joined().filter { $0 == RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TRACKING_ID, -1) }
         #expect(lifted.count == 3 && got.last?.contains(touch) == true, "\(got.suffix(3))")
         #expect(rig.lines.lines.contains { $0.contains("made the virtual touchpad pipe:") }, "\(rig.lines.lines)")
+        // The loop is told the pad is there.
+        let told = Self.notices(rig) { $0.contains(.touchpad(nil)) }
+        #expect(told.contains(.touchpad(nil)), "\(told)")
     }
 
     /// The notices the pass-through gives the loop within `timeout` s,

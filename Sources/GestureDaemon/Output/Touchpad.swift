@@ -75,7 +75,8 @@ package final class TouchpadOutput {
         do {
             let d = try make()
             device = d
-            changed = changed || failure != nil
+            // Said once made, so that the loop knows it is there.
+            changed = true
             failure = nil
             logger.notice("made the virtual touchpad \(d.path ?? "(no node yet)") for claims that ask for it")
             return true
@@ -91,7 +92,8 @@ package final class TouchpadOutput {
         }
     }
 
-    /// Why the pad cannot be made (nil: it is there, or not tried yet).
+    /// Why the pad cannot be made (nil: it is there, or not tried yet);
+    /// `takeChange` says when this changed or the pad was first made.
     package var problem: String? { device == nil ? failure?.message : nil }
 
     /// Whether `problem` changed since the last call.
