@@ -13,25 +13,20 @@ import ToolSupport
 extension Server {
     /// Every output the daemon cannot make now, as far as it knows.
     var unavailable: [ServerMessage.Unavailable] {
-        let (keyboard, pointer) = input.problems
-        let tried = input.tried
-        var list: [ServerMessage.Unavailable] = []
-        func add(_ output: String, _ problem: String?, tried: Bool) {
-            if let why = problem ?? (tried ? nil : uinputProblem) { list.append(.init(output: output, why: why)) }
+        let (keyboard, pointer) = input.problems(untried: uinputProblem)
+        let touchpad = touchpadTried ? touchpadProblem : uinputProblem
+        return [(.keyboard, keyboard), (.pointer, pointer), (.touchpad, touchpad)].compactMap { output, why in
+            why.map { ServerMessage.Unavailable(output: output, why: $0) }
         }
-        add("keyboard", keyboard, tried: tried.keyboard)
-        add("pointer", pointer, tried: tried.pointer)
-        add("touchpad", touchpadProblem, tried: touchpadTried)
-        return list
     }
 
     /// What of `unavailable` the subscription `sub` asks for.
     func unavailable(for sub: Subscription) -> [ServerMessage.Unavailable] {
         unavailable.filter {
             switch $0.output {
-            case "keyboard": sub.keys
-            case "pointer": sub.pointer
-            default: sub.asksTouchpad
+            case .keyboard: sub.keys
+            case .pointer: sub.pointer
+            case .touchpad: sub.asksTouchpad
             }
         }
     }

@@ -70,7 +70,7 @@ package struct Server {
     var touchpadProblem: String?
     var touchpadTried = false
     /// What the start check found of /dev/uinput (nil: it opens for writing).
-    package var uinputProblem: String?
+    var uinputProblem: String?
     /// What the gestures happen in, for the clients at the screen.
     var context: String { ServerMessage.context(locked: locked, tabletMode: tabletMode) }
     /// The keys and clicks clients ask for, and who may have them.

@@ -437,17 +437,19 @@ package enum ServerMessage {
         return s
     }
 
-    /// An output the daemon cannot make (`keyboard`, `pointer`,
-    /// `touchpad`), and why, with what grants it (protocol 1.13).
+    /// An output the daemon cannot make, and why, with what grants it (protocol 1.13).
     package struct Unavailable: Equatable, Sendable {
-        package var output: String
+        package enum Output: String, Sendable {
+            case keyboard, pointer, touchpad
+        }
+        package var output: Output
         package var why: String
     }
 
     /// `"unavailable":{"touchpad":"…"},` (nothing when every output can be made).
     private static func unavailableField(_ list: [Unavailable]) -> String {
         guard !list.isEmpty else { return "" }
-        return #""unavailable":{"# + list.map { jsonString($0.output) + ":" + jsonString($0.why) }.joined(separator: ",")
+        return #""unavailable":{"# + list.map { jsonString($0.output.rawValue) + ":" + jsonString($0.why) }.joined(separator: ",")
             + "},"
     }
 

@@ -75,12 +75,11 @@ struct InputForClients {
         if wantsPointer { pointer.prepare(now: now) }
     }
 
-    /// Why the keyboard and the pointer cannot be made, where they were
-    /// tried and are not there (`nil`: there, or never tried).
-    var problems: (keyboard: String?, pointer: String?) { (keyboard.problem, pointer.problem) }
-
-    /// Whether each was ever tried.
-    var tried: (keyboard: Bool, pointer: Bool) { (keyboard.tried, pointer.tried) }
+    /// Why the keyboard and the pointer are not there (`OnDemand.problem`;
+    /// `untried` for one never tried yet).
+    func problems(untried: String?) -> (keyboard: String?, pointer: String?) {
+        (keyboard.problem(untried: untried), pointer.problem(untried: untried))
+    }
 
     /// The answer to `asker`'s `keys` request.
     mutating func keys(_ chord: Chord, from asker: Asker, locked: Bool, why: String, now: Timestamp) -> String {

@@ -11,7 +11,9 @@ import ToolSupport
 
 /// The virtual touchpad claimed sequences are written to (a claim's
 /// `touchpad`; docs/claiming.md, "The touchpad output"): made with uinput
-/// the first time a claim asks for it, kept until the daemon ends (the
+/// the first time a claim asks for it (after a failure, again at the next
+/// need `remakeInterval` later; meanwhile `ClaimedDevice` leaves the
+/// touchpad entries' sequences unclaimed), kept until the daemon ends (the
 /// compositor's libinput must have it before the first swipe comes), and
 /// shared by the claimed touchscreens, one sequence at a time: a second
 /// touchscreen's claimed sequence goes on to the pad only once the first
@@ -84,7 +86,7 @@ package final class TouchpadOutput {
             if failure == nil {
                 changed = true
                 logger.warning(
-                    "\(error); sequences claimed for the touchpad are left to the apps until it can be made (tried again at the next claim \(Int(remakeInterval.seconds)) s on)"
+                    "\(error); sequences claimed for the touchpad are left to the apps until it can be made (tried again at a claim change or a new touch sequence, \(Int(remakeInterval.seconds)) s on at the soonest)"
                 )
             }
             failure = ("\(error)", now)

@@ -141,12 +141,9 @@ struct OnDemand<Device> {
         self.make = make
     }
 
-    /// Why the device could not be made when last tried (nil: it is
-    /// there, or was never tried).
-    var problem: String? { device == nil ? failure?.message : nil }
-
-    /// Whether it was ever tried.
-    var tried: Bool { device != nil || failure != nil }
+    /// Why the device is not there: why it could not be made when last
+    /// tried, or `untried` if it never was (nil: it is there).
+    func problem(untried: String?) -> String? { device == nil ? failure?.message ?? untried : nil }
 
     /// Makes the device if there is none; why it cannot, if so.
     @discardableResult
