@@ -58,6 +58,8 @@ package struct Actor {
     private var pointer = CompositorPointer()
     /// The claims sent on this connection.
     private var claims = ClaimPlan()
+    /// What act last said of the compositor and touch cancels.
+    private var saidTouchCancel: TouchCancel.Decision?
     /// Whether the focused app was one of `leave-to-apps`, to say when that changes.
     private var leftToApp = false
     /// The outputs' turns were said for this connection to the compositor.
@@ -125,7 +127,9 @@ package struct Actor {
     private mutating func use(_ l: ActionsFiles.Loaded) {
         dispatch.use(l.bindings, l.context)
         if options.watchContext == nil { pipes.follow(l.bindings) }
-        wayland.wanted = l.screen.followRotation || focus.kind == .wayland || wantsPointer
+        // The compositor's name tells whether it passes touch cancels on (`TouchCancel`).
+        let claims = l.bindings.contains { !$0.claims.isEmpty }
+        wayland.wanted = l.screen.followRotation || focus.kind == .wayland || wantsPointer || claims
         // A binding that clicks, read again while the compositor is there: its pointer now, not at its first click.
         pointer.prepare(wayland, wanted: wantsPointer)
         keyboard.wanted = options.watchContext != nil || l.bindings.contains { $0.whenKeyboard != nil }
@@ -278,8 +282,21 @@ package struct Actor {
         return ClaimPlan(
             loaded.bindings, in: context, loaded.context,
             screens: screen.touchscreens.map { ($0.node, screen.outputName(of: $0, in: outputs)) },
-            clicks: cannot("pointer") == nil || pointer.available(wayland))
+            clicks: cannot("pointer") == nil || pointer.available(wayland), cancelDropped: touchCancel.dropped)
     }
+
+    /// The compositor of the session, as far as act can tell: sway's
+    /// version from its IPC, the name of the process serving the Wayland socket.
+    private var compositor: TouchCancel.Compositor? {
+        if case .sway = focus.kind, let v = focus.compositorVersion {
+            return TouchCancel.Compositor(name: "sway", version: v)
+        }
+        guard wayland.isConnected, let name = wayland.peerName else { return nil }
+        return TouchCancel.Compositor(name: name, version: name == "sway" ? focus.compositorVersion : nil)
+    }
+
+    /// Whether the compositor drops touch cancels, and why act thinks so.
+    private var touchCancel: TouchCancel.Decision { loaded.context.touchCancel.decide(for: compositor) }
 
     // MARK: What cannot be delivered
 
@@ -346,7 +363,7 @@ package struct Actor {
         if let say = options.watchContext {
             let line = ContextReport.line(
                 context, daemonContextKnown: daemonContextKnown, bindings: loaded.bindings, loaded.context,
-                claims: currentClaims, cannot: undeliverable.map(\.output))
+                claims: currentClaims, cannot: undeliverable.map(\.output), touchCancel: touchCancel)
             if line != saidContext { say(line) }
             saidContext = line
             return
@@ -360,6 +377,11 @@ package struct Actor {
                     : "the app that kept its touches lost the focus")
         }
         let plan = currentClaims
+        let cancel = touchCancel
+        if !plan.isEmpty && cancel.known && cancel != saidTouchCancel {
+            log("touch cancels: \(cancel.why)")
+            saidTouchCancel = cancel
+        }
         guard link.isConnected, plan != claims else { return }
         claims = plan
         log("claiming \(plan.isEmpty ? "nothing on claimed touchscreens" : plan.summary) now")

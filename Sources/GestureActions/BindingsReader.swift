@@ -138,7 +138,8 @@ package enum BindingsReader {
     }
 
     /// `[context]`: `leave-to-apps` names the apps that keep every touch
-    /// while they have the focus.
+    /// while they have the focus; `touch-cancel` whether the compositor
+    /// passes touch cancels on to apps.
     static func contextSettings(_ v: TOMLValue, _ root: TOMLTable, file: String) throws(ConfigurationError) -> ContextSettings {
         guard let t = v.table else {
             throw ConfigurationError(file: file, line: root.line(of: "context"), message: "'context' must be a table: [context]")
@@ -155,10 +156,19 @@ package enum BindingsReader {
                     )
                 }
                 c.leaveToApps = list
+            case "touch-cancel":
+                guard let name = t[key]?.string, let value = TouchCancel(rawValue: name) else {
+                    throw ConfigurationError(
+                        file: file, line: t.line(of: key),
+                        message:
+                            "touch-cancel must be \"auto\" (by the compositor act finds), \"passed-on\" (the compositor sends apps libinput's touch cancel) or \"dropped\" (it does not: claimable first touches are held back, and ended by a lift)"
+                    )
+                }
+                c.touchCancel = value
             default:
                 throw ConfigurationError(
                     file: file, line: t.line(of: key),
-                    message: Suggestion.unknown("key", key, known: ["leave-to-apps"], context: " in [context]"))
+                    message: Suggestion.unknown("key", key, known: ["leave-to-apps", "touch-cancel"], context: " in [context]"))
             }
         }
         return c

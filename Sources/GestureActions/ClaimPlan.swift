@@ -46,17 +46,20 @@ package struct ClaimPlan: Equatable, Sendable {
     /// each of `screens` (its node, and the output it shows on). Without
     /// `clicks` (no pointer can click), pointer bindings claim nothing: the
     /// app keeps its long press or tap rather than lose it to a click that
-    /// cannot come.
+    /// cannot come. `cancelDropped`: the compositor drops touch cancels
+    /// (`TouchCancel`), said with every claim.
     package init(
         _ bindings: [Binding], in context: Binding.Context, _ settings: ContextSettings,
-        screens: [(node: String, output: String?)], clicks: Bool = true
+        screens: [(node: String, output: String?)], clicks: Bool = true, cancelDropped: Bool = false
     ) {
         let bindings = clicks ? bindings : bindings.filter { $0.pointer == nil }
         everywhere = Self.claims(of: bindings, in: context, settings)
+        everywhere.cancelDropped = cancelDropped && !everywhere.isEmpty
         let limited = bindings.filter { $0.whenOutputs != nil && $0.acts(in: context, settings) }
         guard !limited.isEmpty, !context.leftToApp(settings) else { return }
         for s in screens {
-            let extra = Self.claims(of: limited.filter { $0.acts(onOutput: s.output) })
+            var extra = Self.claims(of: limited.filter { $0.acts(onOutput: s.output) })
+            extra.cancelDropped = cancelDropped
             var all = everywhere
             all.formUnion(extra)
             if all != everywhere { on.append(DeviceClaim(extra, devices: [s.node])) }

@@ -40,6 +40,8 @@ package struct ContextSettings: Equatable, Sendable {
     /// While one of these apps has the focus, act claims nothing and only
     /// the bindings whose `when.app` names it act.
     package var leaveToApps: [NamePattern] = []
+    /// Whether the compositor passes touch cancels on to apps (`TouchCancel`).
+    package var touchCancel = TouchCancel.auto
     package init() {}
 }
 

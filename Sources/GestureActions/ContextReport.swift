@@ -5,7 +5,7 @@ import ToolSupport
 enum ContextReport {
     static func line(
         _ context: Binding.Context, daemonContextKnown: Bool, bindings: [Binding], _ settings: ContextSettings,
-        claims: ClaimPlan, cannot: [String] = []
+        claims: ClaimPlan, cannot: [String] = [], touchCancel: TouchCancel.Decision? = nil
     ) -> String {
         var parts: [String] = []
         if !context.focusKnown {
@@ -42,6 +42,7 @@ enum ContextReport {
         parts.append(
             daemonContextKnown && context.locked
                 ? "claiming nothing (the daemon leaves every touch to the lock screen)" : "claiming \(claims.summary)")
+        if let touchCancel, touchCancel.known, !claims.isEmpty { parts.append("touch cancels \(touchCancel.why)") }
         return parts.joined(separator: "; ")
     }
 }

@@ -1,3 +1,4 @@
+import CLinux
 import CWayland
 import GestureCore
 import SystemPackage
@@ -23,6 +24,9 @@ final class WaylandSession: ActSource {
     static let retryInterval = Timestamp.Duration.milliseconds(5000)
 
     private(set) var session: OpaquePointer?
+    /// The name of the compositor's process (`/proc/PID/comm` of the
+    /// socket's peer), from the last connection.
+    private(set) var peerName: String?
     /// Whether anything needs the compositor now (a part of act sets it).
     var wanted = false
     private let display: String?
@@ -99,6 +103,8 @@ final class WaylandSession: ActSource {
             sayOnce("cannot reach the compositor at \(logSafe(path)): \(e); retrying every 5 s")
             return
         }
+        var (pid, uid, gid): (pid_t, uid_t, gid_t) = (0, 0, 0)
+        peerName = clinux_peer_credentials(fd, &pid, &uid, &gid) == 0 ? TouchCancel.peerName(pid: pid) : nil
         guard let s = cwl_connect_fd(fd) else {
             sayOnce("cannot talk to the compositor at \(logSafe(path)): \(Errno.last); retrying every 5 s")
             return

@@ -219,6 +219,7 @@ package struct Subscription: Equatable, Sendable {
             s += #","track":["# + tracks.map(\.json).joined(separator: ",") + "]"
         }
         if !holdMarks.isEmpty { s += #","hold_ms":["# + holdMarks.map(String.init).joined(separator: ",") + "]" }
+        if claims.cancelDropped || deviceClaims.contains(where: \.set.cancelDropped) { s += #","cancel_dropped":true"# }
         if !shapes.isEmpty { s += #","shapes":["# + shapes.shapes.map { jsonString($0.name) }.joined(separator: ",") + "]" }
         s += #","region":"#
         if let r = region {

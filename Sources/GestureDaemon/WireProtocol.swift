@@ -96,6 +96,8 @@ extension ClientRequest {
         var hold_ms: [Double]?
         /// Since 1.11: the shapes its strokes are matched against.
         var shapes: [ShapeWire]?
+        /// Since 1.13: the compositor drops touch cancels.
+        var cancel_dropped: Bool?
     }
 
     /// A shape: its examples each a string of "x,y" points (any unit)
@@ -261,6 +263,10 @@ extension ClientRequest {
                     if !set.isEmpty { subscription.deviceClaims.append(DeviceClaim(set, devices: devices)) }
                 }
             }
+            if wire.cancel_dropped == true {
+                subscription.claims.cancelDropped = !subscription.claims.isEmpty
+                for i in subscription.deviceClaims.indices { subscription.deviceClaims[i].set.cancelDropped = true }
+            }
             if let track = wire.track { subscription.tracks = try Self.tracks(track.entries) }
             if let marks = wire.hold_ms {
                 guard marks.count <= TouchFrame.capacity,
@@ -406,6 +412,7 @@ extension ClientRequest {
         "transform": "strings, e.g. {\"device\": \"/dev/input/event5\", \"transform\": \"90\"}",
         "shapes":
             "a list of at most \(SubscribeRequest.Shape.limits.shapes) shapes of distinct names, e.g. [{\"name\": \"L\", \"examples\": [\"0,0 0,40 25,40\"], \"rotates\": false, \"tolerance\": 0.1}], each with 1 to \(SubscribeRequest.Shape.limits.examples) examples and a tolerance above 0 and at most 1",
+        "cancel_dropped": "true or false: whether the compositor drops touch cancels",
         "hold_ms": "a list of at most \(TouchFrame.capacity) whole numbers of milliseconds, 0 to \(Int(holdLimit)), e.g. [800]",
     ]
 

@@ -116,6 +116,9 @@ package struct SubscribeRequest: Equatable, Sendable {
             fields.append(#""track":["# + entries.joined(separator: ",") + "]")
         }
         if !holdMarks.isEmpty { fields.append(#""hold_ms":"# + numbers(holdMarks)) }
+        if !parts.isEmpty && (claims.cancelDropped || deviceClaims.contains(where: \.set.cancelDropped)) {
+            fields.append(#""cancel_dropped":true"#)
+        }
         if !shapes.isEmpty { fields.append(#""shapes":["# + shapes.map(\.json).joined(separator: ",") + "]") }
         return "{" + fields.joined(separator: ",") + "}"
     }

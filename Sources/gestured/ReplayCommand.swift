@@ -82,6 +82,12 @@ struct ReplayCommand: ParsableCommand {
             valueName: "ACTIONS"))
     var claim: String?
 
+    @Flag(
+        help:
+            "With --claim: as on a compositor that drops touch cancels (touch-cancel = \"dropped\"): first touches held back while a claimed count may land, and ended by a lift where they would be cancelled."
+    )
+    var cancelDropped = false
+
     @Argument(help: "Trace files (evemu or libinput record).")
     var traces: [String]
 
@@ -103,6 +109,9 @@ struct ReplayCommand: ParsableCommand {
         if svg != nil && traces.count > 1 { throw ValidationError("--svg draws one trace; name only one") }
         if zoom && svg == nil { throw ValidationError("--zoom is for the picture: add --svg FILE") }
         if claim != nil && svg != nil { throw ValidationError("--claim prints what would be claimed; leave out --svg") }
+        if cancelDropped && claim == nil {
+            throw ValidationError("--cancel-dropped is for --claim ACTIONS: add it, or leave out --cancel-dropped")
+        }
         if claim != nil, let format {
             throw ValidationError(
                 "--claim prints one readable line per touch sequence, in no other format; leave out --format \(format.rawValue)")
@@ -184,16 +193,20 @@ extension ReplayCommand {
     /// `--claim`: each trace through the claimer with the claims of the
     /// bindings of `actions`, one line per touch sequence.
     func replayClaimed(_ actions: String, configuration: Configuration) throws {
-        let claims: ClaimSet
+        var claims: ClaimSet
         do {
             let bindings = try BindingsReader.read(bytes: try readFileBytes(actions, limit: 1 << 20), file: actions)
             claims = bindings.reduce(into: ClaimSet()) { $0.formUnion($1.claims) }
+            claims.cancelDropped = cancelDropped
         } catch {
             printFailure(error)
             throw ExitCode(1)
         }
         var out = OutputBuffer()
         out.write("# claimed by \(actions): \(claims.isEmpty ? "nothing (every touch passes on whole)" : claims.summary)\n")
+        if cancelDropped {
+            out.write("# the compositor drops touch cancels: first touches held back, touches ended by a lift\n")
+        }
         let failed = !eachTrace(configuration, flush: { out.flush() }) { path, loaded in
             out.write("# \(path)\n")
             guard
@@ -204,7 +217,7 @@ extension ReplayCommand {
                 return
             }
             let origin = loaded.trace.events.first?.time ?? .zero
-            for s in r.sequences { out.write(Self.describe(s, origin: origin) + "\n") }
+            for s in r.sequences { out.write(Self.describe(s, origin: origin, lifts: cancelDropped) + "\n") }
             for a in r.anomalies { printError("gestured: bug: unhandled \(a); please report it with this trace") }
         }
         out.flush()
@@ -212,8 +225,10 @@ extension ReplayCommand {
     }
 
     /// One touch sequence of `--claim`: when, how many fingers, what became of it.
-    static func describe(_ s: ClaimReplay.Sequence, origin: Timestamp) -> String {
+    /// `lifts`: touches passed on are ended by a lift, not cancelled.
+    static func describe(_ s: ClaimReplay.Sequence, origin: Timestamp, lifts: Bool = false) -> String {
         let at = NumberText.fixed((s.start - origin).seconds, 3) + " s"
+        let ended = lifts ? "lifted" : "cancelled"
         let fingers = s.fingers == 1 ? "1 finger " : "\(s.fingers) fingers"
         let what: String
         switch s.outcome {
@@ -225,14 +240,19 @@ extension ReplayCommand {
             what = "claimed at the \(edge.rawValue) edge: never passed on (\(s.withheld) frames withheld)"
         case .claimedAtOnce:
             what = "claimed as its fingers landed together: never passed on (\(s.withheld) frames withheld)"
+        case .heldBack(let us):
+            what = "held back \(us / 1000) ms while a claimed count could land, then passed on (\(s.passed) frames)"
+        case .claimedWhileHeld:
+            what =
+                "claimed as its fingers reached a claimed count while held back: never passed on (\(s.withheld) frames withheld)"
         case .claimed(let cancelled):
             what =
-                "claimed as its fingers reached a claimed count: \(cancelled) touch\(cancelled == 1 ? "" : "es") passed on, then cancelled (\(s.withheld) frames withheld)"
+                "claimed as its fingers reached a claimed count: \(cancelled) touch\(cancelled == 1 ? "" : "es") passed on, then \(ended) (\(s.withheld) frames withheld)"
         case .claimedHeld(let cancelled, let us):
             what =
-                "claimed as its fingers had held still \(us / 1000) ms: \(cancelled) touch\(cancelled == 1 ? "" : "es") passed on, then cancelled (\(s.withheld) frames withheld)"
+                "claimed as its fingers had held still \(us / 1000) ms: \(cancelled) touch\(cancelled == 1 ? "" : "es") passed on, then \(ended) (\(s.withheld) frames withheld)"
         case .resynchronized(let cancelled):
-            what = "the device dropped events: \(cancelled) touch\(cancelled == 1 ? "" : "es") cancelled, the rest withheld"
+            what = "the device dropped events: \(cancelled) touch\(cancelled == 1 ? "" : "es") \(ended), the rest withheld"
         }
         return "\(at)  \(fingers)  \(what)"
     }

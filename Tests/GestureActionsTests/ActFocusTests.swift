@@ -612,8 +612,10 @@ struct ActFocusTests {
         ipc.accept()
         let subscribe = ipc.request()
         #expect(subscribe.0 == 2 && subscribe.1.contains("window") && subscribe.1.contains("workspace"), "\(subscribe)")
+        #expect(ipc.request().0 == 7, "then the version")
         #expect(ipc.request().0 == 4, "then the tree")
         ipc.send(2, #"{"success":true}"#)
+        ipc.send(7, #"{"human_readable":"4.22","major":4,"minor":22,"patch":0}"#)
         ipc.send(4, FakeIPC.tree(("Firefox", "Maps — Mozilla Firefox", 10)))
         func read() -> Bool {
             var p = pollfd(fd: f.fd, events: Int16(POLLIN), revents: 0)
@@ -622,6 +624,7 @@ struct ActFocusTests {
         }
         #expect(read())
         #expect(f.known && f.focus == FocusedWindow(app: "Firefox", title: "Maps — Mozilla Firefox", fullscreen: false))
+        #expect(f.version?.major == 4 && f.version?.minor == 22)
         // A title change of the focused window comes with the event.
         ipc.send(0x8000_0003, #"{"change":"title","container":{"id":10,"type":"con","name":"Mail — Mozilla Firefox"}}"#)
         #expect(read())

@@ -136,6 +136,10 @@ struct ActTests {
                 "a.toml:2: unknown key 'leave-to' in [context]"
             ),
             (
+                "[context]\ntouch-cancel = \"never\"\n[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\n",
+                "a.toml:2: touch-cancel must be \"auto\""
+            ),
+            (
                 "contxt = 1\n[[bind]]\ngesture = \"tap\"\nrun = [\"x\"]\n",
                 "a.toml:1: unknown key 'contxt'; did you mean 'context'?"
             ),

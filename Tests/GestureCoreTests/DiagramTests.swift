@@ -148,8 +148,9 @@ struct DiagramTests {
     }
 
     /// The claimer's transitions replaying `trace` with each of a few claims:
-    /// counts of two to five fingers, every edge, the picture turned, and
-    /// one- and two-finger holds.
+    /// counts of two to five fingers, every edge, the picture turned,
+    /// one- and two-finger holds, and counts, edges and a hold on a
+    /// compositor that drops touch cancels.
     static func claimerTransitions(_ trace: Trace, size: (width: Double, height: Double)?) throws -> [Transition] {
         let geometry = TouchAssembler.geometry(for: trace.device, size: size, source: .commandLine)!
         var seen: [Transition] = []
@@ -157,6 +158,9 @@ struct DiagramTests {
             (ClaimSet(fingers: [3, 4, 5]), ScreenTransform.normal), (ClaimSet(fingers: [2]), .normal),
             (ClaimSet(edges: Set(PanelEdge.allCases)), .normal), (ClaimSet(fingers: [3], edges: [.left, .bottom]), .rot90),
             (ClaimSet(holds: [1: 500, 2: 500]), .normal),
+            // On a compositor that drops touch cancels.
+            (ClaimSet(fingers: [3, 4], holds: [1: 500], cancelDropped: true), .normal),
+            (ClaimSet(fingers: [2], edges: [.left, .bottom], cancelDropped: true), .normal),
         ] {
             guard let r = try ClaimReplay.run(trace, geometry: geometry, claims: claims, transform: transform) else { break }
             #expect(r.anomalies.isEmpty, "\(trace.file): \(r.anomalies)")
@@ -196,7 +200,8 @@ struct DiagramTests {
         }
         let events = Set(seen.map(\.event))
         for e in [
-            "landing", "edge-landing", "claimed-landing", "inward", "away", "edge-timeout", "hold-deadline", "all-up", "frame",
+            "landing", "edge-landing", "early-landing", "claimed-landing", "inward", "away", "edge-timeout",
+            "window-timeout", "hold-deadline", "all-up", "frame",
         ] {
             #expect(events.contains(e), "no recording made the claimer meet \(e)")
         }

@@ -160,6 +160,44 @@ struct DaemonPartsTests {
         #expect(s.claims.summary == "3 fingers (to the touchpad), 4 fingers (to the touchpad), left edge")
     }
 
+    @Test(
+        "cancel_dropped (1.13): every claim of the subscription, everywhere and per touchscreen, takes touches as on a compositor that drops touch cancels; echoed; what act writes reads back"
+    )
+    func cancelDroppedClaims() throws {
+        let line =
+            #"{"type":"subscribe","claim":[{"fingers":[3]},{"edges":["left"],"devices":["/dev/input/event7"]}],"cancel_dropped":true}"#
+        guard case .subscribe(let s) = try ClientRequest.parse(Array(line.utf8)) else {
+            Issue.record("not a subscribe")
+            return
+        }
+        #expect(s.claims == ClaimSet(fingers: [3], cancelDropped: true))
+        let on7 = s.claims(name: "Tablet", node: "/dev/input/event7", vendorProduct: "1234:5678")
+        #expect(on7 == ClaimSet(fingers: [3], edges: [.left], cancelDropped: true))
+        #expect(s.jsonFields.contains(#""cancel_dropped":true"#), "\(s.jsonFields)")
+        // Without it, or false: cancelled as before.
+        for other in [
+            #"{"type":"subscribe","claim":{"fingers":[3]}}"#,
+            #"{"type":"subscribe","claim":{"fingers":[3]},"cancel_dropped":false}"#,
+        ] {
+            guard case .subscribe(let plain) = try ClientRequest.parse(Array(other.utf8)) else {
+                Issue.record("not a subscribe: \(other)")
+                return
+            }
+            #expect(plain.claims == ClaimSet(fingers: [3]) && !plain.jsonFields.contains("cancel_dropped"))
+        }
+        // act's request says it with its claims, and only with claims.
+        var r = SubscribeRequest()
+        r.claims = ClaimSet(fingers: [3], cancelDropped: true)
+        #expect(r.line.contains(#""cancel_dropped":true"#), "\(r.line)")
+        guard case .subscribe(let back) = try ClientRequest.parse(Array(r.line.utf8)) else {
+            Issue.record("not a subscribe: \(r.line)")
+            return
+        }
+        #expect(back.claims == r.claims)
+        r.claims = ClaimSet(cancelDropped: true)
+        #expect(!r.line.contains("cancel_dropped"), "\(r.line)")
+    }
+
     @Test("hold claims (1.8): one object or a list, the shortest per count, echoed as asked; a pointer request and its answer")
     func holdClaimsAndPointer() throws {
         let line =
@@ -217,6 +255,7 @@ struct DaemonPartsTests {
             (#"{"type":"subscribe","claim":{"hold":{"fingers":1.5,"ms":800}}}"#, "\"hold\" is"),
             (#"{"type":"subscribe","claim":{"fingers":[3],"touchpad":true,"hold":{"fingers":1,"ms":800}}}"#, "not with"),
             (#"{"type":"subscribe","claim":{"hold":{"fingers":1}}}"#, "\"claim\""),
+            (#"{"type":"subscribe","claim":{"fingers":[3]},"cancel_dropped":"yes"}"#, "\"cancel_dropped\""),
             (#"{"type":"pointer","button":"right","x":1.5,"y":0.5}"#, "fractions 0 to 1"),
             (#"{"type":"pointer","button":"right","x":-0.1,"y":0.5}"#, "fractions 0 to 1"),
             (#"{"type":"pointer","button":"right","x":"NaN","y":0.5}"#, "\"button\", \"x\" and \"y\""),

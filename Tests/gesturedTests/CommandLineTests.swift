@@ -249,6 +249,24 @@ struct CommandLineTests {
             "\(r.out)")
         #expect(lines.count == 7 && lines[6].contains("2 fingers  passed on whole"), "\(r.out)")
 
+        // On a compositor that drops touch cancels: the three fingers are
+        // held until the third lands, never passed on; the two-finger tap
+        // is held, then arrives whole.
+        let dropped = try runGestured(["replay", "--claim", actions, "--cancel-dropped"] + traces)
+        let held = dropped.out.split(separator: "\n").map(String.init)
+        #expect(dropped.status == 0 && held.count == 8, "\(dropped.out)\(dropped.err)")
+        #expect(held.count == 8 && held[1].hasPrefix("# the compositor drops touch cancels"), "\(dropped.out)")
+        #expect(
+            held.count == 8
+                && held[5].hasSuffix(
+                    "3 fingers  claimed as its fingers reached a claimed count while held back: never passed on (29 frames withheld)"
+                ),
+            "\(dropped.out)")
+        #expect(
+            held.count == 8 && held[7].contains("2 fingers  held back ") && held[7].contains("then passed on"), "\(dropped.out)")
+        let alone = try runGestured(["replay", "--cancel-dropped", traces[1]])
+        #expect(alone.status != 0 && alone.err.contains("--cancel-dropped is for --claim ACTIONS"), "\(alone.err)")
+
         try "[[bind]]\ngesture = \"tap\"\nclaim = false\nrun = [\"true\"]\n".write(
             toFile: actions, atomically: true, encoding: .utf8)
         let nothing = try runGestured(["replay", "--claim", actions, traces[1]])

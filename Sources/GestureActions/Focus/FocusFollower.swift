@@ -105,6 +105,8 @@ final class FocusFollower: ActSource {
     /// The focused window; nil while none is or while it is not known.
     var focus: FocusedWindow? { source?.focus }
     var known: Bool { source?.known ?? false }
+    /// The compositor's version, where its focus source tells it (sway's IPC).
+    var compositorVersion: (major: Int, minor: Int)? { (source as? SwayIPCFocus)?.version }
 
     var deadline: Timestamp { source?.deadline ?? .never }
 

@@ -13,7 +13,8 @@ import ToolSupport
 /// act subscribes to window and workspace events and asks for the tree of
 /// containers (`GET_TREE`) at the start and after any event that can move
 /// the focus; a title change of the focused window is taken from the event
-/// itself.
+/// itself. It asks for the compositor's version too (`GET_VERSION`): sway
+/// passes touch cancels on to apps since 1.9 (`TouchCancel`).
 ///
 /// The socket is believed only if it is the user's own, where nobody else
 /// could have put it, and served by the user's own process
@@ -29,6 +30,8 @@ final class SwayIPCFocus: FocusSource {
     let path: String
     private(set) var focus: FocusedWindow?
     private(set) var known = false
+    /// The compositor's version, once it said it.
+    private(set) var version: (major: Int, minor: Int)?
     private var socket: Int32 = -1
     private var input = LineBuffer(limit: SwayIPCFocus.messageLimit + SwayIPCFocus.readBudget)
     private var chunk = [UInt8](repeating: 0, count: SwayIPCFocus.readBudget)
@@ -56,6 +59,7 @@ final class SwayIPCFocus: FocusSource {
     enum Kind: UInt32 {
         case subscribe = 2
         case getTree = 4
+        case getVersion = 7
         case workspaceEvent = 0x8000_0000
         case windowEvent = 0x8000_0003
         case shutdownEvent = 0x8000_0006
@@ -102,6 +106,9 @@ final class SwayIPCFocus: FocusSource {
         treePending = false
         treeAgain = false
         guard send(.subscribe, #"["window","workspace","shutdown"]"#) else { return lose(now: now, log: log, why: nil) }
+        // The version first: its answer comes before the tree's, so the
+        // first context known has it.
+        _ = send(.getVersion, "")
         askForTree()
         log(
             saidLost
@@ -113,7 +120,7 @@ final class SwayIPCFocus: FocusSource {
 
     func read(now: Timestamp, log: (String) -> Void) -> Bool {
         guard socket >= 0 else { return false }
-        let before = (focus, known)
+        let before = (focus, known, version?.major, version?.minor)
         var budget = Self.readBudget
         more = false
         while budget > 0 {
@@ -132,7 +139,7 @@ final class SwayIPCFocus: FocusSource {
             if let why = takeMessages() { return lose(now: now, log: log, why: why) }
             if socket < 0 { break }
         }
-        return before.0 != focus || before.1 != known
+        return before.0 != focus || before.1 != known || before.2 != version?.major || before.3 != version?.minor
     }
 
     /// Handles every whole message read: nil, or why the connection ends.
@@ -203,6 +210,12 @@ final class SwayIPCFocus: FocusSource {
             } else if event?.change != "title" {
                 askForTree()
             }
+        case .getVersion:
+            if let v = try? JSONDecoder().decode(Version.self, from: Data(payload)), let major = v.major,
+                let minor = v.minor
+            {
+                version = (major, minor)
+            }
         case .workspaceEvent:
             askForTree()
         case .shutdownEvent:
@@ -223,6 +236,7 @@ final class SwayIPCFocus: FocusSource {
         known = false
         focus = nil
         focusedID = nil
+        version = nil
         return changed
     }
 
@@ -255,6 +269,11 @@ final class SwayIPCFocus: FocusSource {
             else { return nil }
             return FocusedWindow(app: app, title: name ?? "", fullscreen: (fullscreen_mode ?? 0) != 0)
         }
+    }
+
+    private struct Version: Decodable {
+        var major: Int?
+        var minor: Int?
     }
 
     private struct WindowEvent: Decodable {

@@ -29,14 +29,21 @@ public struct ClaimReplay {
             case claimedAtEdge(PanelEdge)
             /// A claimed count of fingers landed at once: nothing of it went on.
             case claimedAtOnce
+            /// Held back while a claimed count could still land (the
+            /// compositor drops touch cancels) for a while (µs), then passed on.
+            case heldBack(for: Int64)
+            /// A claimed count of fingers was reached while the first were
+            /// held back: nothing of it went on.
+            case claimedWhileHeld
             /// A claimed count of fingers was reached: the touches passed on
-            /// so far were cancelled, nothing more went on.
+            /// so far were ended (cancelled, or lifted where the compositor
+            /// drops cancels), nothing more went on.
             case claimed(cancelled: Int)
             /// A claimed still hold lasted its time (µs from the first
-            /// touch): the touches passed on so far were cancelled, nothing
+            /// touch): the touches passed on so far were ended, nothing
             /// more went on.
             case claimedHeld(cancelled: Int, after: Int64)
-            /// The device dropped events: what was passed on was cancelled.
+            /// The device dropped events: what was passed on was ended.
             case resynchronized(cancelled: Int)
         }
         public var start: Timestamp
@@ -58,18 +65,18 @@ public struct ClaimReplay {
         var out: [Sequence] = []
         var current: Sequence?
         var down = 0
-        var heldSince: (edge: PanelEdge, time: Timestamp)?
+        var heldSince: (edge: PanelEdge?, time: Timestamp)?
         var t = 0
         for step in steps {
-            let palms = step.clone.reduce(0) {
-                $0
-                    + $1.events.count {
-                        $0.type == Evdev.EV_ABS && $0.code == Evdev.ABS_MT_TOOL_TYPE && $0.value == Evdev.MT_TOOL_PALM
-                    }
+            // The claimer's own frames name the tool (a cancel's, or a
+            // lift's); of those, each ended slot is a touch taken back.
+            let isClaimers = { (f: RawFrame) in
+                f.events.contains { $0.type == Evdev.EV_ABS && $0.code == Evdev.ABS_MT_TOOL_TYPE }
             }
-            let passedFrames = step.clone.count { f in
-                !f.events.contains { $0.type == Evdev.EV_ABS && $0.code == Evdev.ABS_MT_TOOL_TYPE }
+            let palms = step.clone.filter(isClaimers).reduce(0) {
+                $0 + $1.events.count { $0.type == Evdev.EV_ABS && $0.code == Evdev.ABS_MT_TRACKING_ID && $0.value == -1 }
             }
+            let passedFrames = step.clone.count { !isClaimers($0) }
             if current == nil && !step.isTimer && step.touches.contacts.contains(where: { $0.phase == .down }) {
                 current = Sequence(start: step.time, end: step.time, fingers: 0, outcome: .passed, passed: 0, withheld: 0)
                 heldSince = nil
@@ -82,8 +89,16 @@ public struct ClaimReplay {
                 switch (tr.from, tr.event, tr.to) {
                 case ("idle", "edge-landing", _):
                     heldSince = (step.heldEdge ?? .left, tr.time)
+                case ("idle", "early-landing", _):
+                    heldSince = (nil, tr.time)
+                case ("holding", "early-landing", _):
+                    heldSince?.edge = nil
                 case ("idle", "claimed-landing", _):
                     current!.outcome = .claimedAtOnce
+                case ("holding", "claimed-landing", _), ("waiting", "claimed-landing", _):
+                    current!.outcome = .claimedWhileHeld
+                case ("waiting", "resync", _):
+                    current!.outcome = .resynchronized(cancelled: 0)
                 case ("passing", "claimed-landing", _):
                     current!.outcome = .claimed(cancelled: palms)
                 case ("passing", "hold-deadline", _):
@@ -92,8 +107,11 @@ public struct ClaimReplay {
                     current!.outcome = .resynchronized(cancelled: palms)
                 case ("holding", "inward", _):
                     current!.outcome = .claimedAtEdge(heldSince?.edge ?? .left)
-                case ("holding", _, "passing"), ("holding", _, "idle"):
-                    if let h = heldSince { current!.outcome = .held(edge: h.edge, for: (tr.time - h.time).microseconds) }
+                case ("holding", _, "passing"), ("holding", _, "idle"), ("waiting", _, "passing"), ("waiting", _, "idle"):
+                    if let h = heldSince {
+                        let held = (tr.time - h.time).microseconds
+                        current!.outcome = h.edge.map { .held(edge: $0, for: held) } ?? .heldBack(for: held)
+                    }
                 default:
                     break
                 }

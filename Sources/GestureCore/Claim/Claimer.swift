@@ -21,6 +21,18 @@
 ///   least `hold.minDuration`) from the last landing: cancelled as at a
 ///   claimed landing. Until then every frame is passed on as it comes.
 ///
+/// On a compositor that drops libinput's touch cancel (`ClaimSet.cancelDropped`)
+/// a touch the clone got cannot be taken back from the app, so:
+///
+/// - fingers that land fewer than a claimed count that may still land
+///   within `claim.window` are held back (`waiting`): claimed (never passed
+///   on) if the count is reached in time; passed on from where they landed,
+///   then as they come, when they lift (a tap), more fingers land than any
+///   claimed count, or `claim.window` passes;
+/// - whatever would be cancelled (a claimed hold, a resync, claiming ending,
+///   a clone write that failed) is lifted instead: each touch ends where
+///   the clone has it, so the app is never left with an open touch.
+///
 /// A frame passed on is the device's own, with its own time, when the
 /// clone is in step with the device; after frames were held back or
 /// cancelled it is the difference between the two (`DeviceState`), so
@@ -38,6 +50,9 @@ public struct Claimer: Sendable {
         case passing
         /// One finger in a claimed edge band, its frames kept back.
         case holding
+        /// Fewer fingers than a claimed count that may still land, kept
+        /// back: the compositor drops touch cancels.
+        case waiting
         /// Nothing more of this sequence goes on.
         case claimed
     }
@@ -49,6 +64,9 @@ public struct Claimer: Sendable {
         case landing
         /// One finger landed in the band of a claimed edge.
         case edgeLanding = "edge-landing"
+        /// Fingers landed, fewer than a claimed count that may still land
+        /// within `claim.window`, and the compositor drops touch cancels.
+        case earlyLanding = "early-landing"
         /// The fingers down are a claimed count, the last landing within
         /// `claim.window` of the first (or all at once).
         case claimedLanding = "claimed-landing"
@@ -60,6 +78,8 @@ public struct Claimer: Sendable {
         case away
         /// `claim.edgeHold` passed with the finger still held.
         case edgeTimeout = "edge-timeout"
+        /// `claim.window` passed with the first fingers still held back.
+        case windowTimeout = "window-timeout"
         /// A claimed hold's time passed with its fingers still.
         case holdDeadline = "hold-deadline"
         /// The last finger lifted.
@@ -94,12 +114,12 @@ public struct Claimer: Sendable {
 
     /// What is claimed now that a client that claimed went (it closed, or
     /// its user left the screen): as `claims`, but a sequence nothing was
-    /// taken of yet (`passing`) keeps only what is still claimed, so that
+    /// taken of yet (`passing`, `waiting`) keeps only what is still claimed, so that
     /// what the client went with (a hold waiting for its time, a count
     /// whose last finger has yet to land) takes nothing.
     public mutating func withdraw(to newValue: ClaimSet) {
         claims = newValue
-        guard !down.isEmpty, state == .passing else { return }
+        guard !down.isEmpty, state == .passing || state == .waiting else { return }
         inForce = inForce.intersection(newValue)
         if let ms = inForce.holds[down.count], holdAt != .never {
             // Timed from the last landing, at the time still asked for.
@@ -198,12 +218,22 @@ public struct Claimer: Sendable {
     }
 
     /// When `advance` has something to do: a held-back touch's
-    /// `claim.edgeHold` ends, a claimed hold's time passes, or a cancel
-    /// the clone is owed is tried again.
+    /// `claim.edgeHold` or `claim.window` ends, a claimed hold's time
+    /// passes, or a cancel the clone is owed is tried again.
     public var deadline: Timestamp {
-        let hold = state == .holding ? first + edgeHold : state == .passing ? holdAt : .never
+        let hold: Timestamp
+        switch state {
+        case .holding: hold = first + edgeHold
+        case .waiting: hold = first + window
+        case .passing: hold = holdAt
+        case .idle, .claimed: hold = .never
+        }
         return min(hold, cancelOwed ? retryAt : .never)
     }
+
+    /// Whether touches the clone got are lifted rather than cancelled: the
+    /// compositor reading it drops libinput's touch cancel.
+    private var lifts: Bool { inForce.cancelDropped || wanted.cancelDropped }
 
     /// Whether any finger is down on the device now.
     public var anyDown: Bool { !down.isEmpty }
@@ -271,8 +301,10 @@ public struct Claimer: Sendable {
             } else if landed == 1 && down.count == 1, let edge = claimedEdge(firstLanding) {
                 held = (firstLanding.slot, firstLanding.x, firstLanding.y, edge)
                 event = .edgeLanding
+            } else if inForce.claims(fingers: down.count) {
+                event = .claimedLanding
             } else {
-                event = inForce.claims(fingers: down.count) ? .claimedLanding : .landing
+                event = mayGrow ? .earlyLanding : .landing
             }
         case .passing:
             if resynchronized {
@@ -285,10 +317,24 @@ public struct Claimer: Sendable {
         case .holding:
             if down.isEmpty {
                 event = .allUp
+            } else if landed > 0 && lifts && inForce.claims(fingers: down.count) && time - first <= window {
+                event = .claimedLanding
             } else if landed > 0 {
-                event = .landing
+                event = lifts && mayGrow && time - first <= window ? .earlyLanding : .landing
             } else if let c = heldMove {
                 event = motionOfHeld(to: c)
+            } else {
+                event = .frame
+            }
+        case .waiting:
+            if down.isEmpty {
+                event = .allUp
+            } else if resynchronized {
+                event = .resync
+            } else if landed > 0 && inForce.claims(fingers: down.count) && time - first <= window {
+                event = .claimedLanding
+            } else if landed > 0 {
+                event = mayGrow && time - first <= window ? .earlyLanding : .landing
             } else {
                 event = .frame
             }
@@ -320,13 +366,15 @@ public struct Claimer: Sendable {
         handle(.unseen, Frame(events: [], time: time, slotBefore: source.currentSlot))
     }
 
-    /// Time passed: a held-back touch whose `claim.edgeHold` ended goes on;
-    /// a claimed hold whose time passed is claimed; a cancel the clone is
-    /// owed is tried again.
+    /// Time passed: a held-back touch whose `claim.edgeHold` or
+    /// `claim.window` ended goes on; a claimed hold whose time passed is
+    /// claimed; a cancel the clone is owed is tried again.
     public mutating func advance(to now: Timestamp) {
         begin(at: now)
         if state == .holding && now >= first + edgeHold {
             handle(.edgeTimeout, Frame(events: [], time: now, slotBefore: source.currentSlot))
+        } else if state == .waiting && now >= first + window {
+            handle(.windowTimeout, Frame(events: [], time: now, slotBefore: source.currentSlot))
         } else if state == .passing && now >= holdAt {
             handle(.holdDeadline, Frame(events: [], time: now, slotBefore: source.currentSlot))
         }
@@ -405,6 +453,7 @@ public struct Claimer: Sendable {
             case .idle: idle(event, frame)
             case .passing: passing(event, frame)
             case .holding: holding(event, frame)
+            case .waiting: waiting(event, frame)
             case .claimed: claimed(event, frame)
             }
         }
@@ -424,17 +473,18 @@ public struct Claimer: Sendable {
             first = frame.time
             state = .passing
             pass(frame)
-        case .edgeLanding:
+        case .edgeLanding, .earlyLanding:
             first = frame.time
             heldFrames.removeAll()
             hold(frame)
             inStep = false
-            state = .holding
+            state = event == .edgeLanding ? .holding : .waiting
         case .claimedLanding:
             first = frame.time
             inStep = false
             state = .claimed
-        case .frame, .inward, .away, .edgeTimeout, .holdDeadline, .allUp, .resync, .unseen, .cancelAll, .cloneLost:
+        case .frame, .inward, .away, .edgeTimeout, .windowTimeout, .holdDeadline, .allUp, .resync, .unseen, .cancelAll,
+            .cloneLost:
             unexpected(event, frame)
         }
     }
@@ -451,7 +501,8 @@ public struct Claimer: Sendable {
             inStep = false
             holdAt = .never
             state = down.isEmpty ? .idle : .claimed
-        case .stray, .edgeLanding, .inward, .away, .edgeTimeout, .unseen, .cancelAll, .cloneLost:
+        case .stray, .edgeLanding, .earlyLanding, .inward, .away, .edgeTimeout, .windowTimeout, .unseen, .cancelAll,
+            .cloneLost:
             unexpected(event, frame)
         }
     }
@@ -460,9 +511,12 @@ public struct Claimer: Sendable {
         switch event {
         case .frame:
             hold(frame)
-        case .inward:
+        case .inward, .claimedLanding:
             heldFrames.removeAll()
             state = .claimed
+        case .earlyLanding:
+            hold(frame)
+            state = .waiting
         case .away, .landing:
             release(then: frame)
             state = .passing
@@ -472,7 +526,29 @@ public struct Claimer: Sendable {
         case .edgeTimeout:
             release(then: nil)
             state = .passing
-        case .stray, .edgeLanding, .claimedLanding, .holdDeadline, .resync, .unseen, .cancelAll, .cloneLost:
+        case .stray, .edgeLanding, .windowTimeout, .holdDeadline, .resync, .unseen, .cancelAll, .cloneLost:
+            unexpected(event, frame)
+        }
+    }
+
+    private mutating func waiting(_ event: Event, _ frame: Frame) {
+        switch event {
+        case .frame, .earlyLanding:
+            hold(frame)
+        case .claimedLanding, .resync:
+            // The clone got none of it: nothing to end.
+            heldFrames.removeAll()
+            state = .claimed
+        case .landing:
+            release(then: frame)
+            state = .passing
+        case .allUp:
+            release(then: frame)
+            state = .idle
+        case .windowTimeout:
+            release(then: nil)
+            state = .passing
+        case .stray, .edgeLanding, .inward, .away, .edgeTimeout, .holdDeadline, .unseen, .cancelAll, .cloneLost:
             unexpected(event, frame)
         }
     }
@@ -484,19 +560,26 @@ public struct Claimer: Sendable {
         case .allUp:
             inStep = false
             state = .idle
-        case .stray, .edgeLanding, .claimedLanding, .inward, .away, .edgeTimeout, .holdDeadline, .resync, .unseen,
-            .cancelAll, .cloneLost:
+        case .stray, .edgeLanding, .earlyLanding, .claimedLanding, .inward, .away, .edgeTimeout, .windowTimeout,
+            .holdDeadline, .resync, .unseen, .cancelAll, .cloneLost:
             unexpected(event, frame)
         }
     }
 
     /// A pair the machine was not written for: a bug, kept in the log's
     /// anomalies. The frame goes on as the state says: nothing for a claimed
-    /// or held sequence, the frame itself otherwise.
+    /// sequence, kept with the others for a held one, the frame itself otherwise.
     private mutating func unexpected(_ event: Event, _ frame: Frame) {
         log.anomaly(machine: .claimer, state: state.rawValue, event: event.rawValue, at: frame.time)
-        if state == .idle || state == .passing { pass(frame) }
+        switch state {
+        case .idle, .passing: pass(frame)
+        case .holding, .waiting: hold(frame)
+        case .claimed: break
+        }
     }
+
+    /// Whether more fingers than are down may still make a claimed count.
+    private var mayGrow: Bool { lifts && inForce.claims(moreThan: down.count) }
 
     /// What the held finger's motion to `c` is: inward or away past slop,
     /// else nothing yet.
@@ -579,16 +662,23 @@ public struct Claimer: Sendable {
 
     /// The frames that cancel every touch down on the clone: the palm tool
     /// on each slot in one frame (libinput's touch cancel), then each slot
-    /// back to the finger tool and ended, its touch keys lifted.
+    /// back to the finger tool and ended, its touch keys lifted. Where the
+    /// compositor drops the cancel, only the second frame: the touches lift
+    /// where they are (the finger tool is written again though it is
+    /// already set, which the kernel drops: every frame that ends touches
+    /// this way names the tool, and a replay tells it from a lift of the
+    /// device's own).
     private mutating func cancel(at time: Timestamp) {
         var any = false
         for s in 0..<clone.slotCount where clone.isActive(slot: s) {
+            any = true
+            guard !lifts else { break }
             output.append(RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, Int32(s)))
             output.append(RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_PALM))
-            any = true
         }
         guard any else { return }
-        output.endFrame(at: time)
+        let frames = lifts ? 1 : 2
+        if !lifts { output.endFrame(at: time) }
         for s in 0..<clone.slotCount where clone.isActive(slot: s) {
             output.append(RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, Int32(s)))
             output.append(RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_FINGER))
@@ -596,8 +686,8 @@ public struct Claimer: Sendable {
         }
         for k in Evdev.touchKeys where clone.isDown(key: k) { output.append(RawEvent(Evdev.EV_KEY, k, 0)) }
         output.endFrame(at: time)
-        // The clone's state follows the two frames.
+        // The clone's state follows the frames.
         let end = output.count
-        for i in (end - 2)..<end { clone.apply(output[i].events) }
+        for i in (end - frames)..<end { clone.apply(output[i].events) }
     }
 }
