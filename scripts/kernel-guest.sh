@@ -264,6 +264,9 @@ kill "$monitor" 2>/dev/null
 # A touchscreen claimed and let go while a reader has it open all along.
 timeout -k 10 180 "$repo/scripts/kernel-guest-stale.sh" "$out" "$repo" "$gestured" "$touch" ||
     log "the stale-state step exited $?"
+# A real compositor (Debian's sway) on claimed touchscreens, wev the app.
+timeout -k 10 300 "$repo/scripts/kernel-guest-compositor.sh" "$out" "$repo" "$gestured" "$touch" ||
+    log "the compositor step exited $?"
 # The Debian package, installed last: it replaces the rules above with its own.
 # Bounded: the results above are kept whatever happens to it.
 if [ -n "$deb" ]; then timeout -k 10 300 "$repo/scripts/kernel-guest-deb.sh" "$out" "$repo" "$deb" "$touch" || log "the package step exited $?"; fi

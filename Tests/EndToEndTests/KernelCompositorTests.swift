@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+
+/// A real compositor on claimed touchscreens (scripts/kernel-guest-compositor.sh;
+/// docs/claiming.md, "When the compositor drops the cancel"): Debian 12's
+/// sway reads the guest's devices through libinput from seatd, wev fills
+/// its output as the app under the fingers, and `gestured act` beside them
+/// claims a three-finger swipe bound to a key and a still hold bound to a
+/// right click. What wev printed is the app's own view.
+extension KernelTests {
+    /// What wev saw of a scenario: its touches by id (each down, and
+    /// whether an up or a cancel ended it), its keys and its pointer
+    /// buttons. wev binds a new `wl_touch`, `wl_keyboard` and `wl_pointer`
+    /// at each change of the seat's devices, so an event comes once per
+    /// object: events are taken once per serial (a cancel has none, and
+    /// ends every touch).
+    struct AppView: CustomStringConvertible {
+        var downs = 0
+        var ups = 0
+        var cancels = 0
+        /// Touch ids that went down and were never ended.
+        var open: Set<Int> = []
+        /// Where touches went down, px.
+        var landed: [(x: Double, y: Double)] = []
+        /// "a pressed", "a released", in order.
+        var keys: [String] = []
+        /// "273 pressed", …, in order, and where the pointer was at each press.
+        var buttons: [String] = []
+        var pressedAt: [(x: Double, y: Double)] = []
+        /// Each event's kind in order: "touch-down", "touch-up", "touch-cancel", "button".
+        var order: [String] = []
+
+        var description: String {
+            "\(downs) down, \(ups) up, \(cancels) cancel, open \(open.sorted()); keys \(keys); buttons \(buttons)"
+        }
+
+        init(_ text: String) {
+            var serials: Set<Int> = []
+            var pointer: (x: Double, y: Double)?
+            var lastCancel = -1
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            for (i, line) in lines.enumerated() {
+                // "[14:        wl_touch] down: serial: 12; time: 5; surface: 3; id: 0; x, y: 1.0, 2.0"
+                guard line.hasPrefix("["), let close = line.firstIndex(of: "]") else { continue }
+                let head = line[..<close]
+                let body = line[line.index(after: close)...].trimmingCharacters(in: .whitespaces)
+                // The event's fields, after its name: "serial: 12", "x, y: 1.0, 2.0".
+                let fields = (body.range(of: ": ").map { String(body[$0.upperBound...]) } ?? "").components(
+                    separatedBy: "; ")
+                func field(_ name: String) -> String? {
+                    fields.first { $0.hasPrefix(name + ": ") }.map { String($0.dropFirst(name.count + 2)) }
+                }
+                let number = { (name: String) in field(name).flatMap { Int($0.split(separator: " ").first ?? "") } }
+                let point = { () -> (x: Double, y: Double)? in
+                    let xy = (field("x, y") ?? "").split(separator: ",").compactMap {
+                        Double($0.trimmingCharacters(in: .whitespaces))
+                    }
+                    return xy.count == 2 ? (xy[0], xy[1]) : nil
+                }
+                if let serial = number("serial") {
+                    guard serials.insert(serial).inserted else { continue }
+                }
+                let pressed = body.contains("(pressed)") ? "pressed" : "released"
+                if head.hasSuffix("wl_touch") {
+                    if body.hasPrefix("down:"), let id = number("id") {
+                        downs += 1
+                        open.insert(id)
+                        if let p = point() { landed.append(p) }
+                        order.append("touch-down")
+                    } else if body.hasPrefix("up:"), let id = number("id") {
+                        ups += 1
+                        open.remove(id)
+                        order.append("touch-up")
+                    } else if body.hasPrefix("cancel"), lastCancel < order.count {
+                        // One cancel per frame, whatever the objects.
+                        lastCancel = order.count
+                        cancels += 1
+                        open.removeAll()
+                        order.append("touch-cancel")
+                    }
+                } else if head.hasSuffix("wl_keyboard"), body.hasPrefix("key:"), i + 1 < lines.count {
+                    // The next line: "sym: a            (97), utf8: 'a'".
+                    let sym = lines[i + 1].trimmingCharacters(in: .whitespaces)
+                    let name = sym.hasPrefix("sym: ") ? String(sym.dropFirst(5).split(separator: " ").first ?? "?") : "?"
+                    keys.append("\(name) \(pressed)")
+                } else if head.hasSuffix("wl_pointer") {
+                    if body.hasPrefix("motion:") || body.hasPrefix("enter:"), let p = point() {
+                        pointer = p
+                    } else if body.hasPrefix("button:"), let button = number("button") {
+                        buttons.append("\(button) \(pressed)")
+                        if pressed == "pressed", let pointer { pressedAt.append(pointer) }
+                        order.append("button")
+                    }
+                }
+            }
+        }
+    }
+
+    static func compositorFile(_ run: KernelRun, _ name: String) throws -> String {
+        if let missing = run.files["compositor-missing"] { Issue.record("the guest ran no compositor: \(missing)") }
+        return try #require(run.files["compositor-" + name], "the guest wrote no compositor-\(name)")
+    }
+
+    @Test(
+        "Debian 12's sway on the guest's devices, wev the app under the fingers: act finds sway 1.7 drops the touch cancel; a claimed three-finger swipe never reaches the app and its key does; a tap arrives whole; a still hold ends with a lift, then the right button there; no touch is ever left open"
+    )
+    func realCompositorEndsEveryTouch() throws {
+        let run = try Self.run()
+        #expect(try Self.compositorFile(run, "status").contains("done"), "\(run.files["guest.log"] ?? "")")
+        let version = try Self.compositorFile(run, "version.json")
+        let act = try Self.compositorFile(run, "act-auto.log")
+        #expect(act.contains("touch cancels: dropped by sway 1.7 (it passes it on since 1.9)"), "\(act)\n\(version)")
+
+        let swipe = AppView(try Self.compositorFile(run, "wev-swipe.log"))
+        #expect(swipe.downs == 0 && swipe.open.isEmpty, "the claimed swipe reached the app: \(swipe)")
+        #expect(swipe.keys == ["a pressed", "a released"], "the swipe's key \"a\": \(swipe.keys)")
+
+        let tap = AppView(try Self.compositorFile(run, "wev-tap.log"))
+        #expect(tap.downs == 1 && tap.ups == 1 && tap.cancels == 0 && tap.open.isEmpty, "\(tap)")
+        #expect(tap.keys.isEmpty && tap.buttons.isEmpty)
+
+        let hold = AppView(try Self.compositorFile(run, "wev-hold.log"))
+        #expect(hold.downs == 1 && hold.open.isEmpty, "\(hold)")
+        #expect(hold.buttons == ["273 pressed", "273 released"], "\(hold.buttons)")
+        #expect(hold.order.firstIndex(of: "touch-up") ?? .max < hold.order.firstIndex(of: "button") ?? -1, "\(hold.order)")
+        // The right button where the finger is: within 1 mm (the tablet
+        // panel's 216 mm span the output's 1280 px).
+        let mm = 1280.0 / 216
+        if let finger = hold.landed.first, let click = hold.pressedAt.first {
+            #expect(abs(click.x - finger.x) <= mm && abs(click.y - finger.y) <= mm, "finger \(finger), click \(click)")
+        } else {
+            Issue.record("no landing or no press seen: \(hold)")
+        }
+    }
+
+    @Test(
+        "the same sway with act told it passes the cancel on: the swipe's first touches reach wev and never end, no up and no cancel: what the fallback is for"
+    )
+    func realCompositorDropsTheCancel() throws {
+        let run = try Self.run()
+        let act = try Self.compositorFile(run, "act-passed-on.log")
+        #expect(act.contains("touch cancels: passed on to apps ([context] touch-cancel = \"passed-on\")"), "\(act)")
+        let swipe = AppView(try Self.compositorFile(run, "wev-swipe-passed.log"))
+        #expect(swipe.downs >= 1 && swipe.ups == 0 && swipe.cancels == 0, "\(swipe)")
+        #expect(!swipe.open.isEmpty, "\(swipe)")
+        #expect(swipe.keys == ["a pressed", "a released"], "\(swipe.keys)")
+    }
+}
