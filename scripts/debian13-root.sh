@@ -1,7 +1,9 @@
 #!/bin/sh
 # A Debian 13 (trixie) root for the desktop tests: KWin 6 and GNOME Shell 48
-# beside Debian 12's KWin 5.27 and GNOME Shell 43, and labwc (which Debian
-# 12 does not ship). debootstrap writes a minimal root into DIR (as root,
+# beside Debian 12's KWin 5.27 and GNOME Shell 43, labwc (which Debian 12
+# does not ship), and sway 1.10 (which passes touch cancels on to apps, as
+# Debian 12's 1.7 does not; the kernel tests run it on the virtual machine's
+# devices, scripts/kernel-guest-compositor.sh). debootstrap writes a minimal root into DIR (as root,
 # through sudo), then apt-get installs the compositors in it; about 1.7 GB
 # and 2 minutes. The tests run each
 # compositor in it with chroot, in a private mount namespace of their own
@@ -14,7 +16,7 @@ dir=${1:?usage: $0 DIR}
 stamp=$dir/.gestured-root-complete
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo -n"
-compositors="kwin-wayland gnome-shell labwc"
+compositors="kwin-wayland gnome-shell labwc sway"
 # Installs the packages named in the root, or stops saying so.
 install() {
     echo "debian13-root: $* into $dir"
@@ -24,8 +26,9 @@ install() {
     }
 }
 if [ -f "$stamp" ]; then
-    # A root made before labwc joined the list gets it added.
+    # A root made before labwc or sway joined the list gets them added.
     [ -x "$dir/usr/bin/labwc" ] || install labwc
+    [ -x "$dir/usr/bin/sway" ] || install sway
     echo "debian13-root: $dir is complete"
     exit 0
 fi

@@ -42,15 +42,27 @@ udevadm control --reload
 udevadm trigger --action=add --subsystem-match=misc >/dev/null 2>&1
 udevadm settle --timeout=10
 
-# Each scenario: TAG and the recording it plays.
+# Each scenario: TAG (its compositor's name, a dash, what it plays) and the recording it plays.
 file_of() {
-    case $1 in
+    case ${1#*-} in
         swipe | swipe-passed) echo "$repo/Recordings/swipe-up-3f.kiosk.evemu" ;;
         tap) echo "$repo/Recordings/tap-1f.phone.evemu" ;;
         hold) echo "$repo/Recordings/hold-1f.tablet.evemu" ;;
     esac
 }
-tags="swipe tap hold swipe-passed"
+# The compositors: Debian 12's sway (1.7, which drops the touch cancel) and,
+# where the Debian 13 root of the desktop tests is there with its sway (1.10,
+# which passes it on), that one.
+root=$repo/.build/debian13
+compositors="sway12"
+if [ -x "$root/usr/bin/sway" ]; then
+    compositors="sway12 sway13"
+else
+    echo "no sway in $root (scripts/debian13-root.sh installs it)" >"$out/compositor-sway13-missing"
+fi
+tags=""
+for c in $compositors; do tags="$tags $c-swipe $c-tap $c-hold"; done
+tags="$tags sway12-swipe-passed"
 name_of() { sed -n 's/^N: //p' "$(file_of "$1")" | head -n 1; }
 {
     printf '[daemon]\nsocket-mode = "0666"\ndeliver = "everyone"\n\n'
@@ -73,79 +85,110 @@ pids+=($!)
 SEATD_VTBOUND=0 seatd -u nobody -g nogroup -l info >"$out/compositor-seatd.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 300); do [ -S /run/seatd.sock ] && break; sleep 0.1; done
-runtime=$run/runtime
-mkdir -p "$runtime"
-chown nobody "$runtime"
-chmod 700 "$runtime"
 printf 'xwayland disable\noutput HEADLESS-1 resolution 1280x720\nfor_window [app_id="wev"] fullscreen enable\n' >"$run/sway.config"
 chmod 644 "$run/sway.config"
-session=(env -i XDG_RUNTIME_DIR="$runtime" HOME="$runtime" PATH=/usr/bin:/bin SWAYSOCK="$runtime/sway-ipc.sock")
-runuser -u nobody -- "${session[@]}" WLR_BACKENDS=headless,libinput WLR_RENDERER=pixman LIBSEAT_BACKEND=seatd \
-    sway --debug --config "$run/sway.config" >"$out/compositor-sway.log" 2>&1 &
-pids+=($!)
-display=
-for _ in $(seq 600); do
-    display=$(sed -n "s/^.*Running compositor on wayland display '\([^']*\)'.*$/\1/p" "$out/compositor-sway.log" | head -n 1)
-    [ -n "$display" ] && break
-    sleep 0.1
-done
-[ -n "$display" ] || { log "sway did not start"; exit 0; }
-session+=(WAYLAND_DISPLAY="$display")
-runuser -u nobody -- "${session[@]}" stdbuf -oL wev >"$run/wev.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 600); do grep -q 'fullscreen activated' "$run/wev.log" && break; sleep 0.1; done
-log "sway on $display, wev fullscreen"
 
-# act, as nobody in sway's session: a claimed three-finger swipe types "a"
+# Starts compositor C (sway12: this system's sway; sway13: the Debian 13
+# root's, chrooted in a mount namespace of its own where /proc, /dev, /sys,
+# /run (udev's database, seatd's socket) and /tmp (the session's runtime
+# directory) are the guest's) as nobody, then wev fullscreen. Sets `session`
+# (the environment of a client), `sway` and `wev`.
+start_session() {
+    local c=$1 runtime=$run/runtime-$1 display=
+    mkdir -p "$runtime"
+    chown nobody "$runtime"
+    chmod 700 "$runtime"
+    session=(env -i XDG_RUNTIME_DIR="$runtime" HOME="$runtime" PATH=/usr/bin:/bin SWAYSOCK="$runtime/sway-ipc.sock")
+    local compositor=("${session[@]}" WLR_BACKENDS=headless,libinput WLR_RENDERER=pixman LIBSEAT_BACKEND=seatd
+        sway --debug --config "$run/sway.config")
+    if [ "$c" = sway13 ]; then
+        unshare --mount --propagation private --fork --kill-child=SIGTERM -- sh -c \
+            "for d in proc dev sys run; do mount --rbind /\$d '$root'/\$d || exit 1; done; mount --bind /tmp '$root/tmp' &&
+             exec chroot --userspec=65534:65534 '$root' \"\$@\"" sh "${compositor[@]}" >"$out/compositor-$c-sway.log" 2>&1 &
+    else
+        runuser -u nobody -- "${compositor[@]}" >"$out/compositor-$c-sway.log" 2>&1 &
+    fi
+    sway=$!
+    for _ in $(seq 600); do
+        display=$(sed -n "s/^.*Running compositor on wayland display '\([^']*\)'.*$/\1/p" "$out/compositor-$c-sway.log" | head -n 1)
+        [ -n "$display" ] && break
+        sleep 0.1
+    done
+    [ -n "$display" ] || { log "$c did not start"; return 1; }
+    session+=(WAYLAND_DISPLAY="$display")
+    runuser -u nobody -- "${session[@]}" stdbuf -oL wev >"$run/wev-$c.log" 2>&1 &
+    wev=$!
+    for _ in $(seq 600); do grep -q 'fullscreen activated' "$run/wev-$c.log" && break; sleep 0.1; done
+    log "$c on $display, wev fullscreen"
+    runuser -u nobody -- "${session[@]}" swaymsg -t get_version -r >"$out/compositor-$c-version.json" 2>&1
+}
+stop_session() {
+    # runuser passes the signal on to sway; unshare --fork ignores it while
+    # its child runs: sway is told by name.
+    kill "$wev" "$sway" 2>/dev/null
+    pkill -TERM -u nobody -x sway 2>/dev/null
+    wait "$wev" "$sway" 2>/dev/null
+    cp "$run/wev-$1.log" "$out/compositor-$1-wev.log"
+}
+
+# act, as nobody in the session: a claimed three-finger swipe types "a"
 # (the daemon's keyboard, which sway reads too); a still hold clicks right
-# where it is. SETTING: [context] touch-cancel, or nothing (auto).
+# where it is. LOG names its log; SETTING: [context] touch-cancel, or
+# nothing (auto).
 start_act() {
+    local log=$1 setting=${2:-}
     {
-        [ -z "${1:-}" ] || printf '[context]\ntouch-cancel = "%s"\n\n' "$1"
+        [ -z "$setting" ] || printf '[context]\ntouch-cancel = "%s"\n\n' "$setting"
         printf '[[bind]]\ngesture = "swipe"\nfingers = 3\nkeys = "a"\n\n'
         printf '[[bind]]\ngesture = "touch-and-hold"\npointer = "right-click"\nhold-ms = 600\n'
-    } >"$run/actions.toml"
-    chmod 644 "$run/actions.toml"
-    runuser -u nobody -- "${session[@]}" "$gestured" act --config "$run/actions.toml" --socket "$run/w.sock" \
-        >"$out/compositor-act-${1:-auto}.log" 2>&1 &
+    } >"$run/actions-$log.toml"
+    chmod 644 "$run/actions-$log.toml"
+    runuser -u nobody -- "${session[@]}" "$gestured" act --config "$run/actions-$log.toml" --socket "$run/w.sock" \
+        >"$out/compositor-$log-act.log" 2>&1 &
     act=$!
-    for _ in $(seq 600); do grep -q 'touch cancels: ' "$out/compositor-act-${1:-auto}.log" && break; sleep 0.1; done
+    for _ in $(seq 600); do grep -q 'touch cancels: ' "$out/compositor-$log-act.log" && break; sleep 0.1; done
     # The daemon takes a subscription within a turn; the claimed thread, the next command.
     sleep 2
 }
+stop_act() {
+    kill "$act"
+    wait "$act" 2>/dev/null
+}
 
-# Plays TAG's recording on a device named "NAME #wl-TAG" once sway has its
-# clone, and cuts what wev saw meanwhile into compositor-wev-TAG.log.
+# Plays TAG's recording on a device named "NAME #wl-TAG" once the
+# compositor (C, TAG's first part) has its clone, and cuts what wev saw
+# meanwhile into compositor-TAG-wev.log.
 scenario() {
-    local tag=$1 from
+    local tag=$1 c=${1%%-*} from
     "$touch" play "$(file_of "$tag")" --settle 0 --suffix " #wl-$tag" --wait-for "$run/go-$tag" \
-        --keep-until "$run/done-$tag" </dev/null >"$out/compositor-play-$tag.out" 2>&1 &
+        --keep-until "$run/done-$tag" </dev/null >"$out/compositor-$tag-play.out" 2>&1 &
     local played=$!
-    for _ in $(seq 900); do grep -qF "#wl-${tag}_(gestured)" "$out/compositor-sway.log" && break; sleep 0.1; done
-    grep -qF "#wl-${tag}_(gestured)" "$out/compositor-sway.log" || log "sway never added the clone of #wl-$tag"
+    for _ in $(seq 900); do grep -qF "#wl-${tag}_(gestured)" "$out/compositor-$c-sway.log" && break; sleep 0.1; done
+    grep -qF "#wl-${tag}_(gestured)" "$out/compositor-$c-sway.log" || log "$c never added the clone of #wl-$tag"
     sleep 1
-    from=$(wc -l <"$run/wev.log")
+    from=$(wc -l <"$run/wev-$c.log")
     log "play $tag"
     touch "$run/go-$tag"
-    for _ in $(seq 600); do grep -q '^late ' "$out/compositor-play-$tag.out" && break; sleep 0.1; done
+    for _ in $(seq 600); do grep -q '^late ' "$out/compositor-$tag-play.out" && break; sleep 0.1; done
     # Time for a click after the hold, and for wev to print it.
     sleep 3
-    tail -n +"$((from + 1))" "$run/wev.log" >"$out/compositor-wev-$tag.log"
+    tail -n +"$((from + 1))" "$run/wev-$c.log" >"$out/compositor-$tag-wev.log"
     touch "$run/done-$tag"
     wait "$played"
 }
 
-start_act
-for tag in swipe tap hold; do scenario "$tag"; done
-kill "$act"
-wait "$act" 2>/dev/null
-# The same swipe with act told that sway passes the cancel on: what an app
-# gets from this sway without the fallback.
-start_act passed-on
-scenario swipe-passed
-kill "$act"
-wait "$act" 2>/dev/null
-cp "$run/wev.log" "$out/compositor-wev.log"
-swaymsg_out=$(runuser -u nobody -- "${session[@]}" swaymsg -t get_version -r 2>&1)
-echo "$swaymsg_out" >"$out/compositor-version.json"
+for c in $compositors; do
+    start_session "$c" || continue
+    start_act "$c"
+    for what in swipe tap hold; do scenario "$c-$what"; done
+    stop_act
+    if [ "$c" = sway12 ]; then
+        # The same swipe with act told that sway passes the cancel on: what
+        # an app gets from this sway without the fallback.
+        start_act sway12-passed passed-on
+        scenario sway12-swipe-passed
+        stop_act
+    fi
+    stop_session "$c"
+done
 echo done >"$out/compositor-status"
