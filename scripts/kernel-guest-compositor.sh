@@ -38,6 +38,7 @@ cp "$repo/systemd/70-gestured.rules" /run/udev/rules.d/
 sed 's/u:gestured:/u:daemon:/' "$repo/systemd/74-gestured.rules" >/run/udev/rules.d/74-gestured.rules
 sed 's/u:gestured:/u:daemon:/' "$repo/systemd/75-gestured-uinput.rules" >/run/udev/rules.d/75-gestured-uinput.rules
 sed "s|@BINDIR@|$(dirname "$gestured")|" "$repo/systemd/81-gestured-clone.rules" >/run/udev/rules.d/81-gestured-clone.rules
+cp "$repo/systemd/76-gestured-touchpad.rules" /run/udev/rules.d/
 udevadm control --reload
 udevadm trigger --action=add --subsystem-match=misc >/dev/null 2>&1
 udevadm settle --timeout=10
@@ -45,7 +46,7 @@ udevadm settle --timeout=10
 # Each scenario: TAG (its compositor's name, a dash, what it plays) and the recording it plays.
 file_of() {
     case ${1#*-} in
-        swipe | swipe-passed) echo "$repo/Recordings/swipe-up-3f.kiosk.evemu" ;;
+        swipe | swipe-passed | pad) echo "$repo/Recordings/swipe-up-3f.kiosk.evemu" ;;
         tap) echo "$repo/Recordings/tap-1f.phone.evemu" ;;
         hold) echo "$repo/Recordings/hold-1f.tablet.evemu" ;;
     esac
@@ -62,7 +63,7 @@ else
 fi
 tags=""
 for c in $compositors; do tags="$tags $c-swipe $c-tap $c-hold"; done
-tags="$tags sway12-swipe-passed"
+tags="$tags sway12-swipe-passed sway13-pad"
 name_of() { sed -n 's/^N: //p' "$(file_of "$1")" | head -n 1; }
 {
     printf '[daemon]\nsocket-mode = "0666"\ndeliver = "everyone"\n\n'
@@ -85,8 +86,17 @@ pids+=($!)
 SEATD_VTBOUND=0 seatd -u nobody -g nogroup -l info >"$out/compositor-seatd.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 300); do [ -S /run/seatd.sock ] && break; sleep 0.1; done
-printf 'xwayland disable\noutput HEADLESS-1 resolution 1280x720\nfor_window [app_id="wev"] fullscreen enable\n' >"$run/sway.config"
-chmod 644 "$run/sway.config"
+printf 'xwayland disable\noutput HEADLESS-1 resolution 1280x720\nfor_window [app_id="wev"] fullscreen enable\n' >"$run/sway12.config"
+# sway 1.8 and later bind touchpad gestures: the daemon's virtual touchpad
+# swiping up with three fingers moves it to workspace 2.
+{ cat "$run/sway12.config"; printf 'bindgesture swipe:3:up workspace 2\n'; } >"$run/sway13.config"
+chmod 644 "$run/sway12.config" "$run/sway13.config"
+# The shipped libinput quirk for the virtual touchpad, beside the root's
+# libinput's own, mounted over them in its namespace.
+quirks=$run/quirks13
+mkdir -p "$quirks"
+[ ! -d "$root/usr/share/libinput" ] || cp -a "$root/usr/share/libinput/." "$quirks/"
+cp "$repo/systemd/50-gestured-touchpad.quirks" "$quirks/"
 
 # Starts compositor C (sway12: this system's sway; sway13: the Debian 13
 # root's, chrooted in a mount namespace of its own where /proc, /dev, /sys,
@@ -100,10 +110,11 @@ start_session() {
     chmod 700 "$runtime"
     session=(env -i XDG_RUNTIME_DIR="$runtime" HOME="$runtime" PATH=/usr/bin:/bin SWAYSOCK="$runtime/sway-ipc.sock")
     local compositor=("${session[@]}" WLR_BACKENDS=headless,libinput WLR_RENDERER=pixman LIBSEAT_BACKEND=seatd
-        sway --debug --config "$run/sway.config")
+        sway --debug --config "$run/$c.config")
     if [ "$c" = sway13 ]; then
         unshare --mount --propagation private --fork --kill-child=SIGTERM -- sh -c \
             "for d in proc dev sys run; do mount --rbind /\$d '$root'/\$d || exit 1; done; mount --bind /tmp '$root/tmp' &&
+             mount --bind '$quirks' '$root/usr/share/libinput' &&
              exec chroot --userspec=65534:65534 '$root' \"\$@\"" sh "${compositor[@]}" >"$out/compositor-$c-sway.log" 2>&1 &
     else
         runuser -u nobody -- "${compositor[@]}" >"$out/compositor-$c-sway.log" 2>&1 &
@@ -133,14 +144,19 @@ stop_session() {
 
 # act, as nobody in the session: a claimed three-finger swipe types "a"
 # (the daemon's keyboard, which sway reads too); a still hold clicks right
-# where it is. LOG names its log; SETTING: [context] touch-cancel, or
-# nothing (auto).
+# where it is; or, with BINDINGS "touchpad", the three-finger swipe goes on
+# to the daemon's virtual touchpad. LOG names its log; SETTING: [context]
+# touch-cancel, or nothing (auto).
 start_act() {
-    local log=$1 setting=${2:-}
+    local log=$1 setting=${2:-} bindings=${3:-}
     {
         [ -z "$setting" ] || printf '[context]\ntouch-cancel = "%s"\n\n' "$setting"
-        printf '[[bind]]\ngesture = "swipe"\nfingers = 3\nkeys = "a"\n\n'
-        printf '[[bind]]\ngesture = "touch-and-hold"\npointer = "right-click"\nhold-ms = 600\n'
+        if [ "$bindings" = touchpad ]; then
+            printf '[[bind]]\ngesture = "swipe"\nfingers = 3\ntouchpad = true\n'
+        else
+            printf '[[bind]]\ngesture = "swipe"\nfingers = 3\nkeys = "a"\n\n'
+            printf '[[bind]]\ngesture = "touch-and-hold"\npointer = "right-click"\nhold-ms = 600\n'
+        fi
     } >"$run/actions-$log.toml"
     chmod 644 "$run/actions-$log.toml"
     runuser -u nobody -- "${session[@]}" "$gestured" act --config "$run/actions-$log.toml" --socket "$run/w.sock" \
@@ -156,15 +172,18 @@ stop_act() {
 }
 
 # Plays TAG's recording on a device named "NAME #wl-TAG" once the
-# compositor (C, TAG's first part) has its clone, and cuts what wev saw
-# meanwhile into compositor-TAG-wev.log.
+# compositor (C, TAG's first part) has its clone (and the devices `also`
+# names, as sway's log spells them), and cuts what wev saw meanwhile into
+# compositor-TAG-wev.log.
 scenario() {
     local tag=$1 c=${1%%-*} from
     "$touch" play "$(file_of "$tag")" --settle 0 --suffix " #wl-$tag" --wait-for "$run/go-$tag" \
         --keep-until "$run/done-$tag" </dev/null >"$out/compositor-$tag-play.out" 2>&1 &
     local played=$!
-    for _ in $(seq 900); do grep -qF "#wl-${tag}_(gestured)" "$out/compositor-$c-sway.log" && break; sleep 0.1; done
-    grep -qF "#wl-${tag}_(gestured)" "$out/compositor-$c-sway.log" || log "$c never added the clone of #wl-$tag"
+    for device in "#wl-${tag}_(gestured)" ${also:-}; do
+        for _ in $(seq 900); do grep -qF "$device" "$out/compositor-$c-sway.log" && break; sleep 0.1; done
+        grep -qF "$device" "$out/compositor-$c-sway.log" || log "$c never added $device"
+    done
     sleep 1
     from=$(wc -l <"$run/wev-$c.log")
     log "play $tag"
@@ -177,6 +196,29 @@ scenario() {
     wait "$played"
 }
 
+# The daemon's own absolute pointer (what clicks where a compositor offers
+# act none of its own): a client subscribed with `pointer` asks for a right
+# click at a quarter across, three quarters down; sway places that pointer
+# on its one output. What wev saw lands in compositor-C-pointer-wev.log.
+daemon_click() {
+    local c=$1 from
+    rm -f "$run/pointer.in"
+    mkfifo "$run/pointer.in"
+    socat - UNIX-CONNECT:"$run/w.sock" <"$run/pointer.in" >"$out/compositor-$c-pointer.out" 2>&1 &
+    local client=$!
+    exec 9>"$run/pointer.in"
+    printf '{"type":"subscribe","gestures":["tap"],"pointer":true}\n' >&9
+    for _ in $(seq 600); do grep -qF "gestured_virtual_pointer" "$out/compositor-$c-sway.log" && break; sleep 0.1; done
+    sleep 1
+    from=$(wc -l <"$run/wev-$c.log")
+    printf '{"type":"pointer","button":"right","x":0.25,"y":0.75}\n' >&9
+    for _ in $(seq 300); do grep -q '"type":"clicked"' "$out/compositor-$c-pointer.out" && break; sleep 0.1; done
+    sleep 2
+    tail -n +"$((from + 1))" "$run/wev-$c.log" >"$out/compositor-$c-pointer-wev.log"
+    exec 9>&-
+    wait "$client" 2>/dev/null
+}
+
 for c in $compositors; do
     start_session "$c" || continue
     start_act "$c"
@@ -187,6 +229,15 @@ for c in $compositors; do
         # an app gets from this sway without the fallback.
         start_act sway12-passed passed-on
         scenario sway12-swipe-passed
+        stop_act
+        daemon_click "$c"
+    else
+        # The touchpad output: sway's own gesture binding follows the
+        # daemon's virtual touchpad to workspace 2.
+        runuser -u nobody -- "${session[@]}" swaymsg -t get_workspaces -r >"$out/compositor-$c-pad-before.json" 2>&1
+        start_act "$c-pad" "" touchpad
+        also="Virtual_touchpad_(gestured)" scenario "$c-pad"
+        runuser -u nobody -- "${session[@]}" swaymsg -t get_workspaces -r >"$out/compositor-$c-pad-after.json" 2>&1
         stop_act
     fi
     stop_session "$c"

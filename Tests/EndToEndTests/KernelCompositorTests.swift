@@ -174,4 +174,42 @@ extension KernelTests {
             hold.order.firstIndex(of: "touch-cancel") ?? .max < hold.order.firstIndex(of: "button") ?? -1, "\(hold.order)")
         Self.clickUnderTheFinger(hold)
     }
+
+    /// The name of the focused workspace in `swaymsg -t get_workspaces -r`'s answer.
+    static func focusedWorkspace(_ json: String) -> String? {
+        guard let list = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]] else { return nil }
+        return list.first { $0["focused"] as? Bool == true }?["name"] as? String
+    }
+
+    @Test(
+        "the touchpad output on sway 1.10: a claimed three-finger swipe up with touchpad = true runs sway's own `bindgesture swipe:3:up` from the daemon's virtual touchpad (workspace 1 to 2), and the app under the fingers is left no open touch"
+    )
+    func realCompositorFollowsTheTouchpad() throws {
+        let run = try Self.run()
+        if let missing = run.files["compositor-sway13-missing"] {
+            Issue.record("the Debian 13 root has no sway: \(missing)")
+            return
+        }
+        let before = try Self.compositorFile(run, "sway13-pad-before.json")
+        let after = try Self.compositorFile(run, "sway13-pad-after.json")
+        #expect(Self.focusedWorkspace(before) == "1", "\(before)")
+        #expect(
+            Self.focusedWorkspace(after) == "2",
+            "sway's swipe:3:up binding did not run: \(after)\n\(run.files["compositor-sway13-pad-act.log"] ?? "")")
+        let swipe = AppView(try Self.compositorFile(run, "sway13-pad-wev.log"))
+        #expect(swipe.open.isEmpty && swipe.ups == 0, "\(swipe)")
+    }
+
+    @Test(
+        "the daemon's own absolute pointer on sway 1.7: a right click asked at (0.25, 0.75) reaches wev there (within 2 px of the output's point), pressed then released"
+    )
+    func realCompositorPlacesTheDaemonsPointer() throws {
+        let run = try Self.run()
+        let answer = try Self.compositorFile(run, "sway12-pointer.out")
+        #expect(answer.contains(#""type":"clicked""#), "\(answer)")
+        let view = AppView(try Self.compositorFile(run, "sway12-pointer-wev.log"))
+        #expect(view.buttons == ["273 pressed", "273 released"], "\(view)")
+        let at = try #require(view.pressedAt.first, "no pointer position before the press")
+        #expect(abs(at.x - 320) <= 2 && abs(at.y - 540) <= 2, "\(at)")
+    }
 }
