@@ -122,13 +122,15 @@ struct SetupTests {
         let root = scratch + "/debian13"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         try "".write(toFile: root + "/.gestured-root-complete", atomically: true, encoding: .utf8)
-        // A complete root holds every compositor the script installs;
-        // one without labwc would get it added, through the real chroot.
+        // A complete root holds every compositor the script installs; one
+        // without labwc or sway would get it added, through the real chroot.
         try FileManager.default.createDirectory(atPath: root + "/usr/bin", withIntermediateDirectories: true)
-        #expect(
-            FileManager.default.createFile(
-                atPath: root + "/usr/bin/labwc", contents: Data("#!/bin/sh\n".utf8),
-                attributes: [.posixPermissions: 0o755]))
+        for compositor in ["labwc", "sway"] {
+            #expect(
+                FileManager.default.createFile(
+                    atPath: root + "/usr/bin/" + compositor, contents: Data("#!/bin/sh\n".utf8),
+                    attributes: [.posixPermissions: 0o755]))
+        }
         let r = try make(
             [
                 "setup-tests", "SUDO=\(scratch)/sudo", "PYTHON=\(scratch)/python3", "TOOLS=\(scratch)/tools",
