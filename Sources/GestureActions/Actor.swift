@@ -286,10 +286,13 @@ package struct Actor {
     }
 
     /// The compositor of the session, as far as act can tell: sway's
-    /// version from its IPC, the name of the process serving the Wayland socket.
+    /// version from its IPC, the name of the process serving the Wayland
+    /// socket. On sway, nothing while its IPC is connected and has not
+    /// answered yet, so that no guess is sent meanwhile.
     private var compositor: TouchCancel.Compositor? {
-        if case .sway = focus.kind, let v = focus.compositorVersion {
-            return TouchCancel.Compositor(name: "sway", version: v)
+        if case .sway = focus.kind {
+            if let v = focus.compositorVersion { return TouchCancel.Compositor(name: "sway", version: v) }
+            guard !focus.awaitsVersion else { return nil }
         }
         guard wayland.isConnected, let name = wayland.peerName else { return nil }
         return TouchCancel.Compositor(name: name, version: name == "sway" ? focus.compositorVersion : nil)

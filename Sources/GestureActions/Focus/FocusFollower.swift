@@ -107,6 +107,8 @@ final class FocusFollower: ActSource {
     var known: Bool { source?.known ?? false }
     /// The compositor's version, where its focus source tells it (sway's IPC).
     var compositorVersion: (major: Int, minor: Int)? { (source as? SwayIPCFocus)?.version }
+    /// The compositor's IPC is connected and has said neither its version nor the focus yet.
+    var awaitsVersion: Bool { (source as? SwayIPCFocus).map { $0.fd >= 0 && $0.version == nil && !$0.known } ?? false }
 
     var deadline: Timestamp { source?.deadline ?? .never }
 
