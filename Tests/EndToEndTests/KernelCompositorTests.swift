@@ -93,6 +93,13 @@ extension KernelTests {
         }
     }
 
+    /// Whether the guest ran the Debian 13 root's sway; a failure saying why not if it did not.
+    static func hasSway13(_ run: KernelRun) -> Bool {
+        guard let missing = run.files["compositor-sway13-missing"] else { return true }
+        Issue.record("the Debian 13 root has no sway: \(missing)")
+        return false
+    }
+
     static func compositorFile(_ run: KernelRun, _ name: String) throws -> String {
         if let missing = run.files["compositor-missing"] { Issue.record("the guest ran no compositor: \(missing)") }
         return try #require(run.files["compositor-" + name], "the guest wrote no compositor-\(name)")
@@ -152,10 +159,7 @@ extension KernelTests {
     )
     func realCompositorPassesTheCancel() throws {
         let run = try Self.run()
-        if let missing = run.files["compositor-sway13-missing"] {
-            Issue.record("the Debian 13 root has no sway: \(missing)")
-            return
-        }
+        guard Self.hasSway13(run) else { return }
         let version = try Self.compositorFile(run, "sway13-version.json")
         let act = try Self.compositorFile(run, "sway13-act.log")
         #expect(act.contains("touch cancels: passed on to apps by sway 1.10"), "\(act)\n\(version)")
@@ -186,10 +190,7 @@ extension KernelTests {
     )
     func realCompositorFollowsTheTouchpad() throws {
         let run = try Self.run()
-        if let missing = run.files["compositor-sway13-missing"] {
-            Issue.record("the Debian 13 root has no sway: \(missing)")
-            return
-        }
+        guard Self.hasSway13(run) else { return }
         let before = try Self.compositorFile(run, "sway13-pad-before.json")
         let after = try Self.compositorFile(run, "sway13-pad-after.json")
         #expect(Self.focusedWorkspace(before) == "1", "\(before)")

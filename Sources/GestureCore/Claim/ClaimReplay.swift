@@ -73,7 +73,7 @@ public struct ClaimReplay {
             let isClaimers = { (f: RawFrame) in
                 f.events.contains { $0.type == Evdev.EV_ABS && $0.code == Evdev.ABS_MT_TOOL_TYPE }
             }
-            let palms = step.clone.filter(isClaimers).reduce(0) {
+            let ended = step.clone.lazy.filter(isClaimers).reduce(0) {
                 $0 + $1.events.count { $0.type == Evdev.EV_ABS && $0.code == Evdev.ABS_MT_TRACKING_ID && $0.value == -1 }
             }
             let passedFrames = step.clone.count { !isClaimers($0) }
@@ -100,11 +100,11 @@ public struct ClaimReplay {
                 case ("waiting", "resync", _):
                     current!.outcome = .resynchronized(cancelled: 0)
                 case ("passing", "claimed-landing", _):
-                    current!.outcome = .claimed(cancelled: palms)
+                    current!.outcome = .claimed(cancelled: ended)
                 case ("passing", "hold-deadline", _):
-                    current!.outcome = .claimedHeld(cancelled: palms, after: (tr.time - current!.start).microseconds)
+                    current!.outcome = .claimedHeld(cancelled: ended, after: (tr.time - current!.start).microseconds)
                 case ("passing", "resync", _):
-                    current!.outcome = .resynchronized(cancelled: palms)
+                    current!.outcome = .resynchronized(cancelled: ended)
                 case ("holding", "inward", _):
                     current!.outcome = .claimedAtEdge(heldSince?.edge ?? .left)
                 case ("holding", _, "passing"), ("holding", _, "idle"), ("waiting", _, "passing"), ("waiting", _, "idle"):

@@ -320,7 +320,7 @@ public struct Claimer: Sendable {
             } else if landed > 0 && lifts && inForce.claims(fingers: down.count) && time - first <= window {
                 event = .claimedLanding
             } else if landed > 0 {
-                event = lifts && mayGrow && time - first <= window ? .earlyLanding : .landing
+                event = mayGrow && time - first <= window ? .earlyLanding : .landing
             } else if let c = heldMove {
                 event = motionOfHeld(to: c)
             } else {
@@ -669,16 +669,16 @@ public struct Claimer: Sendable {
     /// this way names the tool, and a replay tells it from a lift of the
     /// device's own).
     private mutating func cancel(at time: Timestamp) {
-        var any = false
-        for s in 0..<clone.slotCount where clone.isActive(slot: s) {
-            any = true
-            guard !lifts else { break }
-            output.append(RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, Int32(s)))
-            output.append(RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_PALM))
+        guard (0..<clone.slotCount).contains(where: { clone.isActive(slot: $0) }) else { return }
+        var frames = 1
+        if !lifts {
+            for s in 0..<clone.slotCount where clone.isActive(slot: s) {
+                output.append(RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, Int32(s)))
+                output.append(RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_PALM))
+            }
+            output.endFrame(at: time)
+            frames = 2
         }
-        guard any else { return }
-        let frames = lifts ? 1 : 2
-        if !lifts { output.endFrame(at: time) }
         for s in 0..<clone.slotCount where clone.isActive(slot: s) {
             output.append(RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_SLOT, Int32(s)))
             output.append(RawEvent(Evdev.EV_ABS, Evdev.ABS_MT_TOOL_TYPE, Evdev.MT_TOOL_FINGER))
