@@ -3,7 +3,8 @@
 # compositor drops the cancel"): run by scripts/kernel-guest.sh inside the
 # virtual machine. Debian's sway reads the guest's devices through libinput
 # as on a real seat (seatd as root, sway as nobody with wlroots' libinput
-# backend and a headless output), wev fills that output as the app under the
+# backend and a headless output; then the Debian 13 root's sway, and its
+# KWin on qemu's virtio-gpu), wev fills that output as the app under the
 # fingers, and `gestured act` runs as nobody beside them, its bindings taken
 # through a daemon that claims the touchscreens. What wev saw of each
 # scenario lands in OUT as compositor-wev-TAG.log;
@@ -45,6 +46,10 @@ udevadm settle --timeout=10
 
 # Each scenario: TAG (its compositor's name, a dash, what it plays) and the recording it plays.
 file_of() {
+    case $1 in
+        # KWin binds touchpad swipes of four fingers (to switch desktops).
+        kwin13-pad) echo "$repo/Recordings/swipe-left-4f.phone.evemu" && return ;;
+    esac
     case ${1#*-} in
         swipe | swipe-passed | pad) echo "$repo/Recordings/swipe-up-3f.kiosk.evemu" ;;
         tap) echo "$repo/Recordings/tap-1f.phone.evemu" ;;
@@ -61,9 +66,25 @@ if [ -x "$root/usr/bin/sway" ]; then
 else
     echo "no sway in $root (scripts/debian13-root.sh installs it)" >"$out/compositor-sway13-missing"
 fi
+# And that root's KWin (6.3), on the DRM device of qemu's virtio-gpu
+# (scripts/kernel-test.sh adds one), its seat from a logind played by
+# python-dbusmock (scripts/logind-seat.py): KWin takes its devices from
+# logind only.
+modprobe virtio_gpu 2>/dev/null
+udevadm settle --timeout=10
+if [ ! -x "$root/usr/bin/kwin_wayland" ]; then
+    echo "no kwin_wayland in $root (scripts/debian13-root.sh installs it)" >"$out/compositor-kwin13-missing"
+elif [ ! -c /dev/dri/card0 ]; then
+    echo "no /dev/dri/card0 in the guest (qemu's virtio-gpu-pci, scripts/kernel-test.sh)" >"$out/compositor-kwin13-missing"
+elif ! /usr/bin/python3 -c 'import dbusmock' 2>/dev/null; then
+    echo "no python3-dbusmock (make setup-tests)" >"$out/compositor-kwin13-missing"
+else
+    compositors="$compositors kwin13"
+fi
 tags=""
 for c in $compositors; do tags="$tags $c-swipe $c-tap $c-hold"; done
 tags="$tags sway12-swipe-passed sway13-pad"
+case $compositors in *kwin13*) tags="$tags kwin13-pad" ;; esac
 name_of() { sed -n 's/^N: //p' "$(file_of "$1")" | head -n 1; }
 {
     printf '[daemon]\nsocket-mode = "0666"\ndeliver = "everyone"\n\n'
@@ -98,6 +119,45 @@ mkdir -p "$quirks"
 [ ! -d "$root/usr/share/libinput" ] || cp -a "$root/usr/share/libinput/." "$quirks/"
 cp "$repo/systemd/50-gestured-touchpad.quirks" "$quirks/"
 
+# Runs "$@" from the Debian 13 root as nobody, chrooted in a mount namespace
+# of its own where /proc, /dev, /sys, /run (udev's database, seatd's socket)
+# and /tmp (the session's runtime directory) are the guest's, and the
+# root's libinput quirks are those of $quirks.
+in_root() {
+    unshare --mount --propagation private --fork --kill-child=SIGTERM -- sh -c \
+        "for d in proc dev sys run; do mount --rbind /\$d '$root'/\$d || exit 1; done; mount --bind /tmp '$root/tmp' &&
+         mount --bind '$quirks' '$root/usr/share/libinput' &&
+         exec chroot --userspec=65534:65534 '$root' \"\$@\"" sh "$@"
+}
+
+# KWin's seat: a system bus anyone may use, logind on it with nobody's
+# session c1 active on seat0, and what logind's uaccess gives that session's
+# user: the DRM device (KWin opens it itself beside the descriptor logind
+# hands it). Sets `system` (the bus's address).
+start_seat() {
+    cat >"$run/system-bus.conf" <<CONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$run/system-bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/><allow own="*"/><allow send_destination="*"/><allow receive_sender="*"/>
+  </policy>
+</busconfig>
+CONF
+    dbus-daemon --config-file="$run/system-bus.conf" --nofork --nopidfile >"$out/compositor-system-bus.log" 2>&1 &
+    pids+=($!)
+    system=unix:path=$run/system-bus
+    for _ in $(seq 100); do [ -S "$run/system-bus" ] && break; sleep 0.1; done
+    DBUS_SYSTEM_BUS_ADDRESS=$system /usr/bin/python3 -m dbusmock --system --template "$repo/scripts/logind-seat.py" \
+        -p '{"uid": 65534, "user": "nobody"}' >"$out/compositor-logind.log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 600); do grep -q CanTTY "$out/compositor-logind.log" && break; sleep 0.1; done
+    setfacl -m u:nobody:rw /dev/dri/card*
+}
+
 # Starts compositor C (sway12: this system's sway; sway13: the Debian 13
 # root's, chrooted in a mount namespace of its own where /proc, /dev, /sys,
 # /run (udev's database, seatd's socket) and /tmp (the session's runtime
@@ -108,14 +168,15 @@ start_session() {
     mkdir -p "$runtime"
     chown nobody "$runtime"
     chmod 700 "$runtime"
+    if [ "$c" = kwin13 ]; then
+        start_kwin "$runtime" || return 1
+        return 0
+    fi
     session=(env -i XDG_RUNTIME_DIR="$runtime" HOME="$runtime" PATH=/usr/bin:/bin SWAYSOCK="$runtime/sway-ipc.sock")
     local compositor=("${session[@]}" WLR_BACKENDS=headless,libinput WLR_RENDERER=pixman LIBSEAT_BACKEND=seatd
         sway --debug --config "$run/$c.config")
     if [ "$c" = sway13 ]; then
-        unshare --mount --propagation private --fork --kill-child=SIGTERM -- sh -c \
-            "for d in proc dev sys run; do mount --rbind /\$d '$root'/\$d || exit 1; done; mount --bind /tmp '$root/tmp' &&
-             mount --bind '$quirks' '$root/usr/share/libinput' &&
-             exec chroot --userspec=65534:65534 '$root' \"\$@\"" sh "${compositor[@]}" >"$out/compositor-$c-sway.log" 2>&1 &
+        in_root "${compositor[@]}" >"$out/compositor-$c-sway.log" 2>&1 &
     else
         runuser -u nobody -- "${compositor[@]}" >"$out/compositor-$c-sway.log" 2>&1 &
     fi
@@ -133,11 +194,60 @@ start_session() {
     log "$c on $display, wev fullscreen"
     runuser -u nobody -- "${session[@]}" swaymsg -t get_version -r >"$out/compositor-$c-version.json" 2>&1
 }
+# KWin on the DRM device, its libinput devices from logind, wev made
+# fullscreen by a window rule; act finds KWin by XDG_CURRENT_DESKTOP, as in
+# a Plasma session. Sets what start_session does.
+start_kwin() {
+    local runtime=$1 display=wl-kwin13
+    start_seat
+    mkdir -p "$runtime/.config"
+    printf '[Desktops]\nNumber=2\nRows=1\n' >"$runtime/.config/kwinrc"
+    printf '[General]\ncount=1\nrules=wev\n\n[wev]\nDescription=wev fullscreen\nfullscreen=true\nfullscreenrule=2\nwmclass=wev\nwmclassmatch=1\n' \
+        >"$runtime/.config/kwinrulesrc"
+    chown -R nobody "$runtime"
+    runuser -u nobody -- env XDG_RUNTIME_DIR="$runtime" dbus-daemon --session --address="unix:path=$runtime/bus" --nofork --nopidfile \
+        >"$out/compositor-kwin13-bus.log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 100); do [ -S "$runtime/bus" ] && break; sleep 0.1; done
+    session=(env -i XDG_RUNTIME_DIR="$runtime" HOME="$runtime" PATH=/usr/bin:/bin
+        DBUS_SESSION_BUS_ADDRESS="unix:path=$runtime/bus" XDG_CURRENT_DESKTOP=KDE WAYLAND_DISPLAY="$display")
+    in_root "${session[@]}" XDG_SESSION_ID=c1 DBUS_SYSTEM_BUS_ADDRESS="$system" KWIN_COMPOSE=Q \
+        kwin_wayland --drm --socket "$display" --no-lockscreen >"$out/compositor-kwin13-kwin.log" 2>&1 &
+    sway=$!
+    for _ in $(seq 900); do [ -S "$runtime/$display" ] && break; sleep 0.1; done
+    [ -S "$runtime/$display" ] || { log "kwin13 did not start"; return 1; }
+    runuser -u nobody -- "${session[@]}" stdbuf -oL wev >"$run/wev-kwin13.log" 2>&1 &
+    wev=$!
+    for _ in $(seq 900); do grep -q 'fullscreen activated' "$run/wev-kwin13.log" && break; sleep 0.1; done
+    log "kwin13 on $display, wev fullscreen"
+    in_root kwin_wayland --version >"$out/compositor-kwin13-version" 2>&1
+}
+
+# KWin's current virtual desktop (its id), from KWin over the session bus.
+kwin_desktop() {
+    runuser -u nobody -- busctl --address="unix:path=$run/runtime-kwin13/bus" get-property org.kde.KWin \
+        /VirtualDesktopManager org.kde.KWin.VirtualDesktopManager current
+}
+
+# Whether the compositor, the process named COMPOSITOR of nobody's, holds
+# the input device named NAME open.
+holds_device() {
+    local pid node
+    pid=$(pgrep -u nobody -x "$1" | head -n 1)
+    [ -n "$pid" ] || return 1
+    for node in /sys/class/input/event*; do
+        [ "$(cat "$node/device/name" 2>/dev/null)" = "$2" ] || continue
+        ls -l "/proc/$pid/fd" 2>/dev/null | grep -q " /dev/input/$(basename "$node")\$" && return 0
+    done
+    return 1
+}
+
 stop_session() {
     # runuser passes the signal on to sway; unshare --fork ignores it while
     # its child runs: sway is told by name.
     kill "$wev" "$sway" 2>/dev/null
     pkill -TERM -u nobody -x sway 2>/dev/null
+    pkill -TERM -u nobody -x kwin_wayland 2>/dev/null
     wait "$wev" "$sway" 2>/dev/null
     cp "$run/wev-$1.log" "$out/compositor-$1-wev.log"
 }
@@ -152,7 +262,7 @@ start_act() {
     {
         [ -z "$setting" ] || printf '[context]\ntouch-cancel = "%s"\n\n' "$setting"
         if [ "$bindings" = touchpad ]; then
-            printf '[[bind]]\ngesture = "swipe"\nfingers = 3\ntouchpad = true\n'
+            printf '[[bind]]\ngesture = "swipe"\nfingers = %d\ntouchpad = true\n' "${pad_fingers:-3}"
         else
             printf '[[bind]]\ngesture = "swipe"\nfingers = 3\nkeys = "a"\n\n'
             printf '[[bind]]\ngesture = "touch-and-hold"\npointer = "right-click"\nhold-ms = 600\n'
@@ -180,10 +290,18 @@ scenario() {
     "$touch" play "$(file_of "$tag")" --settle 0 --suffix " #wl-$tag" --wait-for "$run/go-$tag" \
         --keep-until "$run/done-$tag" </dev/null >"$out/compositor-$tag-play.out" 2>&1 &
     local played=$!
-    for device in "#wl-${tag}_(gestured)" ${also:-}; do
-        for _ in $(seq 900); do grep -qF "$device" "$out/compositor-$c-sway.log" && break; sleep 0.1; done
-        grep -qF "$device" "$out/compositor-$c-sway.log" || log "$c never added $device"
-    done
+    if [ "$c" = kwin13 ]; then
+        local clone
+        for device in "$(name_of "$tag") #wl-$tag (gestured)" ${also:+"${also//_/ }"}; do
+            for _ in $(seq 900); do holds_device kwin_wayland "$device" && break; sleep 0.1; done
+            holds_device kwin_wayland "$device" || log "$c never opened $device"
+        done
+    else
+        for device in "#wl-${tag}_(gestured)" ${also:-}; do
+            for _ in $(seq 900); do grep -qF "$device" "$out/compositor-$c-sway.log" && break; sleep 0.1; done
+            grep -qF "$device" "$out/compositor-$c-sway.log" || log "$c never added $device"
+        done
+    fi
     sleep 1
     from=$(wc -l <"$run/wev-$c.log")
     log "play $tag"
@@ -231,13 +349,21 @@ for c in $compositors; do
         scenario sway12-swipe-passed
         stop_act
         daemon_click "$c"
-    else
+    elif [ "$c" = sway13 ]; then
         # The touchpad output: sway's own gesture binding follows the
         # daemon's virtual touchpad to workspace 2.
         runuser -u nobody -- "${session[@]}" swaymsg -t get_workspaces -r >"$out/compositor-$c-pad-before.json" 2>&1
         start_act "$c-pad" "" touchpad
         also="Virtual_touchpad_(gestured)" scenario "$c-pad"
         runuser -u nobody -- "${session[@]}" swaymsg -t get_workspaces -r >"$out/compositor-$c-pad-after.json" 2>&1
+        stop_act
+    elif [ "$c" = kwin13 ]; then
+        # The touchpad output: KWin's own four-finger swipe switches to the
+        # next of its two virtual desktops, following the daemon's touchpad.
+        kwin_desktop >"$out/compositor-$c-pad-before" 2>&1
+        pad_fingers=4 start_act "$c-pad" "" touchpad
+        also="Virtual_touchpad_(gestured)" scenario "$c-pad"
+        kwin_desktop >"$out/compositor-$c-pad-after" 2>&1
         stop_act
     fi
     stop_session "$c"

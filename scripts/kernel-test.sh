@@ -83,7 +83,10 @@ guest="$repo/${GESTURED_GUEST:-scripts/kernel-guest.sh} $out $repo $gestured $to
 boot() {
     local started=$SECONDS
     rm -f "$out/status"
-    timeout --kill-after=10 "$2" "$vng" --run "$kernel" --user root --cpus 2 --memory 2G --rwdir="$out" "${@:3}" \
+    # A PC machine (not microvm) with qemu's virtio-gpu: the DRM device KWin
+    # needs (scripts/kernel-guest-compositor.sh).
+    timeout --kill-after=10 "$2" "$vng" --run "$kernel" --user root --cpus 2 --memory 2G --rwdir="$out" \
+        --disable-microvm --qemu-opts="-device virtio-gpu-pci" "${@:3}" \
         --exec "$guest" >"$out/vm-$1.log" 2>&1 || true
     echo "$1 $((SECONDS - started)) s" >"$out/vm"
     [ -f "$out/status" ]

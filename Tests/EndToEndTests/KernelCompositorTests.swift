@@ -3,8 +3,10 @@ import Testing
 
 /// A real compositor on claimed touchscreens (scripts/kernel-guest-compositor.sh;
 /// docs/claiming.md, "When the compositor drops the cancel"): Debian 12's
-/// sway reads the guest's devices through libinput from seatd, wev fills
-/// its output as the app under the fingers, and `gestured act` beside them
+/// sway reads the guest's devices through libinput from seatd (then the
+/// Debian 13 root's sway 1.10, and its KWin 6.3 on virtio-gpu with its
+/// seat from a played logind), wev fills its output as the app under the
+/// fingers, and `gestured act` beside them
 /// claims a three-finger swipe bound to a key and a still hold bound to a
 /// right click. What wev printed is the app's own view.
 extension KernelTests {
@@ -100,6 +102,13 @@ extension KernelTests {
         return false
     }
 
+    /// Whether the guest ran the Debian 13 root's KWin; a failure saying why not if it did not.
+    static func hasKWin13(_ run: KernelRun) -> Bool {
+        guard let missing = run.files["compositor-kwin13-missing"] else { return true }
+        Issue.record("the guest ran no KWin: \(missing)")
+        return false
+    }
+
     static func compositorFile(_ run: KernelRun, _ name: String) throws -> String {
         if let missing = run.files["compositor-missing"] { Issue.record("the guest ran no compositor: \(missing)") }
         return try #require(run.files["compositor-" + name], "the guest wrote no compositor-\(name)")
@@ -179,6 +188,33 @@ extension KernelTests {
         Self.clickUnderTheFinger(hold)
     }
 
+    @Test(
+        "Debian 13's KWin 6.3 on the guest's devices (its DRM backend on virtio-gpu, its seat from logind): act takes the cancel as passed on; the claimed swipe's first touches reach wev and end in wl_touch.cancel, its key arrives; a tap arrives whole; a still hold is cancelled, then the right button there; no touch is ever left open"
+    )
+    func realCompositorKWinPassesTheCancel() throws {
+        let run = try Self.run()
+        guard Self.hasKWin13(run) else { return }
+        let version = try Self.compositorFile(run, "kwin13-version")
+        #expect(version.contains("kwin 6."), "\(version)")
+        let act = try Self.compositorFile(run, "kwin13-act.log")
+        #expect(act.contains("touch cancels: taken as passed on to apps by kwin_wayland"), "\(act)")
+        #expect(act.contains("following the focused window through KWin's scripting"), "\(act)")
+
+        let swipe = AppView(try Self.compositorFile(run, "kwin13-swipe-wev.log"))
+        #expect(swipe.downs >= 1 && swipe.ups == 0 && swipe.cancels >= 1 && swipe.open.isEmpty, "\(swipe)")
+        #expect(swipe.keys == ["a pressed", "a released"], "the swipe's key \"a\": \(swipe.keys)")
+
+        let tap = AppView(try Self.compositorFile(run, "kwin13-tap-wev.log"))
+        #expect(tap.downs == 1 && tap.ups == 1 && tap.cancels == 0 && tap.open.isEmpty, "\(tap)")
+
+        let hold = AppView(try Self.compositorFile(run, "kwin13-hold-wev.log"))
+        #expect(hold.downs == 1 && hold.ups == 0 && hold.cancels >= 1 && hold.open.isEmpty, "\(hold)")
+        #expect(hold.buttons == ["273 pressed", "273 released"], "\(hold.buttons)")
+        #expect(
+            hold.order.firstIndex(of: "touch-cancel") ?? .max < hold.order.firstIndex(of: "button") ?? -1, "\(hold.order)")
+        Self.clickUnderTheFinger(hold)
+    }
+
     /// The name of the focused workspace in `swaymsg -t get_workspaces -r`'s answer.
     static func focusedWorkspace(_ json: String) -> String? {
         guard let list = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]] else { return nil }
@@ -198,6 +234,24 @@ extension KernelTests {
             Self.focusedWorkspace(after) == "2",
             "sway's swipe:3:up binding did not run: \(after)\n\(run.files["compositor-sway13-pad-act.log"] ?? "")")
         let swipe = AppView(try Self.compositorFile(run, "sway13-pad-wev.log"))
+        #expect(swipe.open.isEmpty && swipe.ups == 0, "\(swipe)")
+    }
+
+    @Test(
+        "the touchpad output on KWin 6.3: a claimed four-finger swipe left with touchpad = true runs KWin's own desktop switch from the daemon's virtual touchpad (its current virtual desktop changes), and the app under the fingers is left no open touch"
+    )
+    func realCompositorKWinFollowsTheTouchpad() throws {
+        let run = try Self.run()
+        guard Self.hasKWin13(run) else { return }
+        // busctl's answer: `s "ID"`, the desktop's id.
+        let before = try Self.compositorFile(run, "kwin13-pad-before")
+        let after = try Self.compositorFile(run, "kwin13-pad-after")
+        #expect(before.hasPrefix("s \""), "KWin's current desktop before: \(before)")
+        #expect(after.hasPrefix("s \""), "KWin's current desktop after: \(after)")
+        #expect(
+            before != after,
+            "KWin's four-finger swipe did not switch desktops: \(after)\n\(run.files["compositor-kwin13-pad-act.log"] ?? "")")
+        let swipe = AppView(try Self.compositorFile(run, "kwin13-pad-wev.log"))
         #expect(swipe.open.isEmpty && swipe.ups == 0, "\(swipe)")
     }
 
