@@ -159,10 +159,9 @@ CONF
 }
 
 # Starts compositor C (sway12: this system's sway; sway13: the Debian 13
-# root's, chrooted in a mount namespace of its own where /proc, /dev, /sys,
-# /run (udev's database, seatd's socket) and /tmp (the session's runtime
-# directory) are the guest's) as nobody, then wev fullscreen. Sets `session`
-# (the environment of a client), `sway` and `wev`.
+# root's, through in_root; kwin13: start_kwin) as nobody, then wev
+# fullscreen. Sets `session` (the environment of a client), `sway` (the
+# compositor's process, whichever it is) and `wev`.
 start_session() {
     local c=$1 runtime=$run/runtime-$1 display=
     mkdir -p "$runtime"
@@ -196,7 +195,7 @@ start_session() {
 }
 # KWin on the DRM device, its libinput devices from logind, wev made
 # fullscreen by a window rule; act finds KWin by XDG_CURRENT_DESKTOP, as in
-# a Plasma session. Sets what start_session does.
+# a Plasma session. Sets what start_session sets.
 start_kwin() {
     local runtime=$1 display=wl-kwin13
     start_seat
@@ -291,7 +290,6 @@ scenario() {
         --keep-until "$run/done-$tag" </dev/null >"$out/compositor-$tag-play.out" 2>&1 &
     local played=$!
     if [ "$c" = kwin13 ]; then
-        local clone
         for device in "$(name_of "$tag") #wl-$tag (gestured)" ${also:+"${also//_/ }"}; do
             for _ in $(seq 900); do holds_device kwin_wayland "$device" && break; sleep 0.1; done
             holds_device kwin_wayland "$device" || log "$c never opened $device"

@@ -163,6 +163,27 @@ extension KernelTests {
         #expect(swipe.keys == ["a pressed", "a released"], "\(swipe.keys)")
     }
 
+    /// What wev saw under compositor C (one that passes the cancel on):
+    /// the claimed swipe's first touches end in a cancel and its key
+    /// arrives; a tap arrives whole; a claimed hold is cancelled, then the
+    /// right button comes where the finger was; no touch is left open.
+    static func expectCancelsPassedOn(_ run: KernelRun, _ c: String) throws {
+        let swipe = AppView(try compositorFile(run, "\(c)-swipe-wev.log"))
+        #expect(swipe.downs >= 1 && swipe.ups == 0 && swipe.cancels >= 1 && swipe.open.isEmpty, "\(c): \(swipe)")
+        #expect(swipe.keys == ["a pressed", "a released"], "\(c): the swipe's key \"a\": \(swipe.keys)")
+
+        let tap = AppView(try compositorFile(run, "\(c)-tap-wev.log"))
+        #expect(tap.downs == 1 && tap.ups == 1 && tap.cancels == 0 && tap.open.isEmpty, "\(c): \(tap)")
+
+        let hold = AppView(try compositorFile(run, "\(c)-hold-wev.log"))
+        #expect(hold.downs == 1 && hold.ups == 0 && hold.cancels >= 1 && hold.open.isEmpty, "\(c): \(hold)")
+        #expect(hold.buttons == ["273 pressed", "273 released"], "\(c): \(hold.buttons)")
+        #expect(
+            hold.order.firstIndex(of: "touch-cancel") ?? .max < hold.order.firstIndex(of: "button") ?? -1,
+            "\(c): \(hold.order)")
+        clickUnderTheFinger(hold)
+    }
+
     @Test(
         "Debian 13's sway 1.10 on the guest's devices: act finds it passes the cancel on; the claimed swipe's first touches reach wev and end in wl_touch.cancel, its key arrives; a tap arrives whole; a still hold is cancelled, then the right button there; no touch is ever left open"
     )
@@ -172,20 +193,7 @@ extension KernelTests {
         let version = try Self.compositorFile(run, "sway13-version.json")
         let act = try Self.compositorFile(run, "sway13-act.log")
         #expect(act.contains("touch cancels: passed on to apps by sway 1.10"), "\(act)\n\(version)")
-
-        let swipe = AppView(try Self.compositorFile(run, "sway13-swipe-wev.log"))
-        #expect(swipe.downs >= 1 && swipe.ups == 0 && swipe.cancels >= 1 && swipe.open.isEmpty, "\(swipe)")
-        #expect(swipe.keys == ["a pressed", "a released"], "the swipe's key \"a\": \(swipe.keys)")
-
-        let tap = AppView(try Self.compositorFile(run, "sway13-tap-wev.log"))
-        #expect(tap.downs == 1 && tap.ups == 1 && tap.cancels == 0 && tap.open.isEmpty, "\(tap)")
-
-        let hold = AppView(try Self.compositorFile(run, "sway13-hold-wev.log"))
-        #expect(hold.downs == 1 && hold.ups == 0 && hold.cancels >= 1 && hold.open.isEmpty, "\(hold)")
-        #expect(hold.buttons == ["273 pressed", "273 released"], "\(hold.buttons)")
-        #expect(
-            hold.order.firstIndex(of: "touch-cancel") ?? .max < hold.order.firstIndex(of: "button") ?? -1, "\(hold.order)")
-        Self.clickUnderTheFinger(hold)
+        try Self.expectCancelsPassedOn(run, "sway13")
     }
 
     @Test(
@@ -199,20 +207,7 @@ extension KernelTests {
         let act = try Self.compositorFile(run, "kwin13-act.log")
         #expect(act.contains("touch cancels: taken as passed on to apps by kwin_wayland"), "\(act)")
         #expect(act.contains("following the focused window through KWin's scripting"), "\(act)")
-
-        let swipe = AppView(try Self.compositorFile(run, "kwin13-swipe-wev.log"))
-        #expect(swipe.downs >= 1 && swipe.ups == 0 && swipe.cancels >= 1 && swipe.open.isEmpty, "\(swipe)")
-        #expect(swipe.keys == ["a pressed", "a released"], "the swipe's key \"a\": \(swipe.keys)")
-
-        let tap = AppView(try Self.compositorFile(run, "kwin13-tap-wev.log"))
-        #expect(tap.downs == 1 && tap.ups == 1 && tap.cancels == 0 && tap.open.isEmpty, "\(tap)")
-
-        let hold = AppView(try Self.compositorFile(run, "kwin13-hold-wev.log"))
-        #expect(hold.downs == 1 && hold.ups == 0 && hold.cancels >= 1 && hold.open.isEmpty, "\(hold)")
-        #expect(hold.buttons == ["273 pressed", "273 released"], "\(hold.buttons)")
-        #expect(
-            hold.order.firstIndex(of: "touch-cancel") ?? .max < hold.order.firstIndex(of: "button") ?? -1, "\(hold.order)")
-        Self.clickUnderTheFinger(hold)
+        try Self.expectCancelsPassedOn(run, "kwin13")
     }
 
     /// The name of the focused workspace in `swaymsg -t get_workspaces -r`'s answer.
