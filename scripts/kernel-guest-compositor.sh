@@ -168,8 +168,8 @@ start_session() {
     chown nobody "$runtime"
     chmod 700 "$runtime"
     if [ "$c" = kwin13 ]; then
-        start_kwin "$runtime" || return 1
-        return 0
+        start_kwin "$runtime"
+        return
     fi
     session=(env -i XDG_RUNTIME_DIR="$runtime" HOME="$runtime" PATH=/usr/bin:/bin SWAYSOCK="$runtime/sway-ipc.sock")
     local compositor=("${session[@]}" WLR_BACKENDS=headless,libinput WLR_RENDERER=pixman LIBSEAT_BACKEND=seatd
@@ -224,7 +224,7 @@ start_kwin() {
 
 # KWin's current virtual desktop (its id), from KWin over the session bus.
 kwin_desktop() {
-    runuser -u nobody -- busctl --address="unix:path=$run/runtime-kwin13/bus" get-property org.kde.KWin \
+    runuser -u nobody -- "${session[@]}" busctl --user get-property org.kde.KWin \
         /VirtualDesktopManager org.kde.KWin.VirtualDesktopManager current
 }
 

@@ -45,7 +45,6 @@ def load(mock, parameters):
     session = logind.mockobject.objects[path]
     session.Set(SESSION_IFACE, 'VTNr', dbus.UInt32(0))
     session.Set(SESSION_IFACE, 'Type', 'wayland')
-    session.Set(SESSION_IFACE, 'Class', 'user')
     session.Set(SESSION_IFACE, 'Leader', dbus.UInt32(os.getpid()))
     session.AddMethods(SESSION_IFACE, [
         ('TakeControl', 'b', '', ''),

@@ -95,17 +95,11 @@ extension KernelTests {
         }
     }
 
-    /// Whether the guest ran the Debian 13 root's sway; a failure saying why not if it did not.
-    static func hasSway13(_ run: KernelRun) -> Bool {
-        guard let missing = run.files["compositor-sway13-missing"] else { return true }
-        Issue.record("the Debian 13 root has no sway: \(missing)")
-        return false
-    }
-
-    /// Whether the guest ran the Debian 13 root's KWin; a failure saying why not if it did not.
-    static func hasKWin13(_ run: KernelRun) -> Bool {
-        guard let missing = run.files["compositor-kwin13-missing"] else { return true }
-        Issue.record("the guest ran no KWin: \(missing)")
+    /// Whether the guest ran compositor C of the Debian 13 root ("sway13",
+    /// "kwin13"); a failure saying why not if it did not.
+    static func ran(_ run: KernelRun, _ c: String) -> Bool {
+        guard let missing = run.files["compositor-\(c)-missing"] else { return true }
+        Issue.record("the guest ran no \(c): \(missing)")
         return false
     }
 
@@ -189,7 +183,7 @@ extension KernelTests {
     )
     func realCompositorPassesTheCancel() throws {
         let run = try Self.run()
-        guard Self.hasSway13(run) else { return }
+        guard Self.ran(run, "sway13") else { return }
         let version = try Self.compositorFile(run, "sway13-version.json")
         let act = try Self.compositorFile(run, "sway13-act.log")
         #expect(act.contains("touch cancels: passed on to apps by sway 1.10"), "\(act)\n\(version)")
@@ -201,7 +195,7 @@ extension KernelTests {
     )
     func realCompositorKWinPassesTheCancel() throws {
         let run = try Self.run()
-        guard Self.hasKWin13(run) else { return }
+        guard Self.ran(run, "kwin13") else { return }
         let version = try Self.compositorFile(run, "kwin13-version")
         #expect(version.contains("kwin 6."), "\(version)")
         let act = try Self.compositorFile(run, "kwin13-act.log")
@@ -221,7 +215,7 @@ extension KernelTests {
     )
     func realCompositorFollowsTheTouchpad() throws {
         let run = try Self.run()
-        guard Self.hasSway13(run) else { return }
+        guard Self.ran(run, "sway13") else { return }
         let before = try Self.compositorFile(run, "sway13-pad-before.json")
         let after = try Self.compositorFile(run, "sway13-pad-after.json")
         #expect(Self.focusedWorkspace(before) == "1", "\(before)")
@@ -237,7 +231,7 @@ extension KernelTests {
     )
     func realCompositorKWinFollowsTheTouchpad() throws {
         let run = try Self.run()
-        guard Self.hasKWin13(run) else { return }
+        guard Self.ran(run, "kwin13") else { return }
         // busctl's answer: `s "ID"`, the desktop's id.
         let before = try Self.compositorFile(run, "kwin13-pad-before")
         let after = try Self.compositorFile(run, "kwin13-pad-after")
