@@ -24,6 +24,9 @@ step="starting"
 throwaway_diagnose() {
     echo "$name: FAILED during: $step (${SECONDS}s into the script)"
     if [ -n "$pid1" ]; then
+        # Result= first: "oom-kill", "watchdog", "signal" or "exit-code" says
+        # why the service last stopped, before any longer output is cut.
+        echo "-- gestured.service: $(timeout 10 nsenter -t "$pid1" -m -p -- systemctl show -p Result -p NRestarts -p MemoryCurrent gestured.service 2>&1 | paste -sd' ' -)"
         echo "-- systemctl status gestured.socket gestured.service"
         timeout 10 nsenter -t "$pid1" -m -p -- systemctl status --no-pager --lines=0 gestured.socket gestured.service 2>&1 || true
         echo "-- journal (last 40 lines)"
