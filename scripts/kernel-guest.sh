@@ -264,9 +264,9 @@ kill "$monitor" 2>/dev/null
 # A touchscreen claimed and let go while a reader has it open all along.
 timeout -k 10 180 "$repo/scripts/kernel-guest-stale.sh" "$out" "$repo" "$gestured" "$touch" ||
     log "the stale-state step exited $?"
-# Real compositors (Debian's sway, the Debian 13 root's sway and KWin) on
+# Real compositors (Debian's sway, the Debian 13 root's sway, KWin and GNOME Shell) on
 # claimed touchscreens, wev the app.
-timeout -k 10 480 "$repo/scripts/kernel-guest-compositor.sh" "$out" "$repo" "$gestured" "$touch" ||
+timeout -k 10 780 "$repo/scripts/kernel-guest-compositor.sh" "$out" "$repo" "$gestured" "$touch" ||
     log "the compositor step exited $?"
 # The Debian package, installed last: it replaces the rules above with its own.
 # Bounded: the results above are kept whatever happens to it.

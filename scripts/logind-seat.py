@@ -2,7 +2,8 @@
 logind template with one active session, "c1" on seat0, that hands out the
 devices a session controller asks for (TakeControl, TakeDevice,
 ReleaseDevice). scripts/kernel-guest-compositor.sh runs it inside the virtual
-machine, where no logind runs, for KWin (which has no other way to a seat):
+machine, where no logind runs, for KWin and GNOME Shell (neither has another
+way to a seat):
 
     python3 -m dbusmock --system --template scripts/logind-seat.py -p '{"uid": 65534}'
 

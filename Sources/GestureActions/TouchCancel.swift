@@ -20,7 +20,7 @@ package enum TouchCancel: String, Equatable, Sendable, CaseIterable {
     /// The compositor act's session runs, as far as act can tell: the
     /// process serving its Wayland socket, and sway's version from its IPC.
     package struct Compositor: Equatable, Sendable {
-        /// The process's name (`/proc/PID/comm`): "sway", "weston", "kwin_wayland".
+        /// The process's name (`/proc/PID/comm`): "sway", "weston", "kwin_wayland", "gnome-shell".
         package var name: String
         /// Major and minor, where the compositor tells them (sway's `GET_VERSION`).
         package var version: (major: Int, minor: Int)?
@@ -56,6 +56,10 @@ package enum TouchCancel: String, Equatable, Sendable, CaseIterable {
         "sway": (1, 9),
         // weston 10 logs "unknown libinput event 503" and drops it.
         "weston": nil,
+        // GNOME Shell 48 (mutter 48) sends the app no wl_touch.cancel for it:
+        // the touches stay open, in the app and in mutter, which then dies
+        // of SIGSEGV as the last touchscreen goes (watched in KernelTests).
+        "gnome-shell": nil,
     ]
 
     /// The decision for `compositor` (nil: not known yet, or not a

@@ -4,8 +4,8 @@ import Testing
 /// A real compositor on claimed touchscreens (scripts/kernel-guest-compositor.sh;
 /// docs/claiming.md, "When the compositor drops the cancel"): Debian 12's
 /// sway reads the guest's devices through libinput from seatd (then the
-/// Debian 13 root's sway 1.10, and its KWin 6.3 on virtio-gpu with its
-/// seat from a played logind), wev fills its output as the app under the
+/// Debian 13 root's sway 1.10, and its KWin 6.3 and GNOME Shell 48 on
+/// virtio-gpu with their seat from a played logind), wev fills its output as the app under the
 /// fingers, and `gestured act` beside them
 /// claims a three-finger swipe bound to a key and a still hold bound to a
 /// right click. What wev printed is the app's own view.
@@ -52,8 +52,11 @@ extension KernelTests {
                     fields.first { $0.hasPrefix(name + ": ") }.map { String($0.dropFirst(name.count + 2)) }
                 }
                 let number = { (name: String) in field(name).flatMap { Int($0.split(separator: " ").first ?? "") } }
+                // wev joins "x, y" to the field before it in `enter`
+                // ("surface: 3, x, y: 1.0, 2.0"): taken from wherever it is.
                 let point = { () -> (x: Double, y: Double)? in
-                    let xy = (field("x, y") ?? "").split(separator: ",").compactMap {
+                    guard let at = body.range(of: "x, y: ") else { return nil }
+                    let xy = body[at.upperBound...].prefix { $0 != ";" }.split(separator: ",").compactMap {
                         Double($0.trimmingCharacters(in: .whitespaces))
                     }
                     return xy.count == 2 ? (xy[0], xy[1]) : nil
@@ -96,7 +99,7 @@ extension KernelTests {
     }
 
     /// Whether the guest ran compositor C of the Debian 13 root ("sway13",
-    /// "kwin13"); a failure saying why not if it did not.
+    /// "kwin13", "gnome13"); a failure saying why not if it did not.
     static func ran(_ run: KernelRun, _ c: String) -> Bool {
         guard let missing = run.files["compositor-\(c)-missing"] else { return true }
         Issue.record("the guest ran no \(c): \(missing)")
@@ -129,19 +132,29 @@ extension KernelTests {
         let act = try Self.compositorFile(run, "sway12-act.log")
         #expect(act.contains("touch cancels: dropped by sway 1.7 (it passes it on since 1.9)"), "\(act)\n\(version)")
 
-        let swipe = AppView(try Self.compositorFile(run, "sway12-swipe-wev.log"))
-        #expect(swipe.downs == 0 && swipe.open.isEmpty, "the claimed swipe reached the app: \(swipe)")
-        #expect(swipe.keys == ["a pressed", "a released"], "the swipe's key \"a\": \(swipe.keys)")
+        try Self.expectEveryTouchEnded(run, "sway12")
+    }
 
-        let tap = AppView(try Self.compositorFile(run, "sway12-tap-wev.log"))
-        #expect(tap.downs == 1 && tap.ups == 1 && tap.cancels == 0 && tap.open.isEmpty, "\(tap)")
-        #expect(tap.keys.isEmpty && tap.buttons.isEmpty)
+    /// What wev saw under compositor C (one that drops the cancel, with
+    /// act's fallback): the claimed swipe never reaches it and its key
+    /// does; a tap arrives whole; a claimed hold ends with a lift, then the
+    /// right button comes where the finger was; no touch is left open.
+    static func expectEveryTouchEnded(_ run: KernelRun, _ c: String) throws {
+        let swipe = AppView(try compositorFile(run, "\(c)-swipe-wev.log"))
+        #expect(swipe.downs == 0 && swipe.open.isEmpty, "\(c): the claimed swipe reached the app: \(swipe)")
+        #expect(swipe.keys == ["a pressed", "a released"], "\(c): the swipe's key \"a\": \(swipe.keys)")
 
-        let hold = AppView(try Self.compositorFile(run, "sway12-hold-wev.log"))
-        #expect(hold.downs == 1 && hold.ups == 1 && hold.cancels == 0 && hold.open.isEmpty, "\(hold)")
-        #expect(hold.buttons == ["273 pressed", "273 released"], "\(hold.buttons)")
-        #expect(hold.order.firstIndex(of: "touch-up") ?? .max < hold.order.firstIndex(of: "button") ?? -1, "\(hold.order)")
-        Self.clickUnderTheFinger(hold)
+        let tap = AppView(try compositorFile(run, "\(c)-tap-wev.log"))
+        #expect(tap.downs == 1 && tap.ups == 1 && tap.cancels == 0 && tap.open.isEmpty, "\(c): \(tap)")
+        #expect(tap.keys.isEmpty && tap.buttons.isEmpty, "\(c): \(tap)")
+
+        let hold = AppView(try compositorFile(run, "\(c)-hold-wev.log"))
+        #expect(hold.downs == 1 && hold.ups == 1 && hold.cancels == 0 && hold.open.isEmpty, "\(c): \(hold)")
+        #expect(hold.buttons == ["273 pressed", "273 released"], "\(c): \(hold.buttons)")
+        #expect(
+            hold.order.firstIndex(of: "touch-up") ?? .max < hold.order.firstIndex(of: "button") ?? -1,
+            "\(c): \(hold.order)")
+        clickUnderTheFinger(hold)
     }
 
     @Test(
@@ -204,6 +217,33 @@ extension KernelTests {
         try Self.expectCancelsPassedOn(run, "kwin13")
     }
 
+    @Test(
+        "Debian 13's GNOME Shell 48 on the guest's devices (mutter's native backend on virtio-gpu, its seat from logind): act takes it as dropping the touch cancel; a claimed three-finger swipe never reaches the app and its key does; a tap arrives whole; a still hold ends with a lift, then the right button there; no touch is ever left open"
+    )
+    func realCompositorGNOMEEndsEveryTouch() throws {
+        let run = try Self.run()
+        guard Self.ran(run, "gnome13") else { return }
+        let version = try Self.compositorFile(run, "gnome13-version")
+        #expect(version.contains("GNOME Shell 48"), "\(version)")
+        let act = try Self.compositorFile(run, "gnome13-act.log")
+        #expect(act.contains("touch cancels: dropped by gnome-shell: first touches held back"), "\(act)")
+        try Self.expectEveryTouchEnded(run, "gnome13")
+    }
+
+    @Test(
+        "the same GNOME Shell with act told it passes the cancel on: the claimed swipe's first touches reach wev and never end, no up and no cancel: why act takes GNOME Shell as dropping it"
+    )
+    func realCompositorGNOMEDropsTheCancel() throws {
+        let run = try Self.run()
+        guard Self.ran(run, "gnome13") else { return }
+        let act = try Self.compositorFile(run, "gnome13-passed-act.log")
+        #expect(act.contains("touch cancels: passed on to apps ([context] touch-cancel = \"passed-on\")"), "\(act)")
+        let swipe = AppView(try Self.compositorFile(run, "gnome13-swipe-passed-wev.log"))
+        #expect(swipe.downs >= 1 && swipe.ups == 0 && swipe.cancels == 0, "\(swipe)")
+        #expect(!swipe.open.isEmpty, "\(swipe)")
+        #expect(swipe.keys == ["a pressed", "a released"], "\(swipe.keys)")
+    }
+
     /// The name of the focused workspace in `swaymsg -t get_workspaces -r`'s answer.
     static func focusedWorkspace(_ json: String) -> String? {
         guard let list = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]] else { return nil }
@@ -241,6 +281,24 @@ extension KernelTests {
             before != after,
             "KWin's four-finger swipe did not switch desktops: \(after)\n\(run.files["compositor-kwin13-pad-act.log"] ?? "")")
         let swipe = AppView(try Self.compositorFile(run, "kwin13-pad-wev.log"))
+        #expect(swipe.open.isEmpty && swipe.ups == 0, "\(swipe)")
+    }
+
+    @Test(
+        "the touchpad output on GNOME Shell 48: a claimed three-finger swipe up with touchpad = true opens GNOME's overview from the daemon's virtual touchpad (org.gnome.Shell's OverviewActive from false to true), and the app under the fingers is left no open touch"
+    )
+    func realCompositorGNOMEFollowsTheTouchpad() throws {
+        let run = try Self.run()
+        guard Self.ran(run, "gnome13") else { return }
+        // busctl's answer: `b false` or `b true`.
+        let before = try Self.compositorFile(run, "gnome13-pad-before")
+        let after = try Self.compositorFile(run, "gnome13-pad-after")
+        #expect(before.hasPrefix("b false"), "GNOME's overview before: \(before)")
+        #expect(
+            after.hasPrefix("b true"),
+            "GNOME's three-finger swipe up did not open the overview: \(after)\n\(run.files["compositor-gnome13-pad-act.log"] ?? "")"
+        )
+        let swipe = AppView(try Self.compositorFile(run, "gnome13-pad-wev.log"))
         #expect(swipe.open.isEmpty && swipe.ups == 0, "\(swipe)")
     }
 

@@ -16,7 +16,7 @@ struct TouchCancelTests {
     typealias C = TouchCancel.Compositor
 
     @Test(
-        "by the compositor: sway before 1.9 and weston drop it, sway 1.9 and later and the others pass it on; an unknown sway version is taken as dropping; the setting wins"
+        "by the compositor: sway before 1.9, weston and GNOME Shell drop it, sway 1.9 and later and the others pass it on; an unknown sway version is taken as dropping; the setting wins"
     )
     func decisions() {
         let auto = TouchCancel.auto
@@ -27,7 +27,9 @@ struct TouchCancelTests {
         #expect(!auto.decide(for: C(name: "sway", version: (2, 0))).dropped)
         #expect(auto.decide(for: C(name: "sway")).dropped)
         #expect(auto.decide(for: C(name: "weston")).dropped)
-        for name in ["kwin_wayland", "gnome-shell", "phoc", "labwc", "Hyprland", "niri"] {
+        #expect(
+            auto.decide(for: C(name: "gnome-shell")).why == "dropped by gnome-shell: first touches held back, ended by a lift")
+        for name in ["kwin_wayland", "phoc", "labwc", "Hyprland", "niri"] {
             #expect(!auto.decide(for: C(name: name)).dropped, "\(name)")
         }
         let unknown = auto.decide(for: nil)
