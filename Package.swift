@@ -133,6 +133,8 @@ let package = Package(
             name: "synth-recordings",
             dependencies: ["TraceSynth", .product(name: "SystemPackage", package: "swift-system")],
             path: "Sources/synth-recordings"),
+        // How well strokes people drew match their shapes (docs/gestures.md, "Strokes").
+        .executableTarget(name: "stroke-accuracy", dependencies: ["GestureCore"], path: "Sources/stroke-accuracy"),
         .testTarget(
             name: "GestureCoreTests",
             dependencies: [
