@@ -443,7 +443,7 @@ for c in $compositors; do
         stop_act
         # The same swipe with act told that GNOME passes the cancel on: what
         # an app gets from GNOME Shell without the fallback. Last: mutter
-        # keeps the touches it never ended and dies of them as the last
+        # keeps the touches it never ended and dies of them as their
         # touchscreen goes.
         close_overview
         start_act gnome13-passed passed-on

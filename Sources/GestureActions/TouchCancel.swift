@@ -58,7 +58,7 @@ package enum TouchCancel: String, Equatable, Sendable, CaseIterable {
         "weston": nil,
         // GNOME Shell 48 (mutter 48) sends the app no wl_touch.cancel for it:
         // the touches stay open, in the app and in mutter, which then dies
-        // of SIGSEGV as the last touchscreen goes (watched in KernelTests).
+        // of SIGSEGV as their touchscreen goes (watched in KernelTests).
         "gnome-shell": nil,
     ]
 
