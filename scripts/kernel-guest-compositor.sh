@@ -67,30 +67,27 @@ if [ -x "$root/usr/bin/sway" ]; then
 else
     echo "no sway in $root (scripts/debian13-root.sh installs it)" >"$out/compositor-sway13-missing"
 fi
-# And that root's KWin (6.3), on the DRM device of qemu's virtio-gpu
-# (scripts/kernel-test.sh adds one), its seat from a logind played by
-# python-dbusmock (scripts/logind-seat.py): KWin takes its devices from
-# logind only.
+# And that root's KWin (6.3) and GNOME Shell (48), on the DRM device of
+# qemu's virtio-gpu (scripts/kernel-test.sh adds one), their seat from a
+# logind played by python-dbusmock (scripts/logind-seat.py): both take
+# their devices from logind only.
 modprobe virtio_gpu 2>/dev/null
 udevadm settle --timeout=10
-if [ ! -x "$root/usr/bin/kwin_wayland" ]; then
-    echo "no kwin_wayland in $root (scripts/debian13-root.sh installs it)" >"$out/compositor-kwin13-missing"
-elif [ ! -c /dev/dri/card0 ]; then
-    echo "no /dev/dri/card0 in the guest (qemu's virtio-gpu-pci, scripts/kernel-test.sh)" >"$out/compositor-kwin13-missing"
+seat_missing=
+if [ ! -c /dev/dri/card0 ]; then
+    seat_missing="no /dev/dri/card0 in the guest (qemu's virtio-gpu-pci, scripts/kernel-test.sh)"
 elif ! /usr/bin/python3 -c 'import dbusmock' 2>/dev/null; then
-    echo "no python3-dbusmock (make setup-tests)" >"$out/compositor-kwin13-missing"
-else
-    compositors="$compositors kwin13"
+    seat_missing="no python3-dbusmock (make setup-tests)"
 fi
-# And its GNOME Shell (48), on the same device and seat; mutter reads the
-# session's state from sd-login's files as well (start_gnome writes them).
-if [ ! -x "$root/usr/bin/gnome-shell" ]; then
-    echo "no gnome-shell in $root (scripts/debian13-root.sh installs it)" >"$out/compositor-gnome13-missing"
-elif [ -c /dev/dri/card0 ] && /usr/bin/python3 -c 'import dbusmock' 2>/dev/null; then
-    compositors="$compositors gnome13"
-else
-    echo "no /dev/dri/card0 or no python3-dbusmock (see compositor-kwin13-missing)" >"$out/compositor-gnome13-missing"
-fi
+for c in kwin13:kwin_wayland gnome13:gnome-shell; do
+    if [ ! -x "$root/usr/bin/${c#*:}" ]; then
+        echo "no ${c#*:} in $root (scripts/debian13-root.sh installs it)" >"$out/compositor-${c%%:*}-missing"
+    elif [ -n "$seat_missing" ]; then
+        echo "$seat_missing" >"$out/compositor-${c%%:*}-missing"
+    else
+        compositors="$compositors ${c%%:*}"
+    fi
+done
 tags=""
 for c in $compositors; do tags="$tags $c-swipe $c-tap $c-hold"; done
 tags="$tags sway12-swipe-passed sway13-pad"
@@ -170,6 +167,18 @@ CONF
     setfacl -m u:nobody:rw /dev/dri/card*
 }
 
+# start_wev C SOCKET SECONDS READY: once compositor C's Wayland SOCKET is
+# there (within SECONDS), wev as nobody in `session`, waited for until its
+# log shows READY (at most 150 s). Sets `wev`.
+start_wev() {
+    local c=$1 socket=$2 limit=$3 ready=$4
+    for _ in $(seq $((limit * 10))); do [ -S "$socket" ] && break; sleep 0.1; done
+    [ -S "$socket" ] || { log "$c did not start"; return 1; }
+    runuser -u nobody -- "${session[@]}" stdbuf -oL wev >"$run/wev-$c.log" 2>&1 &
+    wev=$!
+    for _ in $(seq 1500); do grep -q "$ready" "$run/wev-$c.log" && break; sleep 0.1; done
+}
+
 # nobody's session bus for compositor C, at RUNTIME/bus.
 session_bus() {
     runuser -u nobody -- env XDG_RUNTIME_DIR="$1" dbus-daemon --session --address="unix:path=$1/bus" --nofork --nopidfile \
@@ -212,9 +221,7 @@ start_session() {
     done
     [ -n "$display" ] || { log "$c did not start"; return 1; }
     session+=(WAYLAND_DISPLAY="$display")
-    runuser -u nobody -- "${session[@]}" stdbuf -oL wev >"$run/wev-$c.log" 2>&1 &
-    wev=$!
-    for _ in $(seq 600); do grep -q 'fullscreen activated' "$run/wev-$c.log" && break; sleep 0.1; done
+    start_wev "$c" "$runtime/$display" 10 'fullscreen activated' || return 1
     log "$c on $display, wev fullscreen"
     runuser -u nobody -- "${session[@]}" swaymsg -t get_version -r >"$out/compositor-$c-version.json" 2>&1
 }
@@ -235,11 +242,7 @@ start_kwin() {
     in_root "${session[@]}" XDG_SESSION_ID=c1 DBUS_SYSTEM_BUS_ADDRESS="$system" KWIN_COMPOSE=Q \
         kwin_wayland --drm --socket "$display" --no-lockscreen >"$out/compositor-kwin13-kwin.log" 2>&1 &
     sway=$!
-    for _ in $(seq 900); do [ -S "$runtime/$display" ] && break; sleep 0.1; done
-    [ -S "$runtime/$display" ] || { log "kwin13 did not start"; return 1; }
-    runuser -u nobody -- "${session[@]}" stdbuf -oL wev >"$run/wev-kwin13.log" 2>&1 &
-    wev=$!
-    for _ in $(seq 900); do grep -q 'fullscreen activated' "$run/wev-kwin13.log" && break; sleep 0.1; done
+    start_wev kwin13 "$runtime/$display" 90 'fullscreen activated' || return 1
     log "kwin13 on $display, wev fullscreen"
     in_root kwin_wayland --version >"$out/compositor-kwin13-version" 2>&1
 }
@@ -268,11 +271,7 @@ start_gnome() {
         GALLIUM_OVERRIDE_CPU_CAPS=sse4.1 gnome-shell --wayland --no-x11 --display-server --wayland-display "$display" \
         >"$out/compositor-gnome13-gnome.log" 2>&1 &
     sway=$!
-    for _ in $(seq 1200); do [ -S "$runtime/$display" ] && break; sleep 0.1; done
-    [ -S "$runtime/$display" ] || { log "gnome13 did not start"; return 1; }
-    runuser -u nobody -- "${session[@]}" stdbuf -oL wev >"$run/wev-gnome13.log" 2>&1 &
-    wev=$!
-    for _ in $(seq 1500); do grep -q 'configure: width: 640' "$run/wev-gnome13.log" && break; sleep 0.1; done
+    start_wev gnome13 "$runtime/$display" 120 'configure: width: 640' || return 1
     close_overview
     log "gnome13 on $display, wev mapped, overview $(gnome_overview)"
     in_root gnome-shell --version >"$out/compositor-gnome13-version" 2>&1
